@@ -1,0 +1,178 @@
+/* SPDX-License-Identifier: ISC */
+/* Copyright (c) 2026 The vigil authors */
+
+/*
+ * Configuration: vigil.conf (struct conf) and one job per file in jobs.d
+ * (struct job_spec), read with libconfuse and validated.  Every error is a
+ * string "FILE:LINE: message" (LINE omitted only when libconfuse has none).
+ * A spec is immutable once loaded; reload compares specs with
+ * job_spec_equal().
+ */
+
+#ifndef VIGIL_CONF_H
+#define VIGIL_CONF_H
+
+#include <sys/types.h>
+#include <sys/resource.h>
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define CONF_NAME_MAX 64
+
+enum conf_kind {
+	CONF_KIND_SERVICE = 0,
+	CONF_KIND_PERIODIC,
+	CONF_KIND_QUEUE,
+};
+
+enum conf_restart {
+	CONF_RESTART_ALWAYS = 0,
+	CONF_RESTART_ON_FAILURE,
+	CONF_RESTART_NEVER,
+};
+
+enum conf_ready {
+	CONF_READY_EXEC = 0,
+	CONF_READY_NOTIFY,
+};
+
+enum conf_output {
+	CONF_OUTPUT_FILE = 0,
+	CONF_OUTPUT_JOURNAL,
+	CONF_OUTPUT_NULL,
+	CONF_OUTPUT_INHERIT,
+};
+
+/* Resource limits, in the order of conf_limit_names[] in conf.c. */
+enum conf_limit {
+	CONF_LIMIT_NOFILE = 0,
+	CONF_LIMIT_CORE,
+	CONF_LIMIT_NPROC,
+	CONF_LIMIT_AS,
+	CONF_LIMIT_DATA,
+	CONF_LIMIT_STACK,
+	CONF_LIMIT_FSIZE,
+	CONF_LIMIT_CPU,
+	CONF_LIMIT_MEMLOCK,
+	CONF_LIMIT_COUNT,
+};
+
+struct conf_rlimit {
+	int set;	  /* 0: inherit vigild's */
+	int resource;	  /* RLIMIT_* */
+	struct rlimit rl; /* RLIM_INFINITY for "infinity" */
+};
+
+/* Error list: each entry is an owned "FILE:LINE: message" string. */
+struct conf_errors {
+	char **msgs;
+	size_t n;
+};
+
+/* One job file, parsed and validated.  All strings are owned. */
+struct job_spec {
+	char *name; /* file name without ".conf" */
+	char *path; /* the job file */
+
+	char **argv; /* NULL-terminated, argv[0] non-empty */
+	size_t argc;
+	enum conf_kind kind;
+	int instances; /* >= 1 */
+	int autostart;
+	enum conf_restart restart;
+	uint8_t success[32]; /* bitmap of exit codes 0..255 */
+	uint64_t min_uptime; /* durations in microseconds */
+	uint64_t restart_delay;
+	uint64_t restart_delay_max;
+	int max_restarts; /* 0: never give up */
+	enum conf_ready ready;
+	uint64_t ready_timeout;
+	char **depends; /* job names */
+	size_t ndepends;
+
+	int stop_signal;
+	uint64_t stop_timeout;
+	int kill_group;
+	int pdeath_signal; /* defaults to stop_signal */
+
+	char *user; /* NULL: vigild's */
+	char *group;
+	int has_uid; /* uid/gid resolved from user/group at load */
+	uid_t uid;
+	int has_gid;
+	gid_t gid;
+	char *directory;   /* default "/" */
+	char **environment; /* "KEY=value" */
+	size_t nenvironment;
+	char *env_file; /* NULL: none */
+	int umask;	/* -1: inherit */
+	int has_nice;
+	int nice;
+	struct conf_rlimit limits[CONF_LIMIT_COUNT];
+
+	enum conf_output out;
+	enum conf_output err;
+	uint64_t log_max_size; /* bytes */
+	int log_keep;
+	int log_timestamps;
+	uint64_t watchdog; /* 0: none */
+
+	/* periodic */
+	uint64_t every; /* 0: not set */
+	char *schedule; /* NULL: not set */
+	int catch_up;
+	uint64_t random_delay;
+	uint64_t timeout; /* periodic/queue run timeout, 0: none */
+
+	/* queue */
+	int concurrency;
+	int max_attempts;
+	uint64_t retry_delay;
+	uint64_t retry_delay_max;
+};
+
+/* vigil.conf.  All strings are owned. */
+struct conf {
+	char *path; /* NULL when no file was read */
+	char *jobs_dir;
+	char *runtime_dir;
+	char *state_dir;
+	char *log_dir;
+	char *log_level;    /* NULL: not set */
+	char *socket_group; /* NULL: none */
+	int has_socket_gid;
+	gid_t socket_gid;
+	int socket_mode; /* default 0600, 0660 with socket_group */
+	int history_keep; /* default 1000 */
+};
+
+/* A loaded jobs.d: the specs that are valid, sorted by name. */
+struct conf_jobs {
+	struct job_spec **specs;
+	size_t n;
+};
+
+int conf_name_is_valid(const char *);
+int conf_file_is_job(const char *);
+
+char *conf_default_path(void);
+struct conf *conf_load(const char *, int, struct conf_errors *);
+void conf_free(struct conf *);
+
+struct job_spec *job_spec_load(const char *, const char *,
+    struct conf_errors *);
+void job_spec_free(struct job_spec *);
+int job_spec_equal(const struct job_spec *, const struct job_spec *);
+int job_spec_is_success(const struct job_spec *, int);
+
+int conf_jobs_load(const char *, struct conf_jobs *, struct conf_errors *);
+void conf_jobs_clear(struct conf_jobs *);
+struct job_spec *conf_jobs_find(const struct conf_jobs *, const char *);
+
+void conf_errors_init(struct conf_errors *);
+void conf_errors_add(struct conf_errors *, const char *, ...)
+    __attribute__((format(printf, 2, 3)));
+void conf_errors_clear(struct conf_errors *);
+
+#endif

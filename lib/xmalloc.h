@@ -1,0 +1,19 @@
+/* SPDX-License-Identifier: ISC */
+/* Copyright (c) 2026 The vigil authors */
+
+/* Allocation wrappers that abort on out-of-memory. */
+
+#ifndef VIGIL_XMALLOC_H
+#define VIGIL_XMALLOC_H
+
+#include <stddef.h>
+
+void *xmalloc(size_t);
+void *xcalloc(size_t, size_t);
+void *xreallocarray(void *, size_t, size_t);
+char *xstrdup(const char *);
+char *xstrndup(const char *, size_t);
+int xasprintf(char **, const char *, ...)
+    __attribute__((format(printf, 2, 3)));
+
+#endif
