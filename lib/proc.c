@@ -1,0 +1,106 @@
+/* SPDX-License-Identifier: ISC */
+/* Copyright (c) 2026 The vigil authors */
+
+/*
+ * /proc helpers.  A pid alone does not name a process for long: pids are
+ * reused.  The pair (pid, start time in clock ticks since boot, field 22 of
+ * /proc/PID/stat) does, and is what lock holder records store.
+ */
+
+#include "config.h"
+
+#include <sys/types.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "proc.h"
+
+/*
+ * Read the start time of pid (clock ticks after boot) into *out.  Return 0,
+ * or -1 with errno ENOENT/ESRCH if there is no such process.
+ */
+int
+proc_starttime(pid_t pid, uint64_t *out)
+{
+	char path[64], buf[1024], *p, *end;
+	ssize_t n;
+	int fd, field;
+
+	snprintf(path, sizeof(path), "/proc/%ld/stat", (long)pid);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
+		return (-1);
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0) {
+		errno = ESRCH;
+		return (-1);
+	}
+	buf[n] = '\0';
+	/* The command name (field 2) may hold spaces and parentheses. */
+	if ((p = strrchr(buf, ')')) == NULL) {
+		errno = EINVAL;
+		return (-1);
+	}
+	p++;
+	/* p now points before field 3; starttime is field 22. */
+	for (field = 2; field < 21 && p != NULL; field++)
+		p = strchr(p + 1, ' ');
+	if (p == NULL) {
+		errno = EINVAL;
+		return (-1);
+	}
+	errno = 0;
+	*out = strtoull(p + 1, &end, 10);
+	if (errno != 0 || end == p + 1) {
+		errno = EINVAL;
+		return (-1);
+	}
+	return (0);
+}
+
+/*
+ * Return 1 if pid is alive (zombies included) and started at starttime,
+ * else 0.
+ */
+int
+proc_is_same(pid_t pid, uint64_t starttime)
+{
+	uint64_t st;
+
+	if (pid <= 0 || proc_starttime(pid, &st) == -1)
+		return (0);
+	return (st == starttime);
+}
+
+/* Return 1 if process group pgid has any member left, else 0. */
+int
+proc_group_exists(pid_t pgid)
+{
+	if (pgid <= 1)
+		return (0);
+	if (kill(-pgid, 0) == 0)
+		return (1);
+	return (errno == EPERM);
+}
+
+/*
+ * Send sig to every process in group pgid.  Return 0, or -1 with errno
+ * (ESRCH when the group is empty).  Refuses pgid <= 1, which kill(2) would
+ * read as "every process".
+ */
+int
+proc_group_signal(pid_t pgid, int sig)
+{
+	if (pgid <= 1) {
+		errno = EINVAL;
+		return (-1);
+	}
+	return (kill(-pgid, sig));
+}

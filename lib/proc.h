@@ -1,0 +1,21 @@
+/* SPDX-License-Identifier: ISC */
+/* Copyright (c) 2026 The vigil authors */
+
+/*
+ * Facts about processes from /proc and kill(2): start times (to tell a
+ * process from a later one that reused its pid) and process group liveness.
+ */
+
+#ifndef VIGIL_PROC_H
+#define VIGIL_PROC_H
+
+#include <sys/types.h>
+
+#include <stdint.h>
+
+int proc_starttime(pid_t, uint64_t *);
+int proc_is_same(pid_t, uint64_t);
+int proc_group_exists(pid_t);
+int proc_group_signal(pid_t, int);
+
+#endif

@@ -1,0 +1,428 @@
+/* SPDX-License-Identifier: ISC */
+/* Copyright (c) 2026 The vigil authors */
+
+/*
+ * fork+exec of one job instance.  All allocation (environment, user
+ * lookup, env_file) happens in the parent before fork, so the child only
+ * makes system calls.  The child reports a failure before exec as one line
+ * of text on a close-on-exec pipe; the parent sees EOF when exec succeeded.
+ *
+ * PR_SET_PDEATHSIG is tied to the thread that forked, and is cleared by
+ * exec of a set-uid or set-gid program: vigild stays single-threaded, and a
+ * set-uid job does not die with vigild (the lock record catches it).
+ */
+
+#include "config.h"
+
+#include <sys/types.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <limits.h>
+#include <pwd.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "conf.h"
+#include "spawn.h"
+#include "xmalloc.h"
+
+#define SPAWN_DEFAULT_PATH \
+	"/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+
+struct spawn_env {
+	char **v;
+	size_t n;
+};
+
+/* What the child needs, prepared by the parent. */
+struct spawn_plan {
+	const struct spawn_request *req;
+	char **envp;
+	const char *path; /* PATH used to find argv[0] */
+	const char *username;
+	pid_t parent;
+	int report;
+};
+
+/* Set KEY=value in env, replacing an earlier KEY. */
+static void
+spawn_env_put(struct spawn_env *env, const char *kv)
+{
+	size_t i, klen;
+
+	klen = strcspn(kv, "=");
+	for (i = 0; i < env->n; i++) {
+		if (strncmp(env->v[i], kv, klen) == 0 &&
+		    env->v[i][klen] == '=') {
+			free(env->v[i]);
+			env->v[i] = xstrdup(kv);
+			return;
+		}
+	}
+	env->v = xreallocarray(env->v, env->n + 2, sizeof(*env->v));
+	env->v[env->n++] = xstrdup(kv);
+	env->v[env->n] = NULL;
+}
+
+static void
+spawn_env_putf(struct spawn_env *env, const char *key, const char *value)
+{
+	char *kv;
+
+	xasprintf(&kv, "%s=%s", key, value);
+	spawn_env_put(env, kv);
+	free(kv);
+}
+
+/* Strip one level of matching quotes from an env_file value, in place. */
+static char *
+spawn_env_unquote(char *v)
+{
+	size_t len = strlen(v);
+
+	if (len >= 2 && (v[0] == '"' || v[0] == '\'') && v[len - 1] == v[0]) {
+		v[len - 1] = '\0';
+		return (v + 1);
+	}
+	return (v);
+}
+
+/*
+ * Read an env_file: KEY=value lines, '#' and ';' comments, blank lines,
+ * optional "export " and quotes around the value (the common subset of
+ * systemd's EnvironmentFile= syntax).
+ */
+static int
+spawn_env_file(struct spawn_env *env, const char *path, char **cause)
+{
+	FILE *f;
+	char *line = NULL, *p, *eq, *kv;
+	size_t cap = 0;
+	ssize_t n;
+
+	if ((f = fopen(path, "re")) == NULL) {
+		xasprintf(cause, "env_file %s: %s", path, strerror(errno));
+		return (-1);
+	}
+	while ((n = getline(&line, &cap, f)) != -1) {
+		while (n > 0 && isspace((unsigned char)line[n - 1]))
+			line[--n] = '\0';
+		p = line + strspn(line, " \t");
+		if (*p == '\0' || *p == '#' || *p == ';')
+			continue;
+		if (strncmp(p, "export ", 7) == 0)
+			p += 7 + strspn(p + 7, " \t");
+		if ((eq = strchr(p, '=')) == NULL || eq == p)
+			continue;
+		*eq = '\0';
+		xasprintf(&kv, "%s=%s", p, spawn_env_unquote(eq + 1));
+		spawn_env_put(env, kv);
+		free(kv);
+	}
+	free(line);
+	fclose(f);
+	return (0);
+}
+
+/*
+ * Build the child's environment: a clean base (PATH, and HOME, USER,
+ * LOGNAME, SHELL of the user it runs as), then env_file, then environment
+ * (env_file wins, as in systemd), then extra_env and VIGIL_JOB,
+ * VIGIL_INSTANCE, VIGIL_RUN_ID, which cannot be overridden.  Return a
+ * NULL-terminated array the caller frees with words_free()-style loops (or
+ * spawn_start does), or NULL with *cause set.
+ */
+char **
+spawn_environment(const struct spawn_request *req, char **cause)
+{
+	const struct job_spec *spec = req->spec;
+	struct spawn_env env = { NULL, 0 };
+	struct passwd *pw;
+	char buf[32];
+	size_t i;
+
+	env.v = xcalloc(1, sizeof(*env.v));
+	spawn_env_putf(&env, "PATH", SPAWN_DEFAULT_PATH);
+	pw = getpwuid(spec->has_uid ? spec->uid : geteuid());
+	if (pw != NULL) {
+		spawn_env_putf(&env, "HOME", pw->pw_dir);
+		spawn_env_putf(&env, "USER", pw->pw_name);
+		spawn_env_putf(&env, "LOGNAME", pw->pw_name);
+		spawn_env_putf(&env, "SHELL",
+		    pw->pw_shell[0] != '\0' ? pw->pw_shell : "/bin/sh");
+	}
+	for (i = 0; i < spec->nenvironment; i++)
+		spawn_env_put(&env, spec->environment[i]);
+	if (spec->env_file != NULL &&
+	    spawn_env_file(&env, spec->env_file, cause) == -1)
+		goto fail;
+	for (i = 0; req->extra_env != NULL && req->extra_env[i] != NULL; i++)
+		spawn_env_put(&env, req->extra_env[i]);
+	spawn_env_putf(&env, "VIGIL_JOB", spec->name);
+	snprintf(buf, sizeof(buf), "%d", req->instance);
+	spawn_env_putf(&env, "VIGIL_INSTANCE", buf);
+	spawn_env_putf(&env, "VIGIL_RUN_ID", req->run_id);
+	return (env.v);
+fail:
+	for (i = 0; i < env.n; i++)
+		free(env.v[i]);
+	free(env.v);
+	return (NULL);
+}
+
+static void
+spawn_env_free(char **envp)
+{
+	size_t i;
+
+	for (i = 0; envp != NULL && envp[i] != NULL; i++)
+		free(envp[i]);
+	free(envp);
+}
+
+static const char *
+spawn_env_get(char **envp, const char *key)
+{
+	size_t i, klen = strlen(key);
+
+	for (i = 0; envp[i] != NULL; i++) {
+		if (strncmp(envp[i], key, klen) == 0 && envp[i][klen] == '=')
+			return (envp[i] + klen + 1);
+	}
+	return (NULL);
+}
+
+/* In the child: report "what: strerror(err)" to the parent and exit. */
+static void __attribute__((noreturn))
+spawn_child_fail(const struct spawn_plan *p, const char *what, int err)
+{
+	char msg[PATH_MAX + 128];
+	int n;
+
+	n = snprintf(msg, sizeof(msg), "%s: %s", what, strerror(err));
+	if (n > 0)
+		(void)!write(p->report, msg, (size_t)n < sizeof(msg) ?
+		    (size_t)n : sizeof(msg) - 1);
+	_exit(127);
+}
+
+/* In the child: exec argv[0], searching PATH when it has no slash. */
+static void __attribute__((noreturn))
+spawn_child_exec(const struct spawn_plan *p)
+{
+	char *const *argv = p->req->spec->argv;
+	char full[PATH_MAX], what[PATH_MAX + 8];
+	const char *dir, *end;
+	int err = ENOENT;
+	size_t dlen;
+
+	if (strchr(argv[0], '/') != NULL) {
+		execve(argv[0], argv, p->envp);
+		snprintf(what, sizeof(what), "exec %s", argv[0]);
+		spawn_child_fail(p, what, errno);
+	}
+	for (dir = p->path; dir != NULL; dir = end != NULL ? end + 1 : NULL) {
+		end = strchr(dir, ':');
+		dlen = end != NULL ? (size_t)(end - dir) : strlen(dir);
+		if (dlen == 0)
+			continue;
+		if ((size_t)snprintf(full, sizeof(full), "%.*s/%s", (int)dlen,
+		    dir, argv[0]) >= sizeof(full))
+			continue;
+		execve(full, argv, p->envp);
+		if (errno != ENOENT && errno != ENOTDIR)
+			err = errno;
+	}
+	snprintf(what, sizeof(what), "exec %s", argv[0]);
+	spawn_child_fail(p, what, err);
+}
+
+/* In the child: stdio and the lock on fd 3; close everything else. */
+static void
+spawn_child_fds(struct spawn_plan *p)
+{
+	const struct spawn_request *r = p->req;
+	int fd, maxfd;
+
+	/* Keep the report pipe clear of 0..3 while fds move. */
+	if ((fd = fcntl(p->report, F_DUPFD_CLOEXEC, 4)) == -1)
+		_exit(127);
+	p->report = fd;
+	if ((fd = open("/dev/null", O_RDONLY)) == -1 ||
+	    (fd != 0 && dup2(fd, 0) == -1))
+		spawn_child_fail(p, "open /dev/null", errno);
+	if (r->stdout_fd != -1 && dup2(r->stdout_fd, 1) == -1)
+		spawn_child_fail(p, "dup2 stdout", errno);
+	if (r->stderr_fd != -1 && dup2(r->stderr_fd, 2) == -1)
+		spawn_child_fail(p, "dup2 stderr", errno);
+	if (r->lock_fd != -1) {
+		if (r->lock_fd != 3 && dup2(r->lock_fd, 3) == -1)
+			spawn_child_fail(p, "dup2 lock", errno);
+		if (fcntl(3, F_SETFD, 0) == -1)
+			spawn_child_fail(p, "fcntl lock", errno);
+		fd = 4;
+	} else
+		fd = 3;
+	maxfd = p->report;
+#ifdef HAVE_CLOSE_RANGE
+	if (fd < maxfd && close_range((unsigned int)fd,
+	    (unsigned int)maxfd - 1, 0) == 0 &&
+	    close_range((unsigned int)maxfd + 1, ~0U, 0) == 0)
+		return;
+#endif
+	for (; fd < 65536; fd++) {
+		if (fd != maxfd)
+			(void)close(fd);
+	}
+}
+
+/* In the child: limits, priority, umask, credentials, directory. */
+static void
+spawn_child_attrs(const struct spawn_plan *p)
+{
+	const struct job_spec *s = p->req->spec;
+	char what[PATH_MAX + 16];
+	int i;
+
+	for (i = 0; i < CONF_LIMIT_COUNT; i++) {
+		if (s->limits[i].set &&
+		    setrlimit(s->limits[i].resource, &s->limits[i].rl) == -1)
+			spawn_child_fail(p, "setrlimit", errno);
+	}
+	if (s->has_nice && setpriority(PRIO_PROCESS, 0, s->nice) == -1)
+		spawn_child_fail(p, "setpriority", errno);
+	if (s->umask != -1)
+		umask((mode_t)s->umask);
+	if (s->has_gid || s->has_uid) {
+		if (s->has_uid && p->username != NULL &&
+		    initgroups(p->username, s->has_gid ? s->gid : 0) == -1)
+			spawn_child_fail(p, "initgroups", errno);
+		if (!s->has_uid && setgroups(0, NULL) == -1)
+			spawn_child_fail(p, "setgroups", errno);
+		if (s->has_gid && setgid(s->gid) == -1)
+			spawn_child_fail(p, "setgid", errno);
+		if (s->has_uid && setuid(s->uid) == -1)
+			spawn_child_fail(p, "setuid", errno);
+	}
+	if (chdir(s->directory) == -1) {
+		snprintf(what, sizeof(what), "chdir %s", s->directory);
+		spawn_child_fail(p, what, errno);
+	}
+}
+
+/* The child side of spawn_start(); never returns. */
+static void __attribute__((noreturn))
+spawn_child(struct spawn_plan *p)
+{
+	const struct job_spec *s = p->req->spec;
+	struct sigaction sa;
+	sigset_t none;
+	int sig;
+
+	if (prctl(PR_SET_PDEATHSIG, s->pdeath_signal) == -1)
+		_exit(127);
+	/* The parent may have died before prctl: then nobody would tell. */
+	if (getppid() != p->parent)
+		_exit(127);
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = SIG_DFL;
+	for (sig = 1; sig < NSIG; sig++)
+		(void)sigaction(sig, &sa, NULL);
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	if (setsid() == -1)
+		spawn_child_fail(p, "setsid", errno);
+	spawn_child_fds(p);
+	spawn_child_attrs(p);
+	spawn_child_exec(p);
+}
+
+/*
+ * Fork and exec the instance described by req.  Signals must be blocked by
+ * the caller (vigild blocks the ones it handles for signalfd); the child
+ * restores an empty mask and default dispositions.  On success return 0 and
+ * fill *res: the caller owns res->report_fd and reads it with
+ * spawn_report_read().  Return -1 with *cause set when nothing was started.
+ */
+int
+spawn_start(const struct spawn_request *req, struct spawn_result *res,
+    char **cause)
+{
+	const struct job_spec *s = req->spec;
+	struct spawn_plan plan;
+	struct passwd *pw;
+	int pfd[2];
+	pid_t pid;
+
+	memset(&plan, 0, sizeof(plan));
+	plan.req = req;
+	if ((plan.envp = spawn_environment(req, cause)) == NULL)
+		return (-1);
+	plan.path = spawn_env_get(plan.envp, "PATH");
+	if (plan.path == NULL)
+		plan.path = SPAWN_DEFAULT_PATH;
+	if (s->has_uid) {
+		if ((pw = getpwuid(s->uid)) != NULL)
+			plan.username = pw->pw_name;
+	}
+	if (pipe2(pfd, O_CLOEXEC) == -1) {
+		xasprintf(cause, "pipe: %s", strerror(errno));
+		spawn_env_free(plan.envp);
+		return (-1);
+	}
+	plan.parent = getpid();
+	plan.report = pfd[1];
+	if ((pid = fork()) == -1) {
+		xasprintf(cause, "fork: %s", strerror(errno));
+		close(pfd[0]);
+		close(pfd[1]);
+		spawn_env_free(plan.envp);
+		return (-1);
+	}
+	if (pid == 0)
+		spawn_child(&plan);
+	close(pfd[1]);
+	spawn_env_free(plan.envp);
+	res->pid = pid;
+	res->report_fd = pfd[0];
+	return (0);
+}
+
+/*
+ * Read the child's report from fd.  Return 0 when exec succeeded (EOF
+ * without text), 1 with *cause set to the failure text, or -1 with errno
+ * (EAGAIN: nothing yet on a non-blocking fd).
+ */
+int
+spawn_report_read(int fd, char **cause)
+{
+	char buf[PATH_MAX + 128];
+	ssize_t n, len = 0;
+
+	for (;;) {
+		n = read(fd, buf + len, sizeof(buf) - 1 - (size_t)len);
+		if (n == -1 && errno == EINTR)
+			continue;
+		if (n == -1 && len == 0)
+			return (-1);
+		if (n <= 0)
+			break;
+		len += n;
+		if ((size_t)len >= sizeof(buf) - 1)
+			break;
+	}
+	if (len == 0)
+		return (0);
+	buf[len] = '\0';
+	*cause = xstrdup(buf);
+	return (1);
+}

@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: ISC */
+/* Copyright (c) 2026 The vigil authors */
+
+/*
+ * Start one job instance: fork, then in the child set the parent-death
+ * signal, a new session, stdio, the lock descriptor, limits, credentials,
+ * directory and a clean environment, and exec.  A failure before exec
+ * travels back to the parent as text through a close-on-exec pipe.
+ */
+
+#ifndef VIGIL_SPAWN_H
+#define VIGIL_SPAWN_H
+
+#include <sys/types.h>
+
+#include <stddef.h>
+
+struct job_spec;
+
+struct spawn_request {
+	const struct job_spec *spec;
+	int instance;
+	const char *run_id;
+	char *const *extra_env; /* more "KEY=value", NULL-terminated, or NULL */
+	int lock_fd;		/* passed to the child as fd 3, or -1 */
+	int stdout_fd;		/* -1: inherit vigild's */
+	int stderr_fd;		/* -1: inherit vigild's */
+};
+
+struct spawn_result {
+	pid_t pid;
+	int report_fd; /* read end: EOF = exec done, text = failure */
+};
+
+char **spawn_environment(const struct spawn_request *, char **);
+int spawn_start(const struct spawn_request *, struct spawn_result *,
+    char **);
+int spawn_report_read(int, char **);
+
+#endif

@@ -1,0 +1,194 @@
+/* SPDX-License-Identifier: ISC */
+/* Copyright (c) 2026 The vigil authors */
+
+/*
+ * status and pid: read-only views of the in-memory state (never a database
+ * query), as an aligned table or as JSON.
+ */
+
+#include "config.h"
+
+#include <sys/types.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "duration.h"
+#include "vigild.h"
+#include "xmalloc.h"
+
+static enum cmd_retval cmd_status_exec(struct cmd_ctx *);
+static enum cmd_retval cmd_pid_exec(struct cmd_ctx *);
+
+const struct cmd_entry cmd_status_entry = {
+	.name = "status",
+	.alias = "st",
+	.usage = "[job ...]",
+	.optstring = "",
+	.min_args = 0,
+	.max_args = -1,
+	.flags = CMD_READONLY,
+	.help = "show the state of jobs",
+	.exec = cmd_status_exec,
+};
+
+const struct cmd_entry cmd_pid_entry = {
+	.name = "pid",
+	.usage = "[job]",
+	.optstring = "",
+	.min_args = 0,
+	.max_args = 1,
+	.flags = CMD_READONLY,
+	.help = "print the pid of vigild or of a job",
+	.exec = cmd_pid_exec,
+};
+
+static uint64_t
+cmd_status_uptime(const struct inst *in, uint64_t now)
+{
+	if (in->pid == 0 || now < in->started)
+		return (0);
+	return (now - in->started);
+}
+
+static void
+cmd_status_json_one(struct cmd_ctx *ctx, const struct inst *in, uint64_t now)
+{
+	char buf[64];
+
+	cmd_print(ctx, "{\"name\":");
+	cmd_print_json_string(ctx, in->label);
+	cmd_print(ctx, ",\"job\":");
+	cmd_print_json_string(ctx, in->job->name);
+	cmd_print(ctx, ",\"instance\":%d,\"state\":\"%s\"", in->index,
+	    job_state_name(in->state));
+	if (in->pid > 0)
+		cmd_print(ctx, ",\"pid\":%ld,\"uptime_s\":%.3f", (long)in->pid,
+		    (double)cmd_status_uptime(in, now) / 1e6);
+	else
+		cmd_print(ctx, ",\"pid\":null,\"uptime_s\":null");
+	cmd_print(ctx, ",\"restarts\":%u,\"failures\":%u", in->restarts,
+	    in->failures);
+	cmd_print(ctx, ",\"last_exit\":");
+	cmd_print_json_string(ctx, in->has_exit ? job_exit_describe(
+	    in->last_status, buf, sizeof(buf)) : NULL);
+	if (in->state == JOB_BACKOFF)
+		cmd_print(ctx, ",\"delay_s\":%.3f,\"next_start_s\":%.3f",
+		    (double)in->delay / 1e6, in->next_start > now ?
+		    (double)(in->next_start - now) / 1e6 : 0.0);
+	cmd_print(ctx, ",\"reason\":");
+	cmd_print_json_string(ctx, in->reason);
+	cmd_print(ctx, "}");
+}
+
+static void
+cmd_status_row(struct cmd_ctx *ctx, const struct inst *in, uint64_t now,
+    int width)
+{
+	char pid[16], up[32], ex[64];
+
+	if (in->pid > 0) {
+		snprintf(pid, sizeof(pid), "%ld", (long)in->pid);
+		duration_format(cmd_status_uptime(in, now), up, sizeof(up));
+	} else {
+		strlcpy(pid, "-", sizeof(pid));
+		strlcpy(up, "-", sizeof(up));
+	}
+	if (in->has_exit)
+		job_exit_describe(in->last_status, ex, sizeof(ex));
+	else
+		strlcpy(ex, "-", sizeof(ex));
+	cmd_print(ctx, "%-*s %-8s %7s %8s %8u  %s\n", width, in->label,
+	    job_state_name(in->state), pid, up, in->restarts, ex);
+}
+
+/* The detail lines of status for one named instance. */
+static void
+cmd_status_detail(struct cmd_ctx *ctx, const struct inst *in, uint64_t now)
+{
+	char buf[32];
+
+	if (in->state == JOB_BACKOFF)
+		cmd_print(ctx, "  next start in %s (delay %s, %u failed starts "
+		    "in a row)\n", duration_format(in->next_start > now ?
+		    in->next_start - now : 0, buf, sizeof(buf)),
+		    duration_format(in->delay, buf + 16, 16), in->failures);
+	if (in->reason != NULL)
+		cmd_print(ctx, "  reason: %s\n", in->reason);
+}
+
+static enum cmd_retval
+cmd_status_exec(struct cmd_ctx *ctx)
+{
+	struct inst **v = NULL;
+	struct job *j;
+	size_t n = 0, i, cap = 0;
+	uint64_t now = supervise_now();
+	int width = 3, len, notrunning = 0;
+
+	if (ctx->argc > 0) {
+		if (cmd_resolve(ctx, ctx->argc, ctx->argv, &v, &n) == -1)
+			return (CMD_ERROR);
+	} else {
+		RB_FOREACH(j, job_tree, &vigild.jobs) {
+			for (len = 0; len < j->ninsts; len++) {
+				if (n == cap) {
+					cap = cap ? cap * 2 : 64;
+					v = xreallocarray(v, cap, sizeof(*v));
+				}
+				v[n++] = &j->insts[len];
+			}
+		}
+	}
+	for (i = 0; i < n; i++) {
+		if ((len = (int)strlen(v[i]->label)) > width)
+			width = len;
+		if (v[i]->state != JOB_RUNNING)
+			notrunning = 1;
+	}
+	if (ctx->json) {
+		cmd_print(ctx, "{\"jobs\":[");
+		for (i = 0; i < n; i++) {
+			if (i > 0)
+				cmd_print(ctx, ",");
+			cmd_status_json_one(ctx, v[i], now);
+		}
+		cmd_print(ctx, "]}\n");
+	} else {
+		cmd_print(ctx, "%-*s %-8s %7s %8s %8s  %s\n", width, "JOB",
+		    "STATE", "PID", "UPTIME", "RESTARTS", "LAST-EXIT");
+		for (i = 0; i < n; i++) {
+			cmd_status_row(ctx, v[i], now, width);
+			if (ctx->argc > 0)
+				cmd_status_detail(ctx, v[i], now);
+		}
+	}
+	free(v);
+	if (ctx->argc > 0 && notrunning)
+		ctx->code = CMD_EXIT_NOT_RUNNING;
+	return (CMD_OK);
+}
+
+static enum cmd_retval
+cmd_pid_exec(struct cmd_ctx *ctx)
+{
+	struct inst **v;
+	size_t n, i;
+
+	if (ctx->argc == 0) {
+		cmd_print(ctx, "%ld\n", (long)getpid());
+		return (CMD_OK);
+	}
+	if (cmd_resolve(ctx, ctx->argc, ctx->argv, &v, &n) == -1)
+		return (CMD_ERROR);
+	for (i = 0; i < n; i++) {
+		if (v[i]->pid > 0)
+			cmd_print(ctx, "%ld\n", (long)v[i]->pid);
+		else
+			ctx->code = CMD_EXIT_NOT_RUNNING;
+	}
+	free(v);
+	return (CMD_OK);
+}

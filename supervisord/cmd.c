@@ -1,0 +1,390 @@
+/* SPDX-License-Identifier: ISC */
+/* Copyright (c) 2026 The vigil authors */
+
+/*
+ * The command table and its checks, done once for every command: name
+ * lookup (exact, alias, then unique prefix), options against the entry's
+ * optstring and long names, operand counts, and rights of the peer.  Only
+ * then does a handler run.  Handlers print through cmd_print()/cmd_error(),
+ * which gather output and send it in as few messages as possible.
+ */
+
+#include "config.h"
+
+#include <sys/types.h>
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "vigild.h"
+#include "xmalloc.h"
+
+extern const struct cmd_entry cmd_status_entry, cmd_pid_entry,
+    cmd_start_entry, cmd_stop_entry, cmd_restart_entry, cmd_signal_entry,
+    cmd_ping_entry, cmd_version_entry, cmd_shutdown_entry,
+    cmd_list_commands_entry;
+
+/* Sorted by name, as list-commands prints them. */
+const struct cmd_entry *const cmd_table[] = {
+	&cmd_list_commands_entry,
+	&cmd_pid_entry,
+	&cmd_ping_entry,
+	&cmd_restart_entry,
+	&cmd_shutdown_entry,
+	&cmd_signal_entry,
+	&cmd_start_entry,
+	&cmd_status_entry,
+	&cmd_stop_entry,
+	&cmd_version_entry,
+	NULL,
+};
+
+static const struct cmd_entry *
+cmd_find(const char *name, char **cause)
+{
+	const struct cmd_entry *const *e, *found = NULL;
+	size_t len = strlen(name);
+	int n = 0;
+
+	for (e = cmd_table; *e != NULL; e++) {
+		if (strcmp((*e)->name, name) == 0)
+			return (*e);
+		if ((*e)->alias != NULL && strcmp((*e)->alias, name) == 0)
+			return (*e);
+	}
+	for (e = cmd_table; *e != NULL; e++) {
+		if (len > 0 && strncmp((*e)->name, name, len) == 0) {
+			found = *e;
+			n++;
+		}
+	}
+	if (n == 1)
+		return (found);
+	if (n > 1)
+		xasprintf(cause, "ambiguous command: %s", name);
+	else
+		xasprintf(cause, "unknown command: %s", name);
+	return (NULL);
+}
+
+/* Map a long option ("no-wait") to its letter through the entry's list. */
+static int
+cmd_long_option(const struct cmd_entry *e, const char *name)
+{
+	const char *p = e->longopts, *eq;
+	size_t len = strlen(name);
+
+	/* longopts: "name=x,name2=y" */
+	while (p != NULL && *p != '\0') {
+		eq = strchr(p, '=');
+		if (eq == NULL)
+			break;
+		if ((size_t)(eq - p) == len && strncmp(p, name, len) == 0)
+			return ((unsigned char)eq[1]);
+		p = strchr(eq, ',');
+		if (p != NULL)
+			p++;
+	}
+	return (-1);
+}
+
+/* Record option ch; take its argument from the word or the next one. */
+static int
+cmd_take_option(struct cmd_ctx *ctx, const struct cmd_entry *e, int ch,
+    const char *rest, int *i, int argc, char **argv)
+{
+	const char *spec = strchr(e->optstring, ch);
+
+	if (ch <= 0 || ch >= 128 || ch == ':' || spec == NULL) {
+		cmd_error(ctx, "%s: unknown option", e->name);
+		return (-1);
+	}
+	ctx->opts[ch] = 1;
+	if (spec[1] != ':')
+		return (0);
+	if (rest != NULL && *rest != '\0')
+		ctx->optarg[ch] = (char *)rest;
+	else if (*i + 1 < argc)
+		ctx->optarg[ch] = argv[++*i];
+	else {
+		cmd_error(ctx, "%s: option -%c needs a value", e->name, ch);
+		return (-1);
+	}
+	return (1);
+}
+
+/*
+ * Parse options of argv (argv[0] is the command).  Options come before
+ * operands; "--" ends them.  Leaves ctx->argc/argv on the operands.
+ */
+static int
+cmd_parse_options(struct cmd_ctx *ctx, const struct cmd_entry *e, int argc,
+    char **argv)
+{
+	char *arg, *eq, name[64];
+	int i, j, ch, r;
+
+	for (i = 1; i < argc; i++) {
+		arg = argv[i];
+		if (arg[0] != '-' || arg[1] == '\0')
+			break;
+		if (strcmp(arg, "--") == 0) {
+			i++;
+			break;
+		}
+		if (arg[1] == '-') {
+			strlcpy(name, arg + 2, sizeof(name));
+			if ((eq = strchr(name, '=')) != NULL)
+				*eq = '\0';
+			ch = cmd_long_option(e, name);
+			if (ch == -1) {
+				cmd_error(ctx, "%s: unknown option %s",
+				    e->name, arg);
+				return (-1);
+			}
+			eq = strchr(arg, '=');
+			if (cmd_take_option(ctx, e, ch, eq ? eq + 1 : NULL, &i,
+			    argc, argv) == -1)
+				return (-1);
+			continue;
+		}
+		for (j = 1; arg[j] != '\0'; j++) {
+			r = cmd_take_option(ctx, e, (unsigned char)arg[j],
+			    arg + j + 1, &i, argc, argv);
+			if (r == -1)
+				return (-1);
+			if (r == 1)
+				break;
+		}
+	}
+	ctx->argc = argc - i;
+	ctx->argv = argv + i;
+	return (0);
+}
+
+/* Return 1 if the peer may run commands that change state. */
+static int
+cmd_peer_may_act(struct client *c)
+{
+	uid_t uid = server_client_uid(c);
+
+	return (uid == 0 || uid == geteuid());
+}
+
+static void
+cmd_send(struct cmd_ctx *ctx)
+{
+	if (ctx->out.len > 0)
+		server_client_write(ctx->client, PROTO_STDOUT, ctx->out.data,
+		    ctx->out.len);
+	if (ctx->err.len > 0)
+		server_client_write(ctx->client, PROTO_STDERR, ctx->err.data,
+		    ctx->err.len);
+	proto_buf_clear(&ctx->out);
+	proto_buf_clear(&ctx->err);
+}
+
+/*
+ * Run one request from a client.  Every path ends the reply, except a
+ * handler that returns CMD_WAIT: it has registered waits that end it.
+ */
+void
+cmd_dispatch(struct client *c, uint32_t flags, int argc, char **argv)
+{
+	const struct cmd_entry *e;
+	struct cmd_ctx ctx;
+	enum cmd_retval r;
+	char *cause = NULL;
+
+	memset(&ctx, 0, sizeof(ctx));
+	ctx.client = c;
+	ctx.json = (flags & PROTO_F_JSON) != 0;
+	proto_buf_init(&ctx.out);
+	proto_buf_init(&ctx.err);
+	if (argc == 0) {
+		cmd_error(&ctx, "no command given");
+		ctx.code = CMD_EXIT_USAGE;
+		goto done;
+	}
+	if ((e = cmd_find(argv[0], &cause)) == NULL) {
+		cmd_error(&ctx, "%s", cause);
+		free(cause);
+		ctx.code = CMD_EXIT_USAGE;
+		goto done;
+	}
+	if (cmd_parse_options(&ctx, e, argc, argv) == -1 ||
+	    ctx.argc < e->min_args ||
+	    (e->max_args != -1 && ctx.argc > e->max_args)) {
+		cmd_error(&ctx, "usage: %s %s", e->name, e->usage);
+		ctx.code = CMD_EXIT_USAGE;
+		goto done;
+	}
+	if (!(e->flags & CMD_READONLY) && !cmd_peer_may_act(c)) {
+		cmd_error(&ctx, "%s: permission denied", e->name);
+		ctx.code = CMD_EXIT_FAILED;
+		goto done;
+	}
+	if (!(e->flags & CMD_READONLY))
+		log_info("uid %ld: %s", (long)server_client_uid(c), argv[0]);
+	ctx.entry = e;
+	r = e->exec(&ctx);
+	if (r == CMD_WAIT) {
+		cmd_send(&ctx);
+		return;
+	}
+	if (r == CMD_ERROR && ctx.code == 0)
+		ctx.code = CMD_EXIT_FAILED;
+done:
+	cmd_send(&ctx);
+	server_client_finish(c, ctx.code);
+}
+
+static void
+cmd_vadd(struct proto_buf *b, const char *fmt, va_list ap)
+{
+	va_list ap2;
+	int n;
+
+	va_copy(ap2, ap);
+	n = vsnprintf(NULL, 0, fmt, ap2);
+	va_end(ap2);
+	if (n < 0)
+		return;
+	vsnprintf((char *)proto_buf_reserve(b, (size_t)n + 1), (size_t)n + 1,
+	    fmt, ap);
+	proto_buf_commit(b, (size_t)n);
+}
+
+/* Add formatted text to the command's standard output. */
+void
+cmd_print(struct cmd_ctx *ctx, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	cmd_vadd(&ctx->out, fmt, ap);
+	va_end(ap);
+}
+
+/* Add a line (a newline is appended) to the command's standard error. */
+void
+cmd_error(struct cmd_ctx *ctx, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	cmd_vadd(&ctx->err, fmt, ap);
+	va_end(ap);
+	proto_buf_add(&ctx->err, "\n", 1);
+}
+
+/* Send formatted text to a client right away (outside a handler). */
+void
+cmd_printf_client(struct client *c, enum proto_type type, const char *fmt,
+    ...)
+{
+	struct proto_buf b;
+	va_list ap;
+
+	proto_buf_init(&b);
+	va_start(ap, fmt);
+	cmd_vadd(&b, fmt, ap);
+	va_end(ap);
+	server_client_write(c, type, b.data, b.len);
+	proto_buf_clear(&b);
+}
+
+/* Append s as a JSON string (quoted and escaped) to the output. */
+void
+cmd_print_json_string(struct cmd_ctx *ctx, const char *s)
+{
+	const unsigned char *p;
+
+	if (s == NULL) {
+		cmd_print(ctx, "null");
+		return;
+	}
+	proto_buf_add(&ctx->out, "\"", 1);
+	for (p = (const unsigned char *)s; *p != '\0'; p++) {
+		if (*p == '"' || *p == '\\')
+			cmd_print(ctx, "\\%c", *p);
+		else if (*p < 0x20)
+			cmd_print(ctx, "\\u%04x", *p);
+		else
+			proto_buf_add(&ctx->out, p, 1);
+	}
+	proto_buf_add(&ctx->out, "\"", 1);
+}
+
+static void
+cmd_push(struct inst ***v, size_t *n, size_t *cap, struct inst *in)
+{
+	if (*n == *cap) {
+		*cap = *cap ? *cap * 2 : 16;
+		*v = xreallocarray(*v, *cap, sizeof(**v));
+	}
+	(*v)[(*n)++] = in;
+}
+
+static void
+cmd_push_job(struct inst ***v, size_t *n, size_t *cap, struct job *j)
+{
+	int i;
+
+	for (i = 0; i < j->ninsts; i++)
+		cmd_push(v, n, cap, &j->insts[i]);
+}
+
+/*
+ * Resolve targets ("all", "job", "job@N") into instances.  On success
+ * return 0 with *out (owned array of borrowed pointers) and *n.  On an
+ * unknown job print an error, set the exit code 4 and return -1.
+ */
+int
+cmd_resolve(struct cmd_ctx *ctx, int argc, char **argv, struct inst ***out,
+    size_t *n)
+{
+	struct inst **v = NULL;
+	struct job *j;
+	size_t cap = 0;
+	char *name, *at, *end;
+	long idx;
+	int i;
+
+	*n = 0;
+	for (i = 0; i < argc; i++) {
+		if (strcmp(argv[i], "all") == 0) {
+			RB_FOREACH(j, job_tree, &vigild.jobs)
+				cmd_push_job(&v, n, &cap, j);
+			continue;
+		}
+		name = xstrdup(argv[i]);
+		idx = -1;
+		if ((j = supervise_find_job(name)) == NULL &&
+		    (at = strrchr(name, '@')) != NULL) {
+			*at = '\0';
+			idx = strtol(at + 1, &end, 10);
+			if (at[1] == '\0' || *end != '\0' || idx < 0)
+				idx = -2;
+			j = supervise_find_job(name);
+		}
+		free(name);
+		if (j == NULL || idx == -2 || idx >= j->ninsts) {
+			cmd_error(ctx, "%s: no such job", argv[i]);
+			ctx->code = CMD_EXIT_NO_JOB;
+			free(v);
+			return (-1);
+		}
+		if (idx >= 0)
+			cmd_push(&v, n, &cap, &j->insts[idx]);
+		else
+			cmd_push_job(&v, n, &cap, j);
+	}
+	*out = v;
+	return (0);
+}

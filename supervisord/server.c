@@ -1,0 +1,451 @@
+/* SPDX-License-Identifier: ISC */
+/* Copyright (c) 2026 The vigil authors */
+
+/*
+ * The control socket: accept clients, read framed requests without ever
+ * blocking, hand complete commands to cmd.c, and write replies from a
+ * per-client buffer.  A client that sends garbage, too much, or stops
+ * reading its replies is dropped; nothing else is affected.  Clients that
+ * wait for a job (CMD_WAIT) are woken through the waiter lists.
+ */
+
+#include "config.h"
+
+#include <sys/types.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "vigild.h"
+#include "xmalloc.h"
+
+/* A client whose unread replies pass this is dropped. */
+#define SERVER_MAX_OUT (8 * 1024 * 1024)
+
+struct client {
+	uint64_t id;
+	int fd;
+	uid_t uid;
+	pid_t pid;
+	sd_event_source *io;
+	struct proto_buf in;
+	struct proto_buf out;
+	int json;
+	int done;   /* PROTO_EXIT queued: close once flushed */
+	int busy;   /* a command is running (CMD_WAIT) */
+	int wait_code; /* exit code to send when the waits end */
+	struct waiter_list waits;
+	TAILQ_ENTRY(client) entry;
+};
+
+static void server_client_free(struct client *);
+
+static void
+server_client_events(struct client *c)
+{
+	uint32_t ev = 0;
+
+	if (!c->done && !c->busy)
+		ev |= EPOLLIN;
+	if (proto_buf_pending(&c->out) > 0)
+		ev |= EPOLLOUT;
+	/* A waiting client is still watched, to notice it hang up. */
+	if (c->busy)
+		ev |= EPOLLRDHUP;
+	(void)sd_event_source_set_io_events(c->io, ev);
+}
+
+/* Write as much of the reply as the socket takes now. */
+static int
+server_client_flush(struct client *c)
+{
+	ssize_t n;
+
+	while (proto_buf_pending(&c->out) > 0) {
+		n = write(c->fd, c->out.data + c->out.off,
+		    proto_buf_pending(&c->out));
+		if (n == -1 && errno == EINTR)
+			continue;
+		if (n == -1 && errno == EAGAIN)
+			break;
+		if (n == -1)
+			return (-1);
+		proto_buf_consume(&c->out, (size_t)n);
+	}
+	if (c->done && proto_buf_pending(&c->out) == 0)
+		return (-1);
+	server_client_events(c);
+	return (0);
+}
+
+/* Decode and run every complete request in the input buffer. */
+static int
+server_client_parse(struct client *c)
+{
+	struct proto_header h;
+	const uint8_t *payload;
+	uint32_t flags;
+	char **argv;
+	int argc, r, i;
+
+	while (!c->done && !c->busy) {
+		if ((r = proto_next(&c->in, &h, &payload)) == 0)
+			return (0);
+		if (r == -1 || h.type != PROTO_COMMAND ||
+		    proto_command_unpack(payload, h.len, &flags, &argc,
+		    &argv) == -1) {
+			log_debug("client %llu: malformed request, dropped",
+			    (unsigned long long)c->id);
+			return (-1);
+		}
+		proto_buf_consume(&c->in, PROTO_HEADER_SIZE + h.len);
+		c->json = (flags & PROTO_F_JSON) != 0;
+		cmd_dispatch(c, flags, argc, argv);
+		for (i = 0; i < argc; i++)
+			free(argv[i]);
+		free(argv);
+	}
+	return (0);
+}
+
+static int
+server_client_read(struct client *c)
+{
+	uint8_t *p;
+	ssize_t n;
+
+	for (;;) {
+		p = proto_buf_reserve(&c->in, 4096);
+		n = read(c->fd, p, 4096);
+		if (n == -1 && errno == EINTR)
+			continue;
+		if (n == -1 && errno == EAGAIN)
+			break;
+		if (n <= 0)
+			return (-1);
+		proto_buf_commit(&c->in, (size_t)n);
+		if (proto_buf_pending(&c->in) > PROTO_HEADER_SIZE +
+		    PROTO_MAX_PAYLOAD)
+			return (-1);
+		if (server_client_parse(c) == -1)
+			return (-1);
+		if (c->done || c->busy)
+			break;
+	}
+	return (0);
+}
+
+static int
+server_client_io(sd_event_source *s, int fd, uint32_t revents, void *arg)
+{
+	struct client *c = arg;
+
+	if (c->busy && (revents & (EPOLLRDHUP | EPOLLHUP | EPOLLERR))) {
+		server_client_free(c);
+		return (0);
+	}
+	if ((revents & EPOLLIN) && server_client_read(c) == -1) {
+		server_client_free(c);
+		return (0);
+	}
+	if (server_client_flush(c) == -1)
+		server_client_free(c);
+	return (0);
+}
+
+static int
+server_accept(sd_event_source *s, int fd, uint32_t revents, void *arg)
+{
+	struct client *c;
+	struct ucred cred;
+	socklen_t len = sizeof(cred);
+	int cfd, r;
+
+	for (;;) {
+		cfd = accept4(fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+		if (cfd == -1) {
+			if (errno != EAGAIN && errno != EINTR)
+				log_warn("accept");
+			return (0);
+		}
+		if (getsockopt(cfd, SOL_SOCKET, SO_PEERCRED, &cred,
+		    &len) == -1) {
+			log_warn("SO_PEERCRED");
+			close(cfd);
+			continue;
+		}
+		c = xcalloc(1, sizeof(*c));
+		c->id = ++vigild.next_client_id;
+		c->fd = cfd;
+		c->uid = cred.uid;
+		c->pid = cred.pid;
+		proto_buf_init(&c->in);
+		proto_buf_init(&c->out);
+		TAILQ_INIT(&c->waits);
+		r = sd_event_add_io(vigild.event, &c->io, cfd, EPOLLIN,
+		    server_client_io, c);
+		if (r < 0)
+			fatalx("sd_event_add_io: %s", strerror(-r));
+		TAILQ_INSERT_TAIL(&vigild.clients, c, entry);
+	}
+}
+
+static void
+server_client_free(struct client *c)
+{
+	struct waiter *w;
+
+	while ((w = TAILQ_FIRST(&c->waits)) != NULL) {
+		TAILQ_REMOVE(&c->waits, w, centry);
+		TAILQ_REMOVE(&w->inst->waiters, w, ientry);
+		free(w);
+	}
+	TAILQ_REMOVE(&vigild.clients, c, entry);
+	c->io = sd_event_source_disable_unref(c->io);
+	close(c->fd);
+	proto_buf_clear(&c->in);
+	proto_buf_clear(&c->out);
+	free(c);
+}
+
+/*
+ * Queue a message to a client.  A client that has let more than
+ * SERVER_MAX_OUT bytes pile up is marked to be dropped.
+ */
+void
+server_client_write(struct client *c, enum proto_type type, const void *p,
+    size_t n)
+{
+	if (c->done)
+		return;
+	if (proto_buf_pending(&c->out) > SERVER_MAX_OUT) {
+		log_warnx("client %llu: not reading its replies, dropped",
+		    (unsigned long long)c->id);
+		c->done = 1;
+		proto_buf_clear(&c->out);
+		(void)shutdown(c->fd, SHUT_RDWR);
+		server_client_events(c);
+		return;
+	}
+	while (n > PROTO_MAX_PAYLOAD) {
+		proto_append(&c->out, type, p, PROTO_MAX_PAYLOAD);
+		p = (const char *)p + PROTO_MAX_PAYLOAD;
+		n -= PROTO_MAX_PAYLOAD;
+	}
+	proto_append(&c->out, type, p, n);
+	server_client_events(c);
+}
+
+/* End a reply with an exit code; the connection closes once flushed. */
+void
+server_client_finish(struct client *c, int code)
+{
+	int32_t v = code;
+
+	server_client_write(c, PROTO_EXIT, &v, sizeof(v));
+	c->done = 1;
+	c->busy = 0;
+	server_client_events(c);
+}
+
+/* Return 1 if the client asked for JSON output. */
+int
+server_client_json(const struct client *c)
+{
+	return (c->json);
+}
+
+/* Return the uid of the client's peer. */
+uid_t
+server_client_uid(const struct client *c)
+{
+	return (c->uid);
+}
+
+static int server_waiter_settled(const struct waiter *, int *);
+
+/*
+ * Make the client wait for an instance: the reply ends (exit code 0 if
+ * every wait succeeded, else 1) once all its waits are over.  Return 1 if
+ * the wait was added, or 0 if it is already settled (a failure is then
+ * reported to the client and recorded in its exit code).
+ */
+int
+server_waiter_add(struct client *c, struct inst *in, enum wait_kind kind,
+    enum job_state target)
+{
+	struct waiter *w, probe;
+	int ok;
+
+	probe.inst = in;
+	probe.kind = kind;
+	probe.target = target;
+	if (server_waiter_settled(&probe, &ok)) {
+		if (!ok) {
+			cmd_printf_client(c, PROTO_STDERR, "%s: %s%s%s\n",
+			    in->label, job_state_name(in->state),
+			    in->reason ? ": " : "",
+			    in->reason ? in->reason : "");
+			c->wait_code = CMD_EXIT_FAILED;
+		}
+		return (0);
+	}
+	w = xcalloc(1, sizeof(*w));
+	w->client = c;
+	w->inst = in;
+	w->kind = kind;
+	w->target = target;
+	TAILQ_INSERT_TAIL(&in->waiters, w, ientry);
+	TAILQ_INSERT_TAIL(&c->waits, w, centry);
+	c->busy = 1;
+	server_client_events(c);
+	return (1);
+}
+
+/* Return the exit code gathered by waits that settled at once. */
+int
+server_client_wait_code(const struct client *c)
+{
+	return (c->wait_code);
+}
+
+/* Keep the client connected until vigild exits (shutdown). */
+void
+server_client_hold(struct client *c)
+{
+	c->busy = 1;
+	server_client_events(c);
+}
+
+/* Return 1 and set *ok when the waiter's condition is settled. */
+static int
+server_waiter_settled(const struct waiter *w, int *ok)
+{
+	enum job_state s = w->inst->state;
+
+	switch (w->kind) {
+	case WAIT_START:
+		*ok = s == JOB_RUNNING;
+		return (s == JOB_RUNNING || s == JOB_BACKOFF ||
+		    s == JOB_FATAL || s == JOB_EXITED || s == JOB_STOPPED);
+	case WAIT_STOP:
+		*ok = 1;
+		return (!job_state_is_active(s));
+	case WAIT_STATE:
+	default:
+		*ok = 1;
+		return (s == w->target);
+	}
+}
+
+static void
+server_waiter_end(struct waiter *w, int ok)
+{
+	struct client *c = w->client;
+
+	if (!ok) {
+		cmd_printf_client(c, PROTO_STDERR, "%s: %s%s%s\n",
+		    w->inst->label, job_state_name(w->inst->state),
+		    w->inst->reason ? ": " : "",
+		    w->inst->reason ? w->inst->reason : "");
+		c->wait_code = CMD_EXIT_FAILED;
+	}
+	TAILQ_REMOVE(&c->waits, w, centry);
+	TAILQ_REMOVE(&w->inst->waiters, w, ientry);
+	free(w);
+	if (TAILQ_EMPTY(&c->waits))
+		server_client_finish(c, c->wait_code);
+}
+
+/* An instance changed state: end the waits it satisfies. */
+void
+server_waiters_notify(struct inst *in)
+{
+	struct waiter *w, *tmp;
+	int ok;
+
+	TAILQ_FOREACH_SAFE(w, &in->waiters, ientry, tmp) {
+		if (server_waiter_settled(w, &ok))
+			server_waiter_end(w, ok);
+	}
+}
+
+/* An instance goes away: its waits fail. */
+void
+server_waiters_cancel(struct inst *in)
+{
+	struct waiter *w;
+
+	while ((w = TAILQ_FIRST(&in->waiters)) != NULL)
+		server_waiter_end(w, 0);
+}
+
+/*
+ * Create the control socket at path.  The caller holds vigild.lock, so a
+ * file already there is a stale socket of a dead vigild: it is unlinked
+ * (unlink does not follow a symlink).  The socket is created under a
+ * umask that leaves it no wider than mode, so there is no window in which
+ * others could connect.  Return 0, or -1 with *cause set.
+ */
+int
+server_open(const char *path, int mode, gid_t gid, char **cause)
+{
+	struct sockaddr_un sun;
+	mode_t old;
+	int fd, r;
+
+	memset(&sun, 0, sizeof(sun));
+	sun.sun_family = AF_UNIX;
+	if (strlen(path) >= sizeof(sun.sun_path)) {
+		xasprintf(cause, "%s: socket path too long", path);
+		return (-1);
+	}
+	strlcpy(sun.sun_path, path, sizeof(sun.sun_path));
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd == -1) {
+		xasprintf(cause, "socket: %s", strerror(errno));
+		return (-1);
+	}
+	if (unlink(path) == -1 && errno != ENOENT)
+		log_warn("unlink %s", path);
+	old = umask(0777 & ~(mode_t)mode);
+	r = bind(fd, (struct sockaddr *)&sun, sizeof(sun));
+	umask(old);
+	if (r == -1 || (gid != (gid_t)-1 && chown(path, (uid_t)-1, gid) == -1) ||
+	    chmod(path, (mode_t)mode) == -1 || listen(fd, 128) == -1) {
+		xasprintf(cause, "%s: %s", path, strerror(errno));
+		close(fd);
+		return (-1);
+	}
+	vigild.listen_fd = fd;
+	r = sd_event_add_io(vigild.event, &vigild.listen_src, fd, EPOLLIN,
+	    server_accept, NULL);
+	if (r < 0)
+		fatalx("sd_event_add_io: %s", strerror(-r));
+	return (0);
+}
+
+/* Close the listening socket and every client. */
+void
+server_close(void)
+{
+	struct client *c;
+
+	while ((c = TAILQ_FIRST(&vigild.clients)) != NULL) {
+		if (c->busy && TAILQ_EMPTY(&c->waits))
+			server_client_finish(c, CMD_EXIT_OK);
+		(void)server_client_flush(c);
+		server_client_free(c);
+	}
+	vigild.listen_src = sd_event_source_disable_unref(vigild.listen_src);
+	if (vigild.listen_fd != -1)
+		close(vigild.listen_fd);
+	vigild.listen_fd = -1;
+}

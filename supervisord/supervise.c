@@ -1,0 +1,942 @@
+/* SPDX-License-Identifier: ISC */
+/* Copyright (c) 2026 The vigil authors */
+
+/*
+ * Supervision: the glue between events (a child exited, a timer fired, an
+ * operator asked) and effects (fork, signals, lock files, timers).  Policy
+ * comes from job_decide() in lib/job.c; this file only applies it.
+ *
+ * Life of an instance: start takes its lock file (or goes BLOCKED while a
+ * leftover holder is reclaimed), forks, and is STARTING until the exec
+ * report pipe closes, then RUNNING.  When the leader exits, the decision is
+ * made at once but applied only after the rest of its process group is
+ * gone, so a restart never overlaps a straggler.  The instance keeps its
+ * lock from start until it is inactive again.
+ */
+
+#include "config.h"
+
+#include <sys/types.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <systemd/sd-journal.h>
+
+#include "duration.h"
+#include "log.h"
+#include "proc.h"
+#include "signame.h"
+#include "spawn.h"
+#include "vigild.h"
+#include "xmalloc.h"
+
+/* Poll interval bounds while BLOCKED or waiting for a killed group. */
+#define SUPERVISE_RECHECK_MIN (50 * DURATION_USEC_PER_MSEC)
+#define SUPERVISE_RECHECK_MAX (2 * DURATION_USEC_PER_SEC)
+
+RB_HEAD(pid_tree, inst);
+RB_PROTOTYPE(pid_tree, inst, pid_entry, inst_pid_cmp)
+
+static int
+job_cmp(struct job *a, struct job *b)
+{
+	return (strcmp(a->name, b->name));
+}
+RB_GENERATE(job_tree, job, entry, job_cmp)
+
+static int
+inst_pid_cmp(struct inst *a, struct inst *b)
+{
+	return (a->pid < b->pid ? -1 : a->pid > b->pid);
+}
+RB_GENERATE(pid_tree, inst, pid_entry, inst_pid_cmp)
+
+static struct pid_tree supervise_pids = RB_INITIALIZER(&supervise_pids);
+static TAILQ_HEAD(, inst) supervise_group_waits =
+    TAILQ_HEAD_INITIALIZER(supervise_group_waits);
+
+static void supervise_spawn(struct inst *);
+static void supervise_try_start(struct inst *);
+static void supervise_apply(struct inst *, const struct job_decision *);
+static void supervise_group_gone(struct inst *);
+
+/* Return CLOCK_MONOTONIC in microseconds. */
+uint64_t
+supervise_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ((uint64_t)ts.tv_sec * DURATION_USEC_PER_SEC +
+	    (uint64_t)ts.tv_nsec / 1000);
+}
+
+/* Replace the reason text of an instance (NULL clears it). */
+static void
+inst_reason(struct inst *in, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+static void
+inst_reason(struct inst *in, const char *fmt, ...)
+{
+	va_list ap;
+
+	free(in->reason);
+	in->reason = NULL;
+	if (fmt == NULL)
+		return;
+	va_start(ap, fmt);
+	if (vasprintf(&in->reason, fmt, ap) == -1)
+		fatal("vasprintf");
+	va_end(ap);
+}
+
+/*
+ * Move an instance to a new state: keep the count of active instances,
+ * wake clients waiting on it, and finish a shutdown when the last instance
+ * goes inactive.
+ */
+static void
+inst_set_state(struct inst *in, enum job_state s)
+{
+	int was = job_state_is_active(in->state);
+	int now = job_state_is_active(s);
+
+	if (in->state != s)
+		log_debug("%s: %s -> %s", in->label, job_state_name(in->state),
+		    job_state_name(s));
+	in->state = s;
+	in->since = supervise_now();
+	if (was && !now)
+		vigild.nactive--;
+	else if (!was && now)
+		vigild.nactive++;
+	server_waiters_notify(in);
+	if (vigild.shutting_down && vigild.nactive == 0)
+		sd_event_exit(vigild.event, 0);
+}
+
+static void
+inst_timer_cancel(struct inst *in)
+{
+	in->timer = sd_event_source_disable_unref(in->timer);
+}
+
+/* Arm the instance's one timer to call cb after usec microseconds. */
+static void
+inst_timer_arm(struct inst *in, uint64_t usec, sd_event_time_handler_t cb)
+{
+	int r;
+
+	inst_timer_cancel(in);
+	r = sd_event_add_time_relative(vigild.event, &in->timer,
+	    CLOCK_MONOTONIC, usec, 1, cb, in);
+	if (r < 0)
+		fatalx("%s: sd_event_add_time_relative: %s", __func__,
+		    strerror(-r));
+}
+
+static void
+inst_report_close(struct inst *in)
+{
+	int fd;
+
+	if (in->report == NULL)
+		return;
+	fd = sd_event_source_get_io_fd(in->report);
+	in->report = sd_event_source_disable_unref(in->report);
+	close(fd);
+}
+
+/* Give up the instance's lock file: clear our record and close it. */
+static void
+inst_lock_release(struct inst *in)
+{
+	if (in->lock_fd == -1)
+		return;
+	(void)lock_holder_clear(in->lock_fd);
+	close(in->lock_fd);
+	in->lock_fd = -1;
+}
+
+static char *
+inst_lock_path(const struct inst *in)
+{
+	char *path;
+
+	xasprintf(&path, "%s/locks/%s.lock", vigild.runtime_dir, in->label);
+	return (path);
+}
+
+/* Signal the instance's process group (or only the leader). */
+static void
+inst_kill(struct inst *in, int sig)
+{
+	pid_t pgid = in->pgid != 0 ? in->pgid : in->pid;
+
+	if (in->job->spec->kill_group && pgid > 1) {
+		if (proc_group_signal(pgid, sig) == -1 && errno != ESRCH)
+			log_warn("%s: kill -%s group %ld", in->label,
+			    signame_name(sig), (long)pgid);
+	} else if (in->pid > 0) {
+		if (kill(in->pid, sig) == -1 && errno != ESRCH)
+			log_warn("%s: kill -%s %ld", in->label,
+			    signame_name(sig), (long)in->pid);
+	}
+}
+
+/* After SIGKILL: poll for group members that were not our descendants. */
+static int
+supervise_stop_poll(sd_event_source *s, uint64_t usec, void *arg)
+{
+	struct inst *in = arg;
+
+	inst_timer_cancel(in);
+	if (in->group_wait && !proc_group_exists(in->pgid)) {
+		supervise_group_gone(in);
+		return (0);
+	}
+	inst_kill(in, SIGKILL);
+	inst_timer_arm(in, SUPERVISE_RECHECK_MAX, supervise_stop_poll);
+	return (0);
+}
+
+/* Stop timeout expired: SIGKILL what is left. */
+static int
+supervise_kill_timeout(sd_event_source *s, uint64_t usec, void *arg)
+{
+	struct inst *in = arg;
+
+	inst_timer_cancel(in);
+	log_warnx("%s: still running after stop_timeout, sending KILL",
+	    in->label);
+	in->killed = 1;
+	inst_kill(in, SIGKILL);
+	/* Each reaped member's SIGCHLD rechecks the group; this is a net. */
+	inst_timer_arm(in, SUPERVISE_RECHECK_MAX, supervise_stop_poll);
+	return (0);
+}
+
+/*
+ * Begin stopping the processes of a running instance: stop_signal to the
+ * group (or leader), SIGKILL after stop_timeout.
+ */
+static void
+inst_terminate(struct inst *in)
+{
+	const struct job_spec *spec = in->job->spec;
+
+	inst_set_state(in, JOB_STOPPING);
+	if (in->killed)
+		return;
+	inst_kill(in, spec->stop_signal);
+	if (spec->stop_signal != SIGKILL && spec->stop_signal != SIGCONT)
+		inst_kill(in, SIGCONT);
+	inst_timer_arm(in, spec->stop_timeout, supervise_kill_timeout);
+}
+
+/* Once the leader and its group are gone, apply the pending decision. */
+static void
+supervise_group_gone(struct inst *in)
+{
+	struct job_decision d = in->pending;
+
+	if (in->group_wait) {
+		TAILQ_REMOVE(&supervise_group_waits, in, gw_entry);
+		in->group_wait = 0;
+	}
+	inst_timer_cancel(in);
+	in->pgid = 0;
+	in->killed = 0;
+	supervise_apply(in, &d);
+}
+
+/* Recheck every instance whose leader is gone but whose group was not. */
+static void
+supervise_check_groups(void)
+{
+	struct inst *in, *tmp;
+
+	TAILQ_FOREACH_SAFE(in, &supervise_group_waits, gw_entry, tmp) {
+		if (!proc_group_exists(in->pgid))
+			supervise_group_gone(in);
+	}
+}
+
+/* Describe how a run ended, into buf. */
+static const char *
+inst_describe_end(struct inst *in, int status, char *buf, size_t len)
+{
+	char what[64];
+
+	if (in->exec_failed && in->reason != NULL)
+		return (in->reason);
+	snprintf(buf, len, "%s", job_exit_describe(status, what, sizeof(what)));
+	return (buf);
+}
+
+/* The leader of an instance was reaped with the given wait status. */
+static void
+supervise_reaped(struct inst *in, int status)
+{
+	struct job_outcome o;
+	struct job_decision d;
+	char buf[256], up[32];
+	const char *end;
+	uint64_t now = supervise_now();
+
+	RB_REMOVE(pid_tree, &supervise_pids, in);
+	if (in->report != NULL) {
+		char *cause = NULL;
+
+		if (spawn_report_read(sd_event_source_get_io_fd(in->report),
+		    &cause) == 1) {
+			in->exec_failed = 1;
+			inst_reason(in, "%s", cause);
+			free(cause);
+		}
+		inst_report_close(in);
+	}
+	memset(&o, 0, sizeof(o));
+	o.exec_failed = in->exec_failed;
+	o.status = status;
+	o.uptime = now - in->started;
+	o.failures = in->failures;
+	o.stop_requested = in->stop_requested || in->start_after_stop ||
+	    vigild.shutting_down || !in->want;
+	job_decide(in->job->spec, &o, arc4random(), &d);
+
+	in->has_exit = !in->exec_failed;
+	in->last_status = status;
+	in->failures = d.failures;
+	end = inst_describe_end(in, status, buf, sizeof(buf));
+	if (o.stop_requested)
+		log_info("%s: pid %ld stopped (%s)", in->label, (long)in->pid,
+		    end);
+	else
+		log_info("%s: pid %ld ended after %s (%s)", in->label,
+		    (long)in->pid, duration_format(o.uptime, up, sizeof(up)),
+		    end);
+	if (!in->exec_failed || in->reason == NULL)
+		inst_reason(in, "%s", end);
+	in->pid = 0;
+	in->pending = d;
+
+	if (in->job->spec->kill_group && proc_group_exists(in->pgid)) {
+		in->group_wait = 1;
+		TAILQ_INSERT_TAIL(&supervise_group_waits, in, gw_entry);
+		if (in->state != JOB_STOPPING) {
+			log_info("%s: stopping what is left of process group "
+			    "%ld", in->label, (long)in->pgid);
+			inst_terminate(in);
+		}
+		return;
+	}
+	supervise_group_gone(in);
+}
+
+/* Backoff delay over: start again. */
+static int
+supervise_backoff_done(sd_event_source *s, uint64_t usec, void *arg)
+{
+	struct inst *in = arg;
+
+	inst_timer_cancel(in);
+	supervise_spawn(in);
+	return (0);
+}
+
+/* Apply a decision made when a run ended. */
+static void
+supervise_apply(struct inst *in, const struct job_decision *d)
+{
+	char buf[32];
+
+	switch (d->state) {
+	case JOB_STARTING:
+		in->restarts++;
+		supervise_spawn(in);
+		break;
+	case JOB_BACKOFF:
+		in->restarts++;
+		in->delay = d->delay;
+		in->next_start = supervise_now() + d->delay;
+		log_info("%s: restarting in %s (failed start %u)", in->label,
+		    duration_format(d->delay, buf, sizeof(buf)), d->failures);
+		inst_set_state(in, JOB_BACKOFF);
+		inst_timer_arm(in, d->delay, supervise_backoff_done);
+		break;
+	case JOB_FATAL:
+		log_warnx("%s: FATAL after %u failed starts in a row: %s",
+		    in->label, d->failures, in->reason ? in->reason : "");
+		inst_lock_release(in);
+		in->want = 0;
+		inst_set_state(in, JOB_FATAL);
+		break;
+	case JOB_STOPPED:
+	case JOB_EXITED:
+		in->stop_requested = 0;
+		if (in->start_after_stop && !vigild.shutting_down) {
+			/* A start or restart arrived during the stop. */
+			in->start_after_stop = 0;
+			in->failures = 0;
+			supervise_try_start(in);
+			break;
+		}
+		in->start_after_stop = 0;
+		inst_lock_release(in);
+		if (d->state == JOB_EXITED)
+			in->want = 0;
+		inst_set_state(in, d->state);
+		break;
+	default:
+		fatalx("%s: bad decision %d", __func__, d->state);
+	}
+}
+
+/* Exec report readable: EOF means exec succeeded, text is a failure. */
+static int
+supervise_report(sd_event_source *s, int fd, uint32_t revents, void *arg)
+{
+	struct inst *in = arg;
+	char *cause = NULL;
+
+	switch (spawn_report_read(fd, &cause)) {
+	case -1:
+		if (errno == EAGAIN || errno == EINTR)
+			return (0);
+		log_warn("%s: exec report", in->label);
+		break;
+	case 0:
+		if (in->state == JOB_STARTING &&
+		    in->job->spec->ready == CONF_READY_EXEC) {
+			inst_reason(in, NULL);
+			inst_set_state(in, JOB_RUNNING);
+		}
+		break;
+	case 1:
+		in->exec_failed = 1;
+		log_warnx("%s: %s", in->label, cause);
+		inst_reason(in, "%s", cause);
+		free(cause);
+		break;
+	}
+	inst_report_close(in);
+	return (0);
+}
+
+/* Open the stdout/stderr target of a job; -1 means inherit vigild's. */
+static int
+supervise_output_fd(struct inst *in, enum conf_output o, int stream,
+    char **cause)
+{
+	char *path;
+	int fd;
+
+	switch (o) {
+	case CONF_OUTPUT_INHERIT:
+		return (-1);
+	case CONF_OUTPUT_NULL:
+		fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
+		break;
+	case CONF_OUTPUT_JOURNAL:
+		fd = sd_journal_stream_fd(in->job->name,
+		    stream == 1 ? LOG_INFO : LOG_WARNING, 0);
+		if (fd < 0) {
+			xasprintf(cause, "journal stream: %s", strerror(-fd));
+			return (-2);
+		}
+		return (fd);
+	case CONF_OUTPUT_FILE:
+	default:
+		xasprintf(&path, "%s/%s.log", vigild.log_dir, in->job->name);
+		fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC |
+		    O_NOCTTY, 0640);
+		if (fd == -1)
+			xasprintf(cause, "open %s: %s", path, strerror(errno));
+		free(path);
+		if (fd == -1)
+			return (-2);
+		return (fd);
+	}
+	if (fd == -1) {
+		xasprintf(cause, "open /dev/null: %s", strerror(errno));
+		return (-2);
+	}
+	return (fd);
+}
+
+/* A start that failed before fork counts as a failed start. */
+static void
+supervise_spawn_failed(struct inst *in, const char *cause)
+{
+	struct job_outcome o;
+	struct job_decision d;
+
+	log_warnx("%s: cannot start: %s", in->label, cause);
+	inst_reason(in, "%s", cause);
+	memset(&o, 0, sizeof(o));
+	o.exec_failed = 1;
+	o.failures = in->failures;
+	o.stop_requested = !in->want || vigild.shutting_down;
+	job_decide(in->job->spec, &o, arc4random(), &d);
+	in->failures = d.failures;
+	if (d.state == JOB_STARTING) {
+		/* Never retry a start that failed before fork in a loop. */
+		d.state = JOB_BACKOFF;
+		d.delay = SUPERVISE_RECHECK_MAX;
+	}
+	supervise_apply(in, &d);
+}
+
+/* Record the new leader in the lock file. */
+static void
+supervise_write_holder(struct inst *in)
+{
+	struct lock_holder h;
+
+	h.pid = in->pid;
+	h.pgid = in->pid;
+	h.vigild = getpid();
+	if (proc_starttime(in->pid, &h.starttime) == -1)
+		h.starttime = 0;
+	if (lock_holder_write(in->lock_fd, &h) == -1)
+		log_warn("%s: write lock record", in->label);
+}
+
+/* Fork the instance; its lock is already held. */
+static void
+supervise_spawn(struct inst *in)
+{
+	const struct job_spec *spec = in->job->spec;
+	struct spawn_request req;
+	struct spawn_result res;
+	char *cause = NULL;
+	int outfd, errfd = -1, r;
+
+	snprintf(in->run_id, sizeof(in->run_id), "%08" PRIx32 "%08" PRIx32,
+	    arc4random(), arc4random());
+	outfd = supervise_output_fd(in, spec->out, 1, &cause);
+	if (outfd != -2 && spec->err == spec->out && spec->out !=
+	    CONF_OUTPUT_JOURNAL)
+		errfd = outfd;
+	else if (outfd != -2)
+		errfd = supervise_output_fd(in, spec->err, 2, &cause);
+	if (outfd == -2 || errfd == -2) {
+		if (outfd >= 0)
+			close(outfd);
+		supervise_spawn_failed(in, cause);
+		free(cause);
+		return;
+	}
+	memset(&req, 0, sizeof(req));
+	req.spec = spec;
+	req.instance = in->index;
+	req.run_id = in->run_id;
+	req.lock_fd = in->lock_fd;
+	req.stdout_fd = outfd;
+	req.stderr_fd = errfd;
+	r = spawn_start(&req, &res, &cause);
+	if (outfd >= 0)
+		close(outfd);
+	if (errfd >= 0 && errfd != outfd)
+		close(errfd);
+	if (r == -1) {
+		supervise_spawn_failed(in, cause);
+		free(cause);
+		return;
+	}
+	in->pid = res.pid;
+	in->pgid = res.pid;
+	in->started = supervise_now();
+	in->exec_failed = 0;
+	in->killed = 0;
+	RB_INSERT(pid_tree, &supervise_pids, in);
+	supervise_write_holder(in);
+	(void)fcntl(res.report_fd, F_SETFL, O_NONBLOCK);
+	r = sd_event_add_io(vigild.event, &in->report, res.report_fd, EPOLLIN,
+	    supervise_report, in);
+	if (r < 0)
+		fatalx("%s: sd_event_add_io: %s", __func__, strerror(-r));
+	log_info("%s: started pid %ld", in->label, (long)in->pid);
+	inst_set_state(in, JOB_STARTING);
+}
+
+/* Poll while BLOCKED: has the leftover holder gone? */
+static int
+supervise_blocked_recheck(sd_event_source *s, uint64_t usec, void *arg)
+{
+	struct inst *in = arg;
+
+	inst_timer_cancel(in);
+	supervise_try_start(in);
+	return (0);
+}
+
+/*
+ * The lock is held by a leftover of an earlier vigild: stop its process
+ * group (stop_signal, SIGKILL after stop_timeout) and poll, with a growing
+ * interval, until it is gone.  Nothing new starts before that.
+ */
+static void
+supervise_reclaim(struct inst *in, const struct lock_holder *h)
+{
+	const struct job_spec *spec = in->job->spec;
+	uint64_t now = supervise_now(), delay;
+
+	if (in->state != JOB_BLOCKED || in->leftover.pid != h->pid ||
+	    in->leftover.starttime != h->starttime) {
+		in->leftover = *h;
+		in->killed = 0;
+		in->kill_at = now + spec->stop_timeout;
+		in->recheck = SUPERVISE_RECHECK_MIN;
+		log_warnx("%s: lock held by leftover pid %ld (group %ld) of "
+		    "vigild %ld; reclaiming: sending %s", in->label,
+		    (long)h->pid, (long)h->pgid, (long)h->vigild,
+		    signame_name(spec->stop_signal));
+		inst_reason(in, "lock held by leftover pid %ld of vigild %ld; "
+		    "reclaiming", (long)h->pid, (long)h->vigild);
+		inst_set_state(in, JOB_BLOCKED);
+		(void)proc_group_signal(h->pgid, spec->stop_signal);
+		(void)kill(h->pid, spec->stop_signal);
+		(void)proc_group_signal(h->pgid, SIGCONT);
+	} else {
+		if (!in->killed && now >= in->kill_at) {
+			log_warnx("%s: leftover pid %ld outlived stop_timeout, "
+			    "sending KILL", in->label, (long)h->pid);
+			(void)proc_group_signal(h->pgid, SIGKILL);
+			(void)kill(h->pid, SIGKILL);
+			in->killed = 1;
+		}
+		in->recheck = in->recheck * 2 > SUPERVISE_RECHECK_MAX ?
+		    SUPERVISE_RECHECK_MAX : in->recheck * 2;
+	}
+	delay = in->recheck;
+	if (!in->killed && in->kill_at - now < delay)
+		delay = in->kill_at > now ? in->kill_at - now : 1;
+	inst_timer_arm(in, delay, supervise_blocked_recheck);
+}
+
+/* The lock is held by someone we cannot identify: wait and say so. */
+static void
+supervise_wait_unknown(struct inst *in, const char *path)
+{
+	if (in->state != JOB_BLOCKED) {
+		log_warnx("%s: %s is held by a process vigild did not start; "
+		    "waiting for it to be released", in->label, path);
+		inst_reason(in, "lock %s held by an unknown process; waiting",
+		    path);
+		in->recheck = SUPERVISE_RECHECK_MIN;
+		inst_set_state(in, JOB_BLOCKED);
+	} else
+		in->recheck = in->recheck * 2 > SUPERVISE_RECHECK_MAX ?
+		    SUPERVISE_RECHECK_MAX : in->recheck * 2;
+	inst_timer_arm(in, in->recheck, supervise_blocked_recheck);
+}
+
+/* Take the instance's lock, or find out who has it. */
+static void
+supervise_try_start(struct inst *in)
+{
+	struct lock_holder h;
+	enum lock_holder_status hs = LOCK_HOLDER_GONE;
+	char *path = inst_lock_path(in);
+	int held;
+
+	if (!in->want || vigild.shutting_down) {
+		inst_lock_release(in);
+		inst_set_state(in, JOB_STOPPED);
+		free(path);
+		return;
+	}
+	if (in->lock_fd == -1 && (in->lock_fd = lock_open(path)) == -1) {
+		char *cause;
+
+		xasprintf(&cause, "open %s: %s", path, strerror(errno));
+		supervise_spawn_failed(in, cause);
+		free(cause);
+		free(path);
+		return;
+	}
+	held = lock_try(in->lock_fd) == -1;
+	if (held && errno != EAGAIN) {
+		log_warn("%s: lock %s", in->label, path);
+		held = 1;
+	}
+	/*
+	 * Even a free lock may have a live holder on record: a leftover that
+	 * closed its copy of the descriptor.  The instance is inactive, so no
+	 * holder on record can be a current child of ours.
+	 */
+	if (lock_holder_read(in->lock_fd, &h) == 0)
+		hs = lock_holder_check(&h);
+	if (hs != LOCK_HOLDER_GONE)
+		supervise_reclaim(in, &h);
+	else if (held)
+		supervise_wait_unknown(in, path);
+	else {
+		if (in->state == JOB_BLOCKED)
+			log_info("%s: lock reclaimed", in->label);
+		inst_timer_cancel(in);
+		in->killed = 0;
+		supervise_spawn(in);
+	}
+	free(path);
+}
+
+/* Start an instance that is inactive (or in BACKOFF: start it now). */
+void
+supervise_inst_start(struct inst *in)
+{
+	in->want = 1;
+	switch (in->state) {
+	case JOB_STOPPED:
+	case JOB_EXITED:
+	case JOB_FATAL:
+		in->failures = 0;
+		in->stop_requested = 0;
+		inst_reason(in, NULL);
+		supervise_try_start(in);
+		break;
+	case JOB_BACKOFF:
+		inst_timer_cancel(in);
+		supervise_spawn(in);
+		break;
+	case JOB_STOPPING:
+		/* Start again once the stop is complete. */
+		in->start_after_stop = 1;
+		if (in->group_wait)
+			in->pending.state = JOB_STOPPED;
+		break;
+	default:
+		break;
+	}
+}
+
+/*
+ * Stop an instance: processes get stop_signal then SIGKILL; a pending
+ * restart or reclaim is cancelled.
+ */
+void
+supervise_inst_stop(struct inst *in)
+{
+	in->want = 0;
+	switch (in->state) {
+	case JOB_STARTING:
+	case JOB_RUNNING:
+		in->stop_requested = 1;
+		inst_terminate(in);
+		break;
+	case JOB_STOPPING:
+		in->stop_requested = 1;
+		in->start_after_stop = 0;
+		if (in->group_wait)
+			in->pending.state = JOB_STOPPED;
+		break;
+	case JOB_BACKOFF:
+	case JOB_BLOCKED:
+		inst_timer_cancel(in);
+		inst_lock_release(in);
+		inst_reason(in, "stopped while %s",
+		    job_state_name(in->state));
+		inst_set_state(in, JOB_STOPPED);
+		break;
+	default:
+		break;
+	}
+}
+
+/* Send a signal to an instance's processes, if it has any. */
+void
+supervise_inst_signal(struct inst *in, int sig)
+{
+	if (in->pid > 0)
+		inst_kill(in, sig);
+}
+
+/* SIGCHLD: reap every child that has exited, ours or reparented. */
+static int
+supervise_sigchld(sd_event_source *s, const struct signalfd_siginfo *si,
+    void *arg)
+{
+	struct inst key, *in;
+	pid_t pid;
+	int status;
+
+	for (;;) {
+		pid = waitpid(-1, &status, WNOHANG);
+		if (pid == -1 && errno == EINTR)
+			continue;
+		if (pid <= 0)
+			break;
+		key.pid = pid;
+		if ((in = RB_FIND(pid_tree, &supervise_pids, &key)) != NULL)
+			supervise_reaped(in, status);
+		else
+			log_debug("reaped pid %ld (not a job leader)",
+			    (long)pid);
+	}
+	supervise_check_groups();
+	return (0);
+}
+
+/* Create the run-time record of a job from its spec (which it now owns). */
+void
+supervise_add_job(struct job_spec *spec)
+{
+	struct job *j;
+	struct inst *in;
+	int i;
+
+	j = xcalloc(1, sizeof(*j));
+	j->name = xstrdup(spec->name);
+	j->spec = spec;
+	j->ninsts = spec->instances;
+	j->insts = xcalloc((size_t)j->ninsts, sizeof(*j->insts));
+	for (i = 0; i < j->ninsts; i++) {
+		in = &j->insts[i];
+		in->job = j;
+		in->index = i;
+		if (j->ninsts > 1)
+			xasprintf(&in->label, "%s@%d", j->name, i);
+		else
+			in->label = xstrdup(j->name);
+		in->lock_fd = -1;
+		in->state = JOB_STOPPED;
+		in->since = supervise_now();
+		TAILQ_INIT(&in->waiters);
+	}
+	if (RB_INSERT(job_tree, &vigild.jobs, j) != NULL)
+		fatalx("%s: duplicate job %s", __func__, j->name);
+	vigild.njobs++;
+}
+
+/* Look a job up by name; borrowed pointer or NULL. */
+struct job *
+supervise_find_job(const char *name)
+{
+	struct job key;
+
+	key.name = (char *)name;
+	return (RB_FIND(job_tree, &vigild.jobs, &key));
+}
+
+/* Start every instance of every autostart job. */
+void
+supervise_start_all(void)
+{
+	struct job *j;
+	int i;
+
+	RB_FOREACH(j, job_tree, &vigild.jobs) {
+		if (!j->spec->autostart || j->spec->kind != CONF_KIND_SERVICE)
+			continue;
+		for (i = 0; i < j->ninsts; i++)
+			supervise_inst_start(&j->insts[i]);
+	}
+}
+
+/*
+ * Stop every instance in parallel; the loop exits when the last active
+ * instance has become inactive.
+ */
+void
+supervise_shutdown(void)
+{
+	struct job *j;
+	int i;
+
+	if (vigild.shutting_down)
+		return;
+	vigild.shutting_down = 1;
+	log_info("shutting down: stopping %zu active instances",
+	    vigild.nactive);
+	RB_FOREACH(j, job_tree, &vigild.jobs) {
+		for (i = 0; i < j->ninsts; i++)
+			supervise_inst_stop(&j->insts[i]);
+	}
+	if (vigild.nactive == 0)
+		sd_event_exit(vigild.event, 0);
+}
+
+/* Free all jobs (at exit, after every instance stopped). */
+void
+supervise_free_all(void)
+{
+	struct job *j, *tmp;
+	struct inst *in;
+	int i;
+
+	RB_FOREACH_SAFE(j, job_tree, &vigild.jobs, tmp) {
+		for (i = 0; i < j->ninsts; i++) {
+			in = &j->insts[i];
+			server_waiters_cancel(in);
+			inst_timer_cancel(in);
+			inst_report_close(in);
+			inst_lock_release(in);
+			if (in->group_wait)
+				TAILQ_REMOVE(&supervise_group_waits, in,
+				    gw_entry);
+			free(in->label);
+			free(in->reason);
+		}
+		RB_REMOVE(job_tree, &vigild.jobs, j);
+		job_spec_free(j->spec);
+		free(j->insts);
+		free(j->name);
+		free(j);
+	}
+	vigild.njobs = 0;
+}
+
+static int
+supervise_sigterm(sd_event_source *s, const struct signalfd_siginfo *si,
+    void *arg)
+{
+	log_info("received %s", signame_name((int)si->ssi_signo));
+	supervise_shutdown();
+	return (0);
+}
+
+static int
+supervise_sighup(sd_event_source *s, const struct signalfd_siginfo *si,
+    void *arg)
+{
+	log_warnx("received HUP: reload is not implemented yet; ignored");
+	return (0);
+}
+
+/*
+ * Set up supervision: become a child subreaper and route SIGCHLD, SIGTERM,
+ * SIGINT and SIGHUP through the event loop (they are blocked by main).
+ */
+void
+supervise_init(void)
+{
+	int r;
+
+	if (prctl(PR_SET_CHILD_SUBREAPER, 1) == -1)
+		log_warn("prctl(PR_SET_CHILD_SUBREAPER)");
+	if ((r = sd_event_add_signal(vigild.event, NULL, SIGCHLD,
+	    supervise_sigchld, NULL)) < 0 ||
+	    (r = sd_event_add_signal(vigild.event, NULL, SIGTERM,
+	    supervise_sigterm, NULL)) < 0 ||
+	    (r = sd_event_add_signal(vigild.event, NULL, SIGINT,
+	    supervise_sigterm, NULL)) < 0 ||
+	    (r = sd_event_add_signal(vigild.event, NULL, SIGHUP,
+	    supervise_sighup, NULL)) < 0)
+		fatalx("sd_event_add_signal: %s", strerror(-r));
+}

@@ -1,0 +1,379 @@
+/* SPDX-License-Identifier: ISC */
+/* Copyright (c) 2026 The vigil authors */
+
+/*
+ * vigild: options, then configuration, then the runtime directory and its
+ * lock, then supervision and the control socket, then the event loop.  It
+ * always runs in the foreground and logs to stderr.
+ */
+
+#include "config.h"
+
+#include <sys/types.h>
+#include <sys/stat.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <systemd/sd-daemon.h>
+
+#include "conf.h"
+#include "lock.h"
+#include "log.h"
+#include "vigild.h"
+#include "xmalloc.h"
+
+struct vigild vigild;
+
+struct vigild_options {
+	const char *config;
+	const char *jobs_dir;
+	const char *runtime_dir;
+	const char *state_dir;
+	const char *log_dir;
+	const char *log_level;
+	int check;
+};
+
+static void __attribute__((noreturn))
+vigild_usage(int code)
+{
+	FILE *f = code == 0 ? stdout : stderr;
+	char *path = conf_default_path();
+
+	fprintf(f,
+	    "usage: vigild [-t] [-c FILE] [-j DIR] [--runtime-dir DIR]\n"
+	    "              [--state-dir DIR] [--log-dir DIR] [--log-level LEVEL]\n"
+	    "\n"
+	    "Supervise the jobs in a jobs.d directory, in the foreground.\n"
+	    "\n"
+	    "  -c, --config FILE      main configuration (default %s)\n"
+	    "  -j, --jobs-dir DIR     job files NAME.conf\n"
+	    "      --runtime-dir DIR  control socket and lock files\n"
+	    "      --state-dir DIR    state.db\n"
+	    "      --log-dir DIR      job output files\n"
+	    "  -t, --check            validate the configuration and exit\n"
+	    "      --log-level LEVEL  error, warn, info or debug\n"
+	    "      --version          print the version and exit\n"
+	    "  -h, --help             print this help and exit\n",
+	    path);
+	free(path);
+	exit(code);
+}
+
+static void
+vigild_parse_args(int argc, char **argv, struct vigild_options *o)
+{
+	enum { OPT_RUNTIME = 256, OPT_STATE, OPT_LOG, OPT_LEVEL, OPT_VERSION };
+	static const struct option longopts[] = {
+		{ "config", required_argument, NULL, 'c' },
+		{ "jobs-dir", required_argument, NULL, 'j' },
+		{ "runtime-dir", required_argument, NULL, OPT_RUNTIME },
+		{ "state-dir", required_argument, NULL, OPT_STATE },
+		{ "log-dir", required_argument, NULL, OPT_LOG },
+		{ "log-level", required_argument, NULL, OPT_LEVEL },
+		{ "check", no_argument, NULL, 't' },
+		{ "version", no_argument, NULL, OPT_VERSION },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int ch;
+
+	while ((ch = getopt_long(argc, argv, "c:j:th", longopts, NULL)) != -1) {
+		switch (ch) {
+		case 'c':
+			o->config = optarg;
+			break;
+		case 'j':
+			o->jobs_dir = optarg;
+			break;
+		case OPT_RUNTIME:
+			o->runtime_dir = optarg;
+			break;
+		case OPT_STATE:
+			o->state_dir = optarg;
+			break;
+		case OPT_LOG:
+			o->log_dir = optarg;
+			break;
+		case OPT_LEVEL:
+			o->log_level = optarg;
+			break;
+		case 't':
+			o->check = 1;
+			break;
+		case OPT_VERSION:
+			printf("vigild %s\n", PACKAGE_VERSION);
+			exit(0);
+		case 'h':
+			vigild_usage(0);
+		default:
+			vigild_usage(2);
+		}
+	}
+	if (optind != argc)
+		vigild_usage(2);
+}
+
+/* Replace a configured path with an option's value (made absolute). */
+static void
+vigild_override(char **slot, const char *value)
+{
+	char cwd[PATH_MAX];
+
+	if (value == NULL)
+		return;
+	free(*slot);
+	if (value[0] == '/' || getcwd(cwd, sizeof(cwd)) == NULL)
+		*slot = xstrdup(value);
+	else
+		xasprintf(slot, "%s/%s", cwd, value);
+}
+
+/* Print each error and return how many there were. */
+static size_t
+vigild_print_errors(const struct conf_errors *errs, FILE *f)
+{
+	size_t i;
+
+	for (i = 0; i < errs->n; i++)
+		fprintf(f, "%s\n", errs->msgs[i]);
+	return (errs->n);
+}
+
+/* mkdir -p with the given mode for directories it creates. */
+static int
+vigild_mkdirs(const char *path, mode_t mode)
+{
+	char *p, *s, c;
+	int r = 0;
+
+	s = xstrdup(path);
+	for (p = s + 1; r == 0; p++) {
+		if (*p != '/' && *p != '\0')
+			continue;
+		c = *p;
+		*p = '\0';
+		if (mkdir(s, mode) == -1 && errno != EEXIST)
+			r = -1;
+		*p = c;
+		if (c == '\0')
+			break;
+	}
+	free(s);
+	return (r);
+}
+
+/* Make sure fds 0, 1 and 2 are open, so no job file lands on them. */
+static void
+vigild_sanitize_stdio(void)
+{
+	int fd;
+
+	while ((fd = open("/dev/null", O_RDWR)) >= 0 && fd <= 2)
+		;
+	if (fd > 2)
+		close(fd);
+}
+
+/* Take RUNTIME/vigild.lock, or exit if another vigild has it. */
+static void
+vigild_lock(void)
+{
+	struct lock_holder h;
+	char *path;
+
+	xasprintf(&path, "%s/vigild.lock", vigild.runtime_dir);
+	if ((vigild.lock_fd = lock_open(path)) == -1)
+		fatal("%s", path);
+	if (lock_try(vigild.lock_fd) == -1) {
+		if (errno != EAGAIN)
+			fatal("lock %s", path);
+		if (lock_holder_read(vigild.lock_fd, &h) == 0)
+			fatalx("another vigild (pid %ld) is running with "
+			    "runtime directory %s", (long)h.pid,
+			    vigild.runtime_dir);
+		fatalx("another vigild is running with runtime directory %s "
+		    "(%s is locked)", vigild.runtime_dir, path);
+	}
+	h.pid = getpid();
+	h.pgid = getpgrp();
+	h.starttime = 0;
+	h.vigild = getpid();
+	if (lock_holder_write(vigild.lock_fd, &h) == -1)
+		log_warn("write %s", path);
+	free(path);
+}
+
+/* Load jobs.d: report broken files, supervise the rest. */
+static int
+vigild_load_jobs(int check)
+{
+	struct conf_jobs jobs;
+	struct conf_errors errs;
+	size_t i, nerr;
+
+	conf_errors_init(&errs);
+	memset(&jobs, 0, sizeof(jobs));
+	(void)conf_jobs_load(vigild.jobs_dir, &jobs, &errs);
+	nerr = vigild_print_errors(&errs, stderr);
+	conf_errors_clear(&errs);
+	if (check) {
+		printf("%s: %zu jobs valid, %zu errors\n", vigild.jobs_dir,
+		    jobs.n, nerr);
+		conf_jobs_clear(&jobs);
+		return (nerr == 0 ? 0 : 1);
+	}
+	if (nerr > 0)
+		log_warnx("%zu errors in %s: those job files are skipped",
+		    nerr, vigild.jobs_dir);
+	for (i = 0; i < jobs.n; i++) {
+		if (jobs.specs[i]->kind != CONF_KIND_SERVICE) {
+			log_warnx("%s: kind %s is not supported by this "
+			    "version; skipped", jobs.specs[i]->path,
+			    jobs.specs[i]->kind == CONF_KIND_PERIODIC ?
+			    "periodic" : "queue");
+			job_spec_free(jobs.specs[i]);
+			continue;
+		}
+		if (jobs.specs[i]->ready == CONF_READY_NOTIFY)
+			log_warnx("%s: ready = \"notify\" is not supported by "
+			    "this version; treated as \"exec\"",
+			    jobs.specs[i]->path);
+		supervise_add_job(jobs.specs[i]);
+	}
+	free(jobs.specs);
+	return (0);
+}
+
+static void
+vigild_load_config(const struct vigild_options *o)
+{
+	struct conf_errors errs;
+	enum log_level level;
+	char *path = NULL;
+
+	conf_errors_init(&errs);
+	if (o->config == NULL)
+		path = conf_default_path();
+	vigild.conf = conf_load(o->config ? o->config : path,
+	    o->config != NULL, &errs);
+	free(path);
+	if (vigild.conf == NULL) {
+		vigild_print_errors(&errs, stderr);
+		exit(1);
+	}
+	conf_errors_clear(&errs);
+	vigild_override(&vigild.conf->jobs_dir, o->jobs_dir);
+	vigild_override(&vigild.conf->runtime_dir, o->runtime_dir);
+	vigild_override(&vigild.conf->state_dir, o->state_dir);
+	vigild_override(&vigild.conf->log_dir, o->log_dir);
+	vigild.jobs_dir = vigild.conf->jobs_dir;
+	vigild.runtime_dir = vigild.conf->runtime_dir;
+	vigild.state_dir = vigild.conf->state_dir;
+	vigild.log_dir = vigild.conf->log_dir;
+	if (o->log_level != NULL || vigild.conf->log_level != NULL) {
+		if (log_level_parse(o->log_level ? o->log_level :
+		    vigild.conf->log_level, &level) == -1)
+			fatalx("unknown log level: %s", o->log_level ?
+			    o->log_level : vigild.conf->log_level);
+		log_set_level(level);
+	}
+}
+
+static void
+vigild_make_dirs(void)
+{
+	char *locks;
+
+	xasprintf(&locks, "%s/locks", vigild.runtime_dir);
+	if (vigild_mkdirs(vigild.runtime_dir, 0755) == -1 ||
+	    vigild_mkdirs(locks, 0755) == -1)
+		fatal("mkdir %s", locks);
+	free(locks);
+	if (vigild_mkdirs(vigild.state_dir, 0755) == -1)
+		fatal("mkdir %s", vigild.state_dir);
+	if (vigild_mkdirs(vigild.log_dir, 0755) == -1)
+		fatal("mkdir %s", vigild.log_dir);
+}
+
+/* Block the signals the loop reads through signalfd; ignore SIGPIPE. */
+static void
+vigild_signals(void)
+{
+	sigset_t set;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGCHLD);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGHUP);
+	sigaddset(&set, SIGUSR1);
+	if (sigprocmask(SIG_BLOCK, &set, NULL) == -1)
+		fatal("sigprocmask");
+	signal(SIGPIPE, SIG_IGN);
+}
+
+static void
+vigild_open_socket(void)
+{
+	char *path, *cause = NULL;
+	gid_t gid = (gid_t)-1;
+
+	if (vigild.conf->has_socket_gid)
+		gid = vigild.conf->socket_gid;
+	xasprintf(&path, "%s/vigild.sock", vigild.runtime_dir);
+	if (server_open(path, vigild.conf->socket_mode, gid, &cause) == -1)
+		fatalx("control socket %s", cause);
+	free(path);
+}
+
+int
+main(int argc, char **argv)
+{
+	struct vigild_options o;
+	int r;
+
+	memset(&o, 0, sizeof(o));
+	log_init("vigild", LOG_LEVEL_INFO);
+	vigild_parse_args(argc, argv, &o);
+	vigild_sanitize_stdio();
+	memset(&vigild, 0, sizeof(vigild));
+	RB_INIT(&vigild.jobs);
+	TAILQ_INIT(&vigild.clients);
+	vigild.lock_fd = vigild.listen_fd = -1;
+	vigild_load_config(&o);
+	if (o.check)
+		exit(vigild_load_jobs(1));
+
+	vigild_make_dirs();
+	vigild_lock();
+	vigild_signals();
+	if ((r = sd_event_default(&vigild.event)) < 0)
+		fatalx("sd_event_default: %s", strerror(-r));
+	supervise_init();
+	(void)vigild_load_jobs(0);
+	vigild_open_socket();
+	log_info("vigild %s started: %zu jobs from %s", PACKAGE_VERSION,
+	    vigild.njobs, vigild.jobs_dir);
+	supervise_start_all();
+	(void)sd_notify(0, "READY=1");
+
+	if ((r = sd_event_loop(vigild.event)) < 0)
+		log_warnx("sd_event_loop: %s", strerror(-r));
+	(void)sd_notify(0, "STOPPING=1");
+	log_info("all jobs stopped, exiting");
+	server_close();
+	supervise_free_all();
+	conf_free(vigild.conf);
+	vigild.event = sd_event_unref(vigild.event);
+	close(vigild.lock_fd);
+	return (vigild.exit_code);
+}

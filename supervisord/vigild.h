@@ -1,0 +1,198 @@
+/* SPDX-License-Identifier: ISC */
+/* Copyright (c) 2026 The vigil authors */
+
+/*
+ * Daemon-private structures of vigild: jobs and their instances at run
+ * time, control clients, the command table, and the functions the
+ * supervise/server/cmd files offer each other.
+ */
+
+#ifndef VIGILD_H
+#define VIGILD_H
+
+#include <sys/types.h>
+
+#include <bsd/sys/queue.h>
+#include <bsd/sys/tree.h>
+#include <stdint.h>
+
+#include <systemd/sd-event.h>
+
+#include "conf.h"
+#include "job.h"
+#include "lock.h"
+#include "proto.h"
+
+struct client;
+struct job;
+
+/* A wait of a client for an instance to reach a state. */
+enum wait_kind {
+	WAIT_START,   /* RUNNING is success; EXITED/BACKOFF/FATAL failure */
+	WAIT_STOP,    /* any inactive state */
+	WAIT_STATE,   /* exactly target */
+};
+
+struct waiter {
+	struct client *client;
+	struct inst *inst;
+	enum wait_kind kind;
+	enum job_state target;
+	TAILQ_ENTRY(waiter) ientry; /* on the instance */
+	TAILQ_ENTRY(waiter) centry; /* on the client */
+};
+TAILQ_HEAD(waiter_list, waiter);
+
+/* One running copy of a job (instances = N gives N of these). */
+struct inst {
+	struct job *job;
+	int index;
+	char *label; /* "name", or "name@index" when instances > 1 */
+	enum job_state state;
+	uint64_t since; /* monotonic usec of the last state change */
+	char *reason;	/* why it is in this state, or NULL */
+
+	pid_t pid; /* leader, 0 when none */
+	uint64_t started; /* monotonic usec at fork */
+	char run_id[17];
+	int lock_fd; /* held while active, else -1 */
+	int exec_failed;
+
+	int want;	    /* the operator or autostart wants it up */
+	int stop_requested; /* the current stop is on purpose */
+	int start_after_stop; /* a start came during a stop */
+	int killed;	    /* SIGKILL already sent */
+	int group_wait;	    /* leader gone, waiting for its group */
+	pid_t pgid;
+	struct job_decision pending; /* applied once the group is gone */
+
+	unsigned int failures; /* consecutive failed starts */
+	unsigned int restarts;
+	int has_exit;
+	int last_status; /* wait status of the last run */
+	uint64_t delay;	 /* current backoff delay */
+	uint64_t next_start; /* monotonic usec, in BACKOFF */
+
+	struct lock_holder leftover; /* BLOCKED: the holder being reclaimed */
+	uint64_t recheck;	     /* BLOCKED: next poll interval */
+	uint64_t kill_at;	     /* BLOCKED: when to send SIGKILL */
+
+	sd_event_source *timer;
+	sd_event_source *report;
+	struct waiter_list waiters;
+	RB_ENTRY(inst) pid_entry;
+	TAILQ_ENTRY(inst) gw_entry; /* on the group-wait list */
+};
+
+struct job {
+	char *name;
+	struct job_spec *spec;
+	struct inst *insts;
+	int ninsts;
+	RB_ENTRY(job) entry;
+};
+RB_HEAD(job_tree, job);
+RB_PROTOTYPE(job_tree, job, entry, job_cmp)
+
+/* vigild's global state. */
+struct vigild {
+	sd_event *event;
+	struct conf *conf;
+	const char *jobs_dir;
+	const char *runtime_dir;
+	const char *state_dir;
+	const char *log_dir;
+	struct job_tree jobs;
+	size_t njobs;
+	size_t nactive; /* instances in an active state */
+	int shutting_down;
+	int exit_code;
+	int lock_fd;
+	int listen_fd;
+	uint64_t next_client_id;
+	sd_event_source *listen_src;
+	TAILQ_HEAD(, client) clients;
+};
+
+extern struct vigild vigild;
+
+/* supervise.c */
+void supervise_init(void);
+void supervise_add_job(struct job_spec *);
+struct job *supervise_find_job(const char *);
+void supervise_start_all(void);
+void supervise_shutdown(void);
+void supervise_inst_start(struct inst *);
+void supervise_inst_stop(struct inst *);
+void supervise_inst_signal(struct inst *, int);
+void supervise_free_all(void);
+uint64_t supervise_now(void);
+
+/* server.c */
+int server_open(const char *, int, gid_t, char **);
+void server_close(void);
+void server_client_write(struct client *, enum proto_type, const void *,
+    size_t);
+void server_client_finish(struct client *, int);
+int server_client_json(const struct client *);
+uid_t server_client_uid(const struct client *);
+int server_waiter_add(struct client *, struct inst *, enum wait_kind,
+    enum job_state);
+int server_client_wait_code(const struct client *);
+void server_client_hold(struct client *);
+void server_waiters_notify(struct inst *);
+void server_waiters_cancel(struct inst *);
+
+/* cmd.c */
+enum cmd_retval {
+	CMD_ERROR = -1,
+	CMD_OK = 0,
+	CMD_WAIT, /* reply later: the client stays connected */
+};
+
+struct cmd_ctx {
+	struct client *client;
+	const struct cmd_entry *entry;
+	int argc;  /* operands after options */
+	char **argv;
+	char opts[128]; /* opts['x'] != 0: option -x given */
+	char *optarg[128];
+	int json;
+	int code; /* exit code for the client, 0 by default */
+	struct proto_buf out;
+	struct proto_buf err;
+};
+
+struct cmd_entry {
+	const char *name;
+	const char *alias;
+	const char *usage;
+	const char *optstring;
+	const char *longopts; /* "no-wait=W,state=s": long name to letter */
+	int min_args;
+	int max_args; /* -1: no limit */
+	int flags;
+#define CMD_READONLY 0x1 /* allowed for peers without control rights */
+	const char *help;
+	enum cmd_retval (*exec)(struct cmd_ctx *);
+};
+
+/* Exit codes of vigilctl, as in interface.md. */
+#define CMD_EXIT_OK 0
+#define CMD_EXIT_FAILED 1
+#define CMD_EXIT_USAGE 2
+#define CMD_EXIT_NOT_RUNNING 3
+#define CMD_EXIT_NO_JOB 4
+
+void cmd_dispatch(struct client *, uint32_t, int, char **);
+void cmd_print(struct cmd_ctx *, const char *, ...)
+    __attribute__((format(printf, 2, 3)));
+void cmd_error(struct cmd_ctx *, const char *, ...)
+    __attribute__((format(printf, 2, 3)));
+void cmd_printf_client(struct client *, enum proto_type, const char *, ...)
+    __attribute__((format(printf, 3, 4)));
+void cmd_print_json_string(struct cmd_ctx *, const char *);
+int cmd_resolve(struct cmd_ctx *, int, char **, struct inst ***, size_t *);
+extern const struct cmd_entry *const cmd_table[];
+
+#endif

@@ -1,0 +1,58 @@
+#!/bin/bash
+# One child per job and per instance; each holds its own OFD lock with a
+# holder record; stop really ends the process; start brings a new one.
+. "$(dirname "$0")/lib.sh"
+
+job one 'command = "sleep 1000"'
+job many 'command = "sleep 1001"' 'instances = 3'
+job manual 'command = "sleep 1002"' 'autostart = false'
+start_vigild
+
+wait_state one RUNNING
+for i in 0 1 2; do wait_state "many@$i" RUNNING; done
+is_state manual STOPPED || fail "autostart = false job was started"
+
+# Exactly one process per instance, each with its own identity.
+[ "$(procs_with VIGIL_JOB=one | wc -l)" -eq 1 ] || fail "one: not one process"
+[ "$(procs_with VIGIL_JOB=many | wc -l)" -eq 3 ] || fail "many: not three processes"
+pid=$(job_pid one)
+alive "$pid" || fail "pid $pid of one is not alive"
+tr '\0' '\n' <"/proc/$pid/environ" | grep -qx VIGIL_INSTANCE=0 || fail "VIGIL_INSTANCE"
+tr '\0' '\n' <"/proc/$pid/environ" | grep -q '^VIGIL_RUN_ID=.' || fail "VIGIL_RUN_ID"
+[ "$(sed -n 's/^.*) [A-Za-z] [0-9]* \([0-9]*\).*$/\1/p' "/proc/$pid/stat")" = "$pid" ] ||
+	fail "child is not its own process group leader (setsid)"
+for i in 0 1 2; do
+	p=$(job_pid "many@$i")
+	tr '\0' '\n' <"/proc/$p/environ" | grep -qx "VIGIL_INSTANCE=$i" ||
+		fail "many@$i has the wrong VIGIL_INSTANCE"
+	[ -f "$RUN/locks/many@$i.lock" ] || fail "no lock file for many@$i"
+done
+
+# The lock is really held (an OFD lock on the file's inode) and records
+# the holder.
+ino=$(stat -c %i "$RUN/locks/one.lock")
+grep -q "OFDLCK.*:$ino " /proc/locks || fail "one.lock is not OFD-locked"
+read -r rpid rpgid _ rvigild <"$RUN/locks/one.lock"
+[ "$rpid" = "$pid" ] && [ "$rpgid" = "$pid" ] && [ "$rvigild" = "$VIGILD_PID" ] ||
+	fail "holder record '$rpid $rpgid $rvigild' does not match pid $pid"
+# The child holds the lock descriptor as fd 3.
+[ "$(readlink "/proc/$pid/fd/3")" = "$RUN/locks/one.lock" ] || fail "fd 3 is not the lock"
+[ ! -e "/proc/$pid/fd/4" ] || fail "child inherited an extra fd 4"
+
+# stop waits until the process is gone and releases the lock.
+ctl stop one >/dev/null
+dead "$pid" || fail "pid $pid still alive after stop returned"
+is_state one STOPPED || fail "one is $(state one) after stop"
+grep -q "OFDLCK.*:$ino " /proc/locks && fail "one.lock still locked after stop"
+
+ctl start one >/dev/null || fail "start one failed"
+is_state one RUNNING || fail "one not RUNNING after start returned"
+pid2=$(job_pid one)
+[ "$pid2" != "$pid" ] || fail "start did not make a new process"
+
+ctl start manual >/dev/null
+is_state manual RUNNING || fail "manual not RUNNING after start"
+
+stop_vigild
+dead "$pid2" || fail "job outlived vigild's graceful exit"
+log "ok"

@@ -1,0 +1,46 @@
+#!/bin/bash
+# A TERM-ignoring job (and its TERM-ignoring child) survive a SIGKILL of
+# vigild and keep the lock.  The next vigild shows BLOCKED, reclaims the
+# lock (stop_signal, then SIGKILL after stop_timeout) and only then starts
+# one new instance: never two copies at once.
+. "$(dirname "$0")/lib.sh"
+[ -x "$HELPERS/ignore-term" ] || exit 77
+
+job blk "command = [\"$HELPERS/ignore-term\", \"$T/ready\", \"fork\"]" \
+	'stop_timeout = "1500ms"'
+start_vigild
+wait_state blk RUNNING
+old=$(job_pid blk)
+old_run=$(tr '\0' '\n' <"/proc/$old/environ" | sed -n 's/^VIGIL_RUN_ID=//p')
+old_all=$(procs_with "VIGIL_RUN_ID=$old_run")
+track $old_all
+kill -KILL "$VIGILD_PID"
+wait "$VIGILD_PID" 2>/dev/null || true
+VIGILD_PID=
+# The leftovers ignore the parent-death TERM.
+alive "$old" || fail "the TERM-ignoring leftover died; the test is moot"
+
+start_vigild
+# Watch the run ids of live blk processes until a new one runs alone.
+seen_blocked=0
+deadline=$(($(now_ms) + 15000))
+while :; do
+	runs=$(for p in $(procs_with VIGIL_JOB=blk); do
+		tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null | sed -n 's/^VIGIL_RUN_ID=//p'
+	done | sort -u)
+	n=$(printf '%s' "$runs" | grep -c . || true)
+	[ "$n" -le 1 ] || fail "two copies at once: run ids $runs"
+	st=$(state blk)
+	[ "$st" = BLOCKED ] && seen_blocked=1
+	if [ "$st" = RUNNING ] && [ "$n" -eq 1 ] && [ "$runs" != "$old_run" ]; then
+		break
+	fi
+	[ "$(now_ms)" -lt "$deadline" ] || fail "no new instance (state $st)"
+	sleep 0.02
+done
+[ "$seen_blocked" -eq 1 ] || fail "never saw BLOCKED"
+for p in $old_all; do dead "$p" || fail "leftover $p still alive"; done
+grep -q "lock held by leftover pid $old" "$VLOG" || fail "no reclaim message"
+grep -q "outlived stop_timeout, sending KILL" "$VLOG" || fail "no KILL message"
+stop_vigild
+log "ok"

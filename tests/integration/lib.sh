@@ -1,0 +1,137 @@
+# shellcheck shell=bash
+# Shared setup for black-box tests: a private temp root with its own
+# jobs.d, runtime, state and log dirs; a vigild started in the foreground
+# and driven only through vigilctl, signals and the files it writes.
+# Every wait polls with a deadline.  Cleanup ends only the processes this
+# test started (by pid), and keeps the directory when the test failed.
+
+set -eu
+
+: "${VIGILD:?VIGILD must point to the vigild binary}"
+: "${VIGILCTL:?VIGILCTL must point to the vigilctl binary}"
+: "${HELPERS:=}"
+: "${VIGILD_WRAPPER:=}"
+
+T=$(mktemp -d "${TMPDIR:-/tmp}/vigil-test.XXXXXX")
+JOBS=$T/jobs.d
+RUN=$T/run
+STATE=$T/state
+LOGS=$T/log
+SOCK=$RUN/vigild.sock
+VLOG=$T/vigild.log
+VIGILD_PID=
+TRACKED=
+mkdir -p "$JOBS"
+: >"$T/vigil.conf"
+export VIGIL_SOCKET=$SOCK
+
+log() { printf '# %s\n' "$*"; }
+
+fail() {
+	printf 'FAIL: %s\n' "$*" >&2
+	exit 1
+}
+
+ctl() { "$VIGILCTL" -s "$SOCK" "$@"; }
+
+now_ms() { echo $(($(date +%s%N) / 1000000)); }
+
+# retry SECONDS COMMAND...: run COMMAND until it succeeds or time is up.
+retry() {
+	local deadline
+	deadline=$(($(now_ms) + $1 * 1000))
+	shift
+	until "$@"; do
+		[ "$(now_ms)" -lt "$deadline" ] || return 1
+		sleep 0.02
+	done
+}
+
+# alive PID: the process exists and is not a zombie.
+alive() {
+	local st
+	st=$(sed -n 's/^.*) \([A-Za-z]\).*$/\1/p' "/proc/$1/stat" 2>/dev/null) ||
+		return 1
+	[ -n "$st" ] && [ "$st" != Z ]
+}
+
+dead() { ! alive "$1"; }
+
+# track PID: end this process at cleanup if it is still there.
+track() { TRACKED="$TRACKED $*"; }
+
+# job NAME LINES...: write jobs.d/NAME.conf, one option per argument.
+job() {
+	local name=$1
+	shift
+	printf '%s\n' "$@" >"$JOBS/$name.conf"
+}
+
+start_vigild() {
+	# shellcheck disable=SC2086
+	$VIGILD_WRAPPER "$VIGILD" -c "$T/vigil.conf" -j "$JOBS" \
+		--runtime-dir "$RUN" --state-dir "$STATE" --log-dir "$LOGS" \
+		"$@" >>"$VLOG" 2>&1 &
+	VIGILD_PID=$!
+	track "$VIGILD_PID"
+	retry 20 ctl ping >/dev/null 2>&1 ||
+		fail "vigild did not answer ping; log: $(tail -n 20 "$VLOG")"
+}
+
+# stop_vigild: SIGTERM, wait for exit; its status must be 0.
+stop_vigild() {
+	local rc=0
+	[ -n "$VIGILD_PID" ] || return 0
+	kill -TERM "$VIGILD_PID" 2>/dev/null || true
+	wait "$VIGILD_PID" || rc=$?
+	VIGILD_PID=
+	[ "$rc" -eq 0 ] || fail "vigild exited with $rc; log: $(tail -n 20 "$VLOG")"
+}
+
+# state NAME: the STATE column of `vigilctl status NAME`.
+state() { ctl status "$1" 2>/dev/null | awk 'NR == 2 { print $2 }'; }
+
+is_state() { [ "$(state "$1")" = "$2" ]; }
+
+# wait_state NAME STATE [SECONDS]
+wait_state() {
+	retry "${3:-10}" is_state "$1" "$2" ||
+		fail "$1 did not reach $2 (is $(state "$1")); log: $(tail -n 20 "$VLOG")"
+}
+
+job_pid() { ctl pid "$1"; }
+
+# procs_with ENV=VALUE: pids of live processes whose environment has it.
+procs_with() {
+	local p
+	for p in /proc/[0-9]*; do
+		p=${p#/proc/}
+		if tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null |
+			grep -qx -- "$1"; then
+			alive "$p" && echo "$p"
+		fi
+	done
+	return 0
+}
+
+cleanup() {
+	local rc=$? p i
+	if [ -n "$VIGILD_PID" ] && alive "$VIGILD_PID"; then
+		kill -TERM "$VIGILD_PID" 2>/dev/null || true
+		for i in $(seq 1 250); do
+			alive "$VIGILD_PID" || break
+			sleep 0.02
+		done
+	fi
+	for p in $TRACKED; do
+		alive "$p" && kill -KILL "$p" 2>/dev/null
+	done
+	if [ "$rc" -eq 0 ]; then
+		rm -rf "$T"
+	else
+		printf '# kept %s\n# vigild log:\n' "$T" >&2
+		tail -n 40 "$VLOG" >&2 2>/dev/null || true
+	fi
+	exit "$rc"
+}
+trap cleanup EXIT
