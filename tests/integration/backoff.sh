@@ -3,7 +3,7 @@
 # the job never stops being retried; with max_restarts it turns FATAL.
 . "$(dirname "$0")/lib.sh"
 
-job crash "command = [\"sh\", \"-c\", \"date +%s%N >> $T/starts; exit 1\"]"
+job crash "command = {\"sh\", \"-c\", \"date +%s%N >> $T/starts; exit 1\"}"
 job giveup 'command = "false"' 'max_restarts = 2' 'restart_delay = "10ms"'
 start_vigild
 
@@ -12,8 +12,8 @@ r=$(ctl status giveup | awk 'NR == 2 { print $5 }')
 [ "$r" = 2 ] || fail "giveup: $r restarts before FATAL, expected 2"
 
 # Six starts need 0.1 + 0.2 + 0.4 + 0.8 + 1.6 s, give or take 10%.
-retry 15 test "$(wc -l <"$T/starts" 2>/dev/null || echo 0)" -ge 6 ||
-	fail "fewer than 6 starts"
+six_starts() { [ "$(cat "$T/starts" 2>/dev/null | wc -l)" -ge 6 ]; }
+retry 15 six_starts || fail "fewer than 6 starts"
 mapfile -t s <"$T/starts"
 prev=0
 for i in 1 2 3 4 5; do

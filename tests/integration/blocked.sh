@@ -6,7 +6,7 @@
 . "$(dirname "$0")/lib.sh"
 [ -x "$HELPERS/ignore-term" ] || exit 77
 
-job blk "command = [\"$HELPERS/ignore-term\", \"$T/ready\", \"fork\"]" \
+job blk "command = {\"$HELPERS/ignore-term\", \"$T/ready\", \"fork\"}" \
 	'stop_timeout = "1500ms"'
 start_vigild
 wait_state blk RUNNING
@@ -26,7 +26,7 @@ seen_blocked=0
 deadline=$(($(now_ms) + 15000))
 while :; do
 	runs=$(for p in $(procs_with VIGIL_JOB=blk); do
-		tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null | sed -n 's/^VIGIL_RUN_ID=//p'
+		tr '\0' '\n' 2>/dev/null <"/proc/$p/environ" | sed -n 's/^VIGIL_RUN_ID=//p'
 	done | sort -u)
 	n=$(printf '%s' "$runs" | grep -c . || true)
 	[ "$n" -le 1 ] || fail "two copies at once: run ids $runs"

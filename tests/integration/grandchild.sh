@@ -5,7 +5,7 @@
 . "$(dirname "$0")/lib.sh"
 [ -x "$HELPERS/ignore-term" ] || exit 77
 
-job gc "command = [\"sh\", \"-c\", \"$HELPERS/ignore-term $T/gc.pid & exec sleep 1000\"]" \
+job gc "command = {\"sh\", \"-c\", \"$HELPERS/ignore-term $T/gc.pid & exec sleep 1000\"}" \
 	'stop_timeout = "500ms"'
 start_vigild
 wait_state gc RUNNING
@@ -24,7 +24,7 @@ log "stop took $took ms"
 # A leader that exits on its own: what is left of its group is stopped
 # before the restart, so no straggler overlaps the next run.
 rm -f "$T/gc.pid"
-job gc2 "command = [\"sh\", \"-c\", \"$HELPERS/ignore-term $T/gc2.pid & sleep 0.3; exit 3\"]" \
+job gc2 "command = {\"sh\", \"-c\", \"$HELPERS/ignore-term $T/gc2.pid & sleep 0.3; exit 3\"}" \
 	'stop_timeout = "300ms"' 'restart = "never"'
 stop_vigild
 start_vigild

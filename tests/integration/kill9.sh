@@ -5,7 +5,7 @@
 
 job a 'command = "sleep 1000"'
 job b 'command = "sleep 1000"' 'instances = 2'
-job c 'command = ["sh", "-c", "trap \"exit 0\" INT; while :; do sleep 1; done"]' \
+job c 'command = {"sh", "-c", "trap \"exit 0\" INT; while :; do sleep 0.1; done"}' \
 	'stop_signal = "INT"'
 start_vigild
 wait_state a RUNNING

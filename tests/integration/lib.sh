@@ -106,7 +106,7 @@ procs_with() {
 	local p
 	for p in /proc/[0-9]*; do
 		p=${p#/proc/}
-		if tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null |
+		if tr '\0' '\n' 2>/dev/null <"/proc/$p/environ" |
 			grep -qx -- "$1"; then
 			alive "$p" && echo "$p"
 		fi

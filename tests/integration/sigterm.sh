@@ -3,7 +3,7 @@
 # handler; vigild exits 0 once all are gone.
 . "$(dirname "$0")/lib.sh"
 
-job slow "command = [\"sh\", \"-c\", \"trap 'sleep 0.5; echo done > $T/cleanup; exit 0' TERM; while :; do sleep 0.05; done\"]"
+job slow "command = {\"sh\", \"-c\", \"trap 'sleep 0.5; echo done > $T/cleanup; exit 0' TERM; while :; do sleep 0.05; done\"}"
 job fast 'command = "sleep 1000"'
 start_vigild
 wait_state slow RUNNING
