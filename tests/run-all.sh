@@ -1,0 +1,109 @@
+#!/bin/bash
+# The whole test suite, as CI runs it:
+#   1. gcc, -Werror: build and `make check` (unit + black-box tests)
+#   2. clang, -Werror, ASan + UBSan: `make check`
+#   3. `make check-valgrind` (unit tests and vigild under valgrind)
+#   4. `make distcheck`
+#   5. clang-format, shellcheck, `make check-headers`, cppcheck
+# Ends with one line "N passed, N failed, N skipped" over every test of
+# every stage.  Set STAGES="1 5" to run only some stages.
+set -u
+cd "$(dirname "$0")/.."
+top=$PWD
+stages=${STAGES:-1 2 3 4 5}
+jobs=$(nproc 2>/dev/null || echo 2)
+passed=0 failed=0 skipped=0
+
+note() { printf '\n=== %s\n' "$*"; }
+
+# count DIR: add the results of automake's .trs files under DIR.
+count() {
+	local p f s
+	p=$(cat "$1"/tests/unit/*.trs "$1"/tests/integration/*.trs 2>/dev/null |
+		grep -c '^:test-result: PASS' || true)
+	f=$(cat "$1"/tests/unit/*.trs "$1"/tests/integration/*.trs 2>/dev/null |
+		grep -c '^:test-result: \(FAIL\|ERROR\|XPASS\)' || true)
+	s=$(cat "$1"/tests/unit/*.trs "$1"/tests/integration/*.trs 2>/dev/null |
+		grep -c '^:test-result: SKIP' || true)
+	passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + s))
+	printf '%s: %d passed, %d failed, %d skipped\n' "$1" "$p" "$f" "$s"
+}
+
+# one NAME COMMAND...: a check that counts as one test.
+one() {
+	local name=$1
+	shift
+	if "$@"; then
+		passed=$((passed + 1))
+		printf 'PASS: %s\n' "$name"
+	else
+		failed=$((failed + 1))
+		printf 'FAIL: %s\n' "$name"
+	fi
+}
+
+# build DIR CONFIGURE-ARGS...: configure and build in DIR.
+build() {
+	local dir=$1
+	shift
+	rm -rf "$dir" && mkdir -p "$dir" &&
+		(cd "$dir" && "$top/configure" "$@" >configure.out 2>&1 &&
+			make -j"$jobs" >make.out 2>&1 &&
+			make -j"$jobs" check TESTS= >>make.out 2>&1) || {
+		printf 'build in %s failed:\n' "$dir"
+		tail -n 30 "$dir/configure.out" "$dir/make.out" 2>/dev/null
+		return 1
+	}
+}
+
+# check DIR [MAKE-ARGS...]: run the suite in DIR, show failures, count.
+check() {
+	local dir=$1
+	shift
+	(cd "$dir" && make -j"$jobs" "$@" >check.out 2>&1) ||
+		{ tail -n 80 "$dir/test-suite.log" 2>/dev/null || tail -n 40 "$dir/check.out"; }
+	count "$dir"
+}
+
+[ -x configure ] || ./autogen.sh >/dev/null 2>&1 || { echo "autogen failed"; exit 1; }
+
+for st in $stages; do
+	case $st in
+	1)
+		note "gcc -Werror: make check"
+		if build build/gcc CC=gcc --enable-werror; then check build/gcc check
+		else failed=$((failed + 1)); fi
+		;;
+	2)
+		note "clang -Werror, ASan + UBSan: make check"
+		if build build/san CC=clang --enable-werror --enable-sanitizers; then
+			ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
+				UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+				check build/san check
+		else failed=$((failed + 1)); fi
+		;;
+	3)
+		note "valgrind: make check-valgrind"
+		if build build/vg CC=gcc; then check build/vg check-valgrind
+		else failed=$((failed + 1)); fi
+		;;
+	4)
+		note "make distcheck"
+		one distcheck sh -c "rm -rf build/dist && mkdir -p build/dist && cd build/dist &&
+			'$top/configure' >/dev/null 2>&1 &&
+			make -j$jobs distcheck >distcheck.out 2>&1 ||
+			{ tail -n 40 distcheck.out; exit 1; }"
+		;;
+	5)
+		note "lint"
+		one clang-format sh -c "git ls-files '*.[ch]' | xargs clang-format --dry-run -Werror"
+		one shellcheck sh -c "shellcheck -x -P tests/integration tests/integration/*.sh tests/run-all.sh contrib/*.sh .ci/run"
+		one check-headers sh -c "[ -d build/gcc ] || build build/gcc CC=gcc; make -s -C build/gcc check-headers"
+		one cppcheck sh -c "cppcheck --quiet --error-exitcode=1 --enable=warning,portability \
+			--inline-suppr --std=c11 -I lib lib supervisord tests/unit tests/helpers"
+		;;
+	esac
+done
+
+printf '\n%d passed, %d failed, %d skipped\n' "$passed" "$failed" "$skipped"
+[ "$failed" -eq 0 ]
