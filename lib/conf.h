@@ -44,7 +44,7 @@ enum conf_output {
 	CONF_OUTPUT_INHERIT,
 };
 
-/* Resource limits, in the order of conf_limit_names[] in conf.c. */
+/* Resource limits: the limit_nofile ... limit_memlock options, in order. */
 enum conf_limit {
 	CONF_LIMIT_NOFILE = 0,
 	CONF_LIMIT_CORE,
@@ -59,8 +59,8 @@ enum conf_limit {
 };
 
 struct conf_rlimit {
-	int set;	  /* 0: inherit vigild's */
-	int resource;	  /* RLIMIT_* */
+	int set;          /* 0: inherit vigild's */
+	int resource;     /* RLIMIT_* */
 	struct rlimit rl; /* RLIM_INFINITY for "infinity" */
 };
 
@@ -102,11 +102,11 @@ struct job_spec {
 	uid_t uid;
 	int has_gid;
 	gid_t gid;
-	char *directory;   /* default "/" */
+	char *directory;    /* default "/" */
 	char **environment; /* "KEY=value" */
 	size_t nenvironment;
 	char *env_file; /* NULL: none */
-	int umask;	/* -1: inherit */
+	int umask;      /* -1: inherit */
 	int has_nice;
 	int nice;
 	struct conf_rlimit limits[CONF_LIMIT_COUNT];
@@ -143,7 +143,7 @@ struct conf {
 	char *socket_group; /* NULL: none */
 	int has_socket_gid;
 	gid_t socket_gid;
-	int socket_mode; /* default 0600, 0660 with socket_group */
+	int socket_mode;  /* default 0600, 0660 with socket_group */
 	int history_keep; /* default 1000 */
 };
 
@@ -160,8 +160,8 @@ char *conf_default_path(void);
 struct conf *conf_load(const char *, int, struct conf_errors *);
 void conf_free(struct conf *);
 
-struct job_spec *job_spec_load(const char *, const char *,
-    struct conf_errors *);
+struct job_spec *job_spec_load(
+    const char *, const char *, struct conf_errors *);
 void job_spec_free(struct job_spec *);
 int job_spec_equal(const struct job_spec *, const struct job_spec *);
 int job_spec_is_success(const struct job_spec *, int);
