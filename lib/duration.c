@@ -174,8 +174,8 @@ duration_append(char *buf, size_t len, uint64_t whole, uint64_t frac,
 }
 
 /*
- * Write usec in a compact human form ("250ms", "1.5s", "2m", "1h30m",
- * "1d2h") into buf, which holds len bytes, truncating if needed; the result
+ * Write usec in a compact human form ("0s", "250ms", "1.5s", "2m",
+ * "1h30m", "1d2h") into buf, which holds len bytes, truncating if needed; the result
  * parses back to the same value with duration_parse.  Returns buf.
  */
 char *
@@ -186,6 +186,10 @@ duration_format(uint64_t usec, char *buf, size_t len)
 	if (len == 0)
 		return (buf);
 	buf[0] = '\0';
+	if (usec == 0) {
+		duration_append(buf, len, 0, 0, 1, "s");
+		return (buf);
+	}
 	if (usec < DURATION_USEC_PER_MSEC) {
 		duration_append(buf, len, usec, 0, 1, "us");
 		return (buf);

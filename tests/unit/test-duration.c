@@ -109,7 +109,7 @@ TEST(format)
 {
 	char buf[64];
 
-	ASSERT_STREQ(duration_format(0, buf, sizeof buf), "0us");
+	ASSERT_STREQ(duration_format(0, buf, sizeof buf), "0s");
 	ASSERT_STREQ(duration_format(500, buf, sizeof buf), "500us");
 	ASSERT_STREQ(duration_format(250 * MSEC, buf, sizeof buf), "250ms");
 	ASSERT_STREQ(duration_format(1500, buf, sizeof buf), "1.5ms");
@@ -135,8 +135,8 @@ TEST(format_truncates)
 
 TEST(round_trip)
 {
-	static const uint64_t values[] = { 1, 999, 1000, 1001, 999999, 1000000,
-		1234567, 59999999, 60000000, 61500000, 3599999999ULL,
+	static const uint64_t values[] = { 0, 1, 999, 1000, 1001, 999999,
+		1000000, 1234567, 59999999, 60000000, 61500000, 3599999999ULL,
 		86400000000ULL, 90061000001ULL, UINT64_MAX };
 	char buf[64];
 	uint64_t v;
