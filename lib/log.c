@@ -80,7 +80,7 @@ log_level_parse(const char *s, enum log_level *out)
 	return (-1);
 }
 
-static void
+static void __attribute__((format(printf, 3, 0)))
 log_vwrite(enum log_level level, const char *err, const char *fmt, va_list ap)
 {
 	char buf[4096];

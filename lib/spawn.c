@@ -48,7 +48,9 @@ struct spawn_plan {
 	const struct spawn_request *req;
 	char **envp;
 	const char *path; /* PATH used to find argv[0] */
-	const char *username;
+	const char *username; /* for initgroups, when user is set */
+	int has_gid;
+	gid_t gid; /* group, else the user's primary group */
 	pid_t parent;
 	int report;
 };
@@ -303,15 +305,23 @@ spawn_child_attrs(const struct spawn_plan *p)
 	if (s->umask != -1)
 		umask((mode_t)s->umask);
 	if (s->has_gid || s->has_uid) {
-		if (s->has_uid && p->username != NULL &&
-		    initgroups(p->username, s->has_gid ? s->gid : 0) == -1)
+		if (p->username != NULL &&
+		    initgroups(p->username, p->gid) == -1)
 			spawn_child_fail(p, "initgroups", errno);
-		if (!s->has_uid && setgroups(0, NULL) == -1)
+		if (p->username == NULL && setgroups(0, NULL) == -1)
 			spawn_child_fail(p, "setgroups", errno);
-		if (s->has_gid && setgid(s->gid) == -1)
+		if (p->has_gid && setgid(p->gid) == -1)
 			spawn_child_fail(p, "setgid", errno);
 		if (s->has_uid && setuid(s->uid) == -1)
 			spawn_child_fail(p, "setuid", errno);
+		/*
+		 * A change of credentials clears the parent-death signal:
+		 * set it again, and check again that the parent is alive.
+		 */
+		if (prctl(PR_SET_PDEATHSIG, s->pdeath_signal) == -1)
+			spawn_child_fail(p, "prctl", errno);
+		if (getppid() != p->parent)
+			_exit(127);
 	}
 	if (chdir(s->directory) == -1) {
 		snprintf(what, sizeof(what), "chdir %s", s->directory);
@@ -370,9 +380,20 @@ spawn_start(const struct spawn_request *req, struct spawn_result *res,
 	plan.path = spawn_env_get(plan.envp, "PATH");
 	if (plan.path == NULL)
 		plan.path = SPAWN_DEFAULT_PATH;
-	if (s->has_uid) {
-		if ((pw = getpwuid(s->uid)) != NULL)
-			plan.username = pw->pw_name;
+	plan.has_gid = s->has_gid;
+	plan.gid = s->gid;
+	if (s->has_uid && (pw = getpwuid(s->uid)) != NULL) {
+		plan.username = pw->pw_name;
+		if (!s->has_gid) {
+			plan.has_gid = 1;
+			plan.gid = pw->pw_gid;
+		}
+	}
+	if (s->has_uid && plan.username == NULL && !s->has_gid) {
+		xasprintf(cause, "user %ld has no passwd entry: set group too",
+		    (long)s->uid);
+		spawn_env_free(plan.envp);
+		return (-1);
 	}
 	if (pipe2(pfd, O_CLOEXEC) == -1) {
 		xasprintf(cause, "pipe: %s", strerror(errno));
