@@ -29,27 +29,27 @@ enum job_state {
 
 /* How a run ended, as seen by the supervisor. */
 struct job_outcome {
-	int exec_failed;	/* the child never reached exec */
-	int status;		/* wait(2) status when !exec_failed */
-	uint64_t uptime;	/* microseconds from fork to exit */
-	unsigned int failures;	/* consecutive failed starts before this run */
-	int stop_requested;	/* an operator or shutdown stop was under way */
+	int exec_failed;       /* the child never reached exec */
+	int status;            /* wait(2) status when !exec_failed */
+	uint64_t uptime;       /* microseconds from fork to exit */
+	unsigned int failures; /* consecutive failed starts before this run */
+	int stop_requested;    /* an operator or shutdown stop was under way */
 };
 
 /* What to do next. */
 struct job_decision {
-	enum job_state state;	/* STOPPED, STARTING, BACKOFF, EXITED, FATAL */
-	unsigned int failures;	/* new count of consecutive failed starts */
-	uint64_t delay;		/* with BACKOFF: microseconds until restart */
-	int success;		/* the run counts as a success */
-	int failed_start;	/* the run was shorter than min_uptime */
+	enum job_state state;  /* STOPPED, STARTING, BACKOFF, EXITED, FATAL */
+	unsigned int failures; /* new count of consecutive failed starts */
+	uint64_t delay;        /* with BACKOFF: microseconds until restart */
+	int success;           /* the run counts as a success */
+	int failed_start;      /* the run was shorter than min_uptime */
 };
 
 const char *job_state_name(enum job_state);
 int job_state_parse(const char *);
 int job_state_is_active(enum job_state);
-void job_decide(const struct job_spec *, const struct job_outcome *,
-    uint32_t, struct job_decision *);
+void job_decide(const struct job_spec *, const struct job_outcome *, uint32_t,
+    struct job_decision *);
 char *job_exit_describe(int, char *, size_t);
 
 #endif

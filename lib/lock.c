@@ -72,8 +72,9 @@ lock_holder_read(int fd, struct lock_holder *h)
 	if (n == -1)
 		return (-1);
 	buf[n] = '\0';
-	if (sscanf(buf, "%ld %ld %" SCNu64 " %ld", &pid, &pgid, &st,
-	    &vigild) != 4 || pid <= 0 || pgid <= 0) {
+	if (sscanf(buf, "%ld %ld %" SCNu64 " %ld", &pid, &pgid, &st, &vigild) !=
+	        4 ||
+	    pid <= 0 || pgid <= 0) {
 		errno = ENOENT;
 		return (-1);
 	}

@@ -17,10 +17,10 @@
 #include <stdint.h>
 
 struct lock_holder {
-	pid_t pid;	    /* leader of the holder */
-	pid_t pgid;	    /* its process group */
+	pid_t pid;          /* leader of the holder */
+	pid_t pgid;         /* its process group */
 	uint64_t starttime; /* /proc start time of pid */
-	pid_t vigild;	    /* the vigild that started it */
+	pid_t vigild;       /* the vigild that started it */
 };
 
 enum lock_holder_status {

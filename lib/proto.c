@@ -93,8 +93,7 @@ proto_buf_add(struct proto_buf *b, const void *p, size_t n)
 
 /* Append one message with a header. */
 void
-proto_append(struct proto_buf *b, enum proto_type type, const void *p,
-    size_t n)
+proto_append(struct proto_buf *b, enum proto_type type, const void *p, size_t n)
 {
 	struct proto_header h;
 
@@ -113,8 +112,7 @@ proto_append(struct proto_buf *b, enum proto_type type, const void *p,
  * over PROTO_MAX_PAYLOAD).
  */
 int
-proto_next(struct proto_buf *b, struct proto_header *h,
-    const uint8_t **payload)
+proto_next(struct proto_buf *b, struct proto_header *h, const uint8_t **payload)
 {
 	if (proto_buf_pending(b) < PROTO_HEADER_SIZE)
 		return (0);
@@ -136,8 +134,8 @@ proto_next(struct proto_buf *b, struct proto_header *h,
 
 /* Append a PROTO_COMMAND message carrying flags and argv. */
 void
-proto_command_pack(struct proto_buf *b, uint32_t flags, int argc,
-    char *const *argv)
+proto_command_pack(
+    struct proto_buf *b, uint32_t flags, int argc, char *const *argv)
 {
 	struct proto_buf p;
 	int i;
@@ -157,8 +155,8 @@ proto_command_pack(struct proto_buf *b, uint32_t flags, int argc,
  * not NUL-terminated, no words, or more than PROTO_MAX_ARGS words.
  */
 int
-proto_command_unpack(const uint8_t *p, size_t len, uint32_t *flags,
-    int *argc, char ***argv)
+proto_command_unpack(
+    const uint8_t *p, size_t len, uint32_t *flags, int *argc, char ***argv)
 {
 	const char *s, *end;
 	char **v;

@@ -26,9 +26,9 @@
 
 enum proto_type {
 	PROTO_COMMAND = 1, /* client: u32 flags, then argv as NUL-ended words */
-	PROTO_STDOUT,	   /* server: bytes for the client's stdout */
-	PROTO_STDERR,	   /* server: bytes for the client's stderr */
-	PROTO_EXIT,	   /* server: i32 exit code; the reply is complete */
+	PROTO_STDOUT,      /* server: bytes for the client's stdout */
+	PROTO_STDERR,      /* server: bytes for the client's stderr */
+	PROTO_EXIT,        /* server: i32 exit code; the reply is complete */
 	PROTO_TYPE_MAX,
 };
 
@@ -57,7 +57,6 @@ void proto_buf_add(struct proto_buf *, const void *, size_t);
 void proto_append(struct proto_buf *, enum proto_type, const void *, size_t);
 int proto_next(struct proto_buf *, struct proto_header *, const uint8_t **);
 void proto_command_pack(struct proto_buf *, uint32_t, int, char *const *);
-int proto_command_unpack(const uint8_t *, size_t, uint32_t *, int *,
-    char ***);
+int proto_command_unpack(const uint8_t *, size_t, uint32_t *, int *, char ***);
 
 #endif

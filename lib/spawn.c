@@ -35,7 +35,7 @@
 #include "spawn.h"
 #include "xmalloc.h"
 
-#define SPAWN_DEFAULT_PATH \
+#define SPAWN_DEFAULT_PATH                                                     \
 	"/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 
 struct spawn_env {
@@ -47,7 +47,7 @@ struct spawn_env {
 struct spawn_plan {
 	const struct spawn_request *req;
 	char **envp;
-	const char *path; /* PATH used to find argv[0] */
+	const char *path;     /* PATH used to find argv[0] */
 	const char *username; /* for initgroups, when user is set */
 	int has_gid;
 	gid_t gid; /* group, else the user's primary group */
@@ -212,8 +212,8 @@ spawn_child_fail(const struct spawn_plan *p, const char *what, int err)
 
 	n = snprintf(msg, sizeof(msg), "%s: %s", what, strerror(err));
 	if (n > 0)
-		(void)!write(p->report, msg, (size_t)n < sizeof(msg) ?
-		    (size_t)n : sizeof(msg) - 1);
+		(void)!write(p->report, msg,
+		    (size_t)n < sizeof(msg) ? (size_t)n : sizeof(msg) - 1);
 	_exit(127);
 }
 
@@ -238,7 +238,7 @@ spawn_child_exec(const struct spawn_plan *p)
 		if (dlen == 0)
 			continue;
 		if ((size_t)snprintf(full, sizeof(full), "%.*s/%s", (int)dlen,
-		    dir, argv[0]) >= sizeof(full))
+		        dir, argv[0]) >= sizeof(full))
 			continue;
 		execve(full, argv, p->envp);
 		if (errno != ENOENT && errno != ENOTDIR)
@@ -276,8 +276,8 @@ spawn_child_fds(struct spawn_plan *p)
 		fd = 3;
 	maxfd = p->report;
 #ifdef HAVE_CLOSE_RANGE
-	if (fd < maxfd && close_range((unsigned int)fd,
-	    (unsigned int)maxfd - 1, 0) == 0 &&
+	if (fd < maxfd &&
+	    close_range((unsigned int)fd, (unsigned int)maxfd - 1, 0) == 0 &&
 	    close_range((unsigned int)maxfd + 1, ~0U, 0) == 0)
 		return;
 #endif
@@ -330,8 +330,7 @@ spawn_child_attrs(const struct spawn_plan *p)
 }
 
 /* The child side of spawn_start(); never returns. */
-static void __attribute__((noreturn))
-spawn_child(struct spawn_plan *p)
+static void __attribute__((noreturn)) spawn_child(struct spawn_plan *p)
 {
 	const struct job_spec *s = p->req->spec;
 	struct sigaction sa;
@@ -364,8 +363,8 @@ spawn_child(struct spawn_plan *p)
  * spawn_report_read().  Return -1 with *cause set when nothing was started.
  */
 int
-spawn_start(const struct spawn_request *req, struct spawn_result *res,
-    char **cause)
+spawn_start(
+    const struct spawn_request *req, struct spawn_result *res, char **cause)
 {
 	const struct job_spec *s = req->spec;
 	struct spawn_plan plan;

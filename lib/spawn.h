@@ -22,9 +22,9 @@ struct spawn_request {
 	int instance;
 	const char *run_id;
 	char *const *extra_env; /* more "KEY=value", NULL-terminated, or NULL */
-	int lock_fd;		/* passed to the child as fd 3, or -1 */
-	int stdout_fd;		/* -1: inherit vigild's */
-	int stderr_fd;		/* -1: inherit vigild's */
+	int lock_fd;            /* passed to the child as fd 3, or -1 */
+	int stdout_fd;          /* -1: inherit vigild's */
+	int stderr_fd;          /* -1: inherit vigild's */
 };
 
 struct spawn_result {
@@ -33,8 +33,7 @@ struct spawn_result {
 };
 
 char **spawn_environment(const struct spawn_request *, char **);
-int spawn_start(const struct spawn_request *, struct spawn_result *,
-    char **);
+int spawn_start(const struct spawn_request *, struct spawn_result *, char **);
 int spawn_report_read(int, char **);
 
 #endif

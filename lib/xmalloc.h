@@ -13,7 +13,6 @@ void *xcalloc(size_t, size_t);
 void *xreallocarray(void *, size_t, size_t);
 char *xstrdup(const char *);
 char *xstrndup(const char *, size_t);
-int xasprintf(char **, const char *, ...)
-    __attribute__((format(printf, 2, 3)));
+int xasprintf(char **, const char *, ...) __attribute__((format(printf, 2, 3)));
 
 #endif

@@ -106,7 +106,8 @@ cmd_list_commands_exec(struct cmd_ctx *ctx)
 	if (ctx->json) {
 		cmd_print(ctx, "{\"commands\":[");
 		for (e = cmd_table; *e != NULL; e++) {
-			cmd_print(ctx, "%s{\"name\":", e == cmd_table ? "" : ",");
+			cmd_print(
+			    ctx, "%s{\"name\":", e == cmd_table ? "" : ",");
 			cmd_print_json_string(ctx, (*e)->name);
 			cmd_print(ctx, ",\"usage\":");
 			cmd_print_json_string(ctx, (*e)->usage);

@@ -72,20 +72,24 @@ cmd_status_json_one(struct cmd_ctx *ctx, const struct inst *in, uint64_t now)
 	cmd_print(ctx, ",\"restarts\":%u,\"failures\":%u", in->restarts,
 	    in->failures);
 	cmd_print(ctx, ",\"last_exit\":");
-	cmd_print_json_string(ctx, in->has_exit ? job_exit_describe(
-	    in->last_status, buf, sizeof(buf)) : NULL);
+	cmd_print_json_string(ctx,
+	    in->has_exit ?
+	        job_exit_describe(in->last_status, buf, sizeof(buf)) :
+	        NULL);
 	if (in->state == JOB_BACKOFF)
 		cmd_print(ctx, ",\"delay_s\":%.3f,\"next_start_s\":%.3f",
-		    (double)in->delay / 1e6, in->next_start > now ?
-		    (double)(in->next_start - now) / 1e6 : 0.0);
+		    (double)in->delay / 1e6,
+		    in->next_start > now ?
+		        (double)(in->next_start - now) / 1e6 :
+		        0.0);
 	cmd_print(ctx, ",\"reason\":");
 	cmd_print_json_string(ctx, in->reason);
 	cmd_print(ctx, "}");
 }
 
 static void
-cmd_status_row(struct cmd_ctx *ctx, const struct inst *in, uint64_t now,
-    int width)
+cmd_status_row(
+    struct cmd_ctx *ctx, const struct inst *in, uint64_t now, int width)
 {
 	char pid[16], up[32], ex[64];
 
@@ -111,9 +115,12 @@ cmd_status_detail(struct cmd_ctx *ctx, const struct inst *in, uint64_t now)
 	char buf[32];
 
 	if (in->state == JOB_BACKOFF)
-		cmd_print(ctx, "  next start in %s (delay %s, %u failed starts "
-		    "in a row)\n", duration_format(in->next_start > now ?
-		    in->next_start - now : 0, buf, sizeof(buf)),
+		cmd_print(ctx,
+		    "  next start in %s (delay %s, %u failed starts "
+		    "in a row)\n",
+		    duration_format(
+		        in->next_start > now ? in->next_start - now : 0, buf,
+		        sizeof(buf)),
 		    duration_format(in->delay, buf + 16, 16), in->failures);
 	if (in->reason != NULL)
 		cmd_print(ctx, "  reason: %s\n", in->reason);

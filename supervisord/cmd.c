@@ -24,10 +24,9 @@
 #include "vigild.h"
 #include "xmalloc.h"
 
-extern const struct cmd_entry cmd_status_entry, cmd_pid_entry,
-    cmd_start_entry, cmd_stop_entry, cmd_restart_entry, cmd_signal_entry,
-    cmd_ping_entry, cmd_version_entry, cmd_shutdown_entry,
-    cmd_list_commands_entry;
+extern const struct cmd_entry cmd_status_entry, cmd_pid_entry, cmd_start_entry,
+    cmd_stop_entry, cmd_restart_entry, cmd_signal_entry, cmd_ping_entry,
+    cmd_version_entry, cmd_shutdown_entry, cmd_list_commands_entry;
 
 /* Sorted by name, as list-commands prints them. */
 const struct cmd_entry *const cmd_table[] = {
@@ -123,8 +122,8 @@ cmd_take_option(struct cmd_ctx *ctx, const struct cmd_entry *e, int ch,
  * operands; "--" ends them.  Leaves ctx->argc/argv on the operands.
  */
 static int
-cmd_parse_options(struct cmd_ctx *ctx, const struct cmd_entry *e, int argc,
-    char **argv)
+cmd_parse_options(
+    struct cmd_ctx *ctx, const struct cmd_entry *e, int argc, char **argv)
 {
 	char *arg, *eq, name[64];
 	int i, j, ch, r;
@@ -143,13 +142,13 @@ cmd_parse_options(struct cmd_ctx *ctx, const struct cmd_entry *e, int argc,
 				*eq = '\0';
 			ch = cmd_long_option(e, name);
 			if (ch == -1) {
-				cmd_error(ctx, "%s: unknown option %s",
-				    e->name, arg);
+				cmd_error(
+				    ctx, "%s: unknown option %s", e->name, arg);
 				return (-1);
 			}
 			eq = strchr(arg, '=');
 			if (cmd_take_option(ctx, e, ch, eq ? eq + 1 : NULL, &i,
-			    argc, argv) == -1)
+			        argc, argv) == -1)
 				return (-1);
 			continue;
 		}
@@ -180,11 +179,11 @@ static void
 cmd_send(struct cmd_ctx *ctx)
 {
 	if (ctx->out.len > 0)
-		server_client_write(ctx->client, PROTO_STDOUT, ctx->out.data,
-		    ctx->out.len);
+		server_client_write(
+		    ctx->client, PROTO_STDOUT, ctx->out.data, ctx->out.len);
 	if (ctx->err.len > 0)
-		server_client_write(ctx->client, PROTO_STDERR, ctx->err.data,
-		    ctx->err.len);
+		server_client_write(
+		    ctx->client, PROTO_STDERR, ctx->err.data, ctx->err.len);
 	proto_buf_clear(&ctx->out);
 	proto_buf_clear(&ctx->err);
 }
@@ -285,8 +284,7 @@ cmd_error(struct cmd_ctx *ctx, const char *fmt, ...)
 
 /* Send formatted text to a client right away (outside a handler). */
 void
-cmd_printf_client(struct client *c, enum proto_type type, const char *fmt,
-    ...)
+cmd_printf_client(struct client *c, enum proto_type type, const char *fmt, ...)
 {
 	struct proto_buf b;
 	va_list ap;
@@ -346,8 +344,8 @@ cmd_push_job(struct inst ***v, size_t *n, size_t *cap, struct job *j)
  * unknown job print an error, set the exit code 4 and return -1.
  */
 int
-cmd_resolve(struct cmd_ctx *ctx, int argc, char **argv, struct inst ***out,
-    size_t *n)
+cmd_resolve(
+    struct cmd_ctx *ctx, int argc, char **argv, struct inst ***out, size_t *n)
 {
 	struct inst **v = NULL;
 	struct job *j;

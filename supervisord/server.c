@@ -38,8 +38,8 @@ struct client {
 	struct proto_buf in;
 	struct proto_buf out;
 	int json;
-	int done;   /* PROTO_EXIT queued: close once flushed */
-	int busy;   /* a command is running (CMD_WAIT) */
+	int done;      /* PROTO_EXIT queued: close once flushed */
+	int busy;      /* a command is running (CMD_WAIT) */
 	int wait_code; /* exit code to send when the waits end */
 	struct waiter_list waits;
 	TAILQ_ENTRY(client) entry;
@@ -99,8 +99,8 @@ server_client_parse(struct client *c)
 		if ((r = proto_next(&c->in, &h, &payload)) == 0)
 			return (0);
 		if (r == -1 || h.type != PROTO_COMMAND ||
-		    proto_command_unpack(payload, h.len, &flags, &argc,
-		    &argv) == -1) {
+		    proto_command_unpack(
+		        payload, h.len, &flags, &argc, &argv) == -1) {
 			log_debug("client %llu: malformed request, dropped",
 			    (unsigned long long)c->id);
 			return (-1);
@@ -131,8 +131,8 @@ server_client_read(struct client *c)
 		if (n <= 0)
 			return (-1);
 		proto_buf_commit(&c->in, (size_t)n);
-		if (proto_buf_pending(&c->in) > PROTO_HEADER_SIZE +
-		    PROTO_MAX_PAYLOAD)
+		if (proto_buf_pending(&c->in) >
+		    PROTO_HEADER_SIZE + PROTO_MAX_PAYLOAD)
 			return (-1);
 		if (server_client_parse(c) == -1)
 			return (-1);
@@ -175,8 +175,8 @@ server_accept(sd_event_source *s, int fd, uint32_t revents, void *arg)
 				log_warn("accept");
 			return (0);
 		}
-		if (getsockopt(cfd, SOL_SOCKET, SO_PEERCRED, &cred,
-		    &len) == -1) {
+		if (getsockopt(cfd, SOL_SOCKET, SO_PEERCRED, &cred, &len) ==
+		    -1) {
 			log_warn("SO_PEERCRED");
 			close(cfd);
 			continue;
@@ -189,8 +189,8 @@ server_accept(sd_event_source *s, int fd, uint32_t revents, void *arg)
 		proto_buf_init(&c->in);
 		proto_buf_init(&c->out);
 		TAILQ_INIT(&c->waits);
-		r = sd_event_add_io(vigild.event, &c->io, cfd, EPOLLIN,
-		    server_client_io, c);
+		r = sd_event_add_io(
+		    vigild.event, &c->io, cfd, EPOLLIN, server_client_io, c);
 		if (r < 0)
 			fatalx("sd_event_add_io: %s", strerror(-r));
 		TAILQ_INSERT_TAIL(&vigild.clients, c, entry);
@@ -220,8 +220,8 @@ server_client_free(struct client *c)
  * SERVER_MAX_OUT bytes pile up is marked to be dropped.
  */
 void
-server_client_write(struct client *c, enum proto_type type, const void *p,
-    size_t n)
+server_client_write(
+    struct client *c, enum proto_type type, const void *p, size_t n)
 {
 	if (c->done)
 		return;
@@ -418,15 +418,16 @@ server_open(const char *path, int mode, gid_t gid, char **cause)
 	old = umask(0777 & ~(mode_t)mode);
 	r = bind(fd, (struct sockaddr *)&sun, sizeof(sun));
 	umask(old);
-	if (r == -1 || (gid != (gid_t)-1 && chown(path, (uid_t)-1, gid) == -1) ||
+	if (r == -1 ||
+	    (gid != (gid_t)-1 && chown(path, (uid_t)-1, gid) == -1) ||
 	    chmod(path, (mode_t)mode) == -1 || listen(fd, 128) == -1) {
 		xasprintf(cause, "%s: %s", path, strerror(errno));
 		close(fd);
 		return (-1);
 	}
 	vigild.listen_fd = fd;
-	r = sd_event_add_io(vigild.event, &vigild.listen_src, fd, EPOLLIN,
-	    server_accept, NULL);
+	r = sd_event_add_io(
+	    vigild.event, &vigild.listen_src, fd, EPOLLIN, server_accept, NULL);
 	if (r < 0)
 		fatalx("sd_event_add_io: %s", strerror(-r));
 	return (0);

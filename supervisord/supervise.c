@@ -65,8 +65,8 @@ inst_pid_cmp(struct inst *a, struct inst *b)
 RB_GENERATE(pid_tree, inst, pid_entry, inst_pid_cmp)
 
 static struct pid_tree supervise_pids = RB_INITIALIZER(&supervise_pids);
-static TAILQ_HEAD(, inst) supervise_group_waits =
-    TAILQ_HEAD_INITIALIZER(supervise_group_waits);
+static TAILQ_HEAD(, inst) supervise_group_waits = TAILQ_HEAD_INITIALIZER(
+    supervise_group_waits);
 
 static void supervise_spawn(struct inst *);
 static void supervise_try_start(struct inst *);
@@ -85,8 +85,7 @@ supervise_now(void)
 }
 
 /* Replace the reason text of an instance (NULL clears it). */
-static void
-inst_reason(struct inst *in, const char *fmt, ...)
+static void inst_reason(struct inst *in, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
 static void
@@ -142,8 +141,8 @@ inst_timer_arm(struct inst *in, uint64_t usec, sd_event_time_handler_t cb)
 	int r;
 
 	inst_timer_cancel(in);
-	r = sd_event_add_time_relative(vigild.event, &in->timer,
-	    CLOCK_MONOTONIC, usec, 1, cb, in);
+	r = sd_event_add_time_relative(
+	    vigild.event, &in->timer, CLOCK_MONOTONIC, usec, 1, cb, in);
 	if (r < 0)
 		fatalx("%s: sd_event_add_time_relative: %s", __func__,
 		    strerror(-r));
@@ -221,8 +220,8 @@ supervise_kill_timeout(sd_event_source *s, uint64_t usec, void *arg)
 	struct inst *in = arg;
 
 	inst_timer_cancel(in);
-	log_warnx("%s: still running after stop_timeout, sending KILL",
-	    in->label);
+	log_warnx(
+	    "%s: still running after stop_timeout, sending KILL", in->label);
 	in->killed = 1;
 	inst_kill(in, SIGKILL);
 	/* Each reaped member's SIGCHLD rechecks the group; this is a net. */
@@ -302,8 +301,8 @@ supervise_reaped(struct inst *in, int status)
 	if (in->report != NULL) {
 		char *cause = NULL;
 
-		if (spawn_report_read(sd_event_source_get_io_fd(in->report),
-		    &cause) == 1) {
+		if (spawn_report_read(
+		        sd_event_source_get_io_fd(in->report), &cause) == 1) {
 			in->exec_failed = 1;
 			inst_reason(in, "%s", cause);
 			free(cause);
@@ -324,8 +323,8 @@ supervise_reaped(struct inst *in, int status)
 	in->failures = d.failures;
 	end = inst_describe_end(in, status, buf, sizeof(buf));
 	if (o.stop_requested)
-		log_info("%s: pid %ld stopped (%s)", in->label, (long)in->pid,
-		    end);
+		log_info(
+		    "%s: pid %ld stopped (%s)", in->label, (long)in->pid, end);
 	else
 		log_info("%s: pid %ld ended after %s (%s)", in->label,
 		    (long)in->pid, duration_format(o.uptime, up, sizeof(up)),
@@ -340,7 +339,8 @@ supervise_reaped(struct inst *in, int status)
 		TAILQ_INSERT_TAIL(&supervise_group_waits, in, gw_entry);
 		if (in->state != JOB_STOPPING) {
 			log_info("%s: stopping what is left of process group "
-			    "%ld", in->label, (long)in->pgid);
+			         "%ld",
+			    in->label, (long)in->pgid);
 			inst_terminate(in);
 		}
 		return;
@@ -440,8 +440,8 @@ supervise_report(sd_event_source *s, int fd, uint32_t revents, void *arg)
 
 /* Open the stdout/stderr target of a job; -1 means inherit vigild's. */
 static int
-supervise_output_fd(struct inst *in, enum conf_output o, int stream,
-    char **cause)
+supervise_output_fd(
+    struct inst *in, enum conf_output o, int stream, char **cause)
 {
 	char *path;
 	int fd;
@@ -453,8 +453,8 @@ supervise_output_fd(struct inst *in, enum conf_output o, int stream,
 		fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
 		break;
 	case CONF_OUTPUT_JOURNAL:
-		fd = sd_journal_stream_fd(in->job->name,
-		    stream == 1 ? LOG_INFO : LOG_WARNING, 0);
+		fd = sd_journal_stream_fd(
+		    in->job->name, stream == 1 ? LOG_INFO : LOG_WARNING, 0);
 		if (fd < 0) {
 			xasprintf(cause, "journal stream: %s", strerror(-fd));
 			return (-2);
@@ -463,8 +463,8 @@ supervise_output_fd(struct inst *in, enum conf_output o, int stream,
 	case CONF_OUTPUT_FILE:
 	default:
 		xasprintf(&path, "%s/%s.log", vigild.log_dir, in->job->name);
-		fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC |
-		    O_NOCTTY, 0640);
+		fd = open(path,
+		    O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOCTTY, 0640);
 		if (fd == -1)
 			xasprintf(cause, "open %s: %s", path, strerror(errno));
 		free(path);
@@ -530,8 +530,8 @@ supervise_spawn(struct inst *in)
 	snprintf(in->run_id, sizeof(in->run_id), "%08" PRIx32 "%08" PRIx32,
 	    arc4random(), arc4random());
 	outfd = supervise_output_fd(in, spec->out, 1, &cause);
-	if (outfd != -2 && spec->err == spec->out && spec->out !=
-	    CONF_OUTPUT_JOURNAL)
+	if (outfd != -2 && spec->err == spec->out &&
+	    spec->out != CONF_OUTPUT_JOURNAL)
 		errfd = outfd;
 	else if (outfd != -2)
 		errfd = supervise_output_fd(in, spec->err, 2, &cause);
@@ -604,11 +604,13 @@ supervise_reclaim(struct inst *in, const struct lock_holder *h)
 		in->kill_at = now + spec->stop_timeout;
 		in->recheck = SUPERVISE_RECHECK_MIN;
 		log_warnx("%s: lock held by leftover pid %ld (group %ld) of "
-		    "vigild %ld; reclaiming: sending %s", in->label,
-		    (long)h->pid, (long)h->pgid, (long)h->vigild,
+		          "vigild %ld; reclaiming: sending %s",
+		    in->label, (long)h->pid, (long)h->pgid, (long)h->vigild,
 		    signame_name(spec->stop_signal));
-		inst_reason(in, "lock held by leftover pid %ld of vigild %ld; "
-		    "reclaiming", (long)h->pid, (long)h->vigild);
+		inst_reason(in,
+		    "lock held by leftover pid %ld of vigild %ld; "
+		    "reclaiming",
+		    (long)h->pid, (long)h->vigild);
 		inst_set_state(in, JOB_BLOCKED);
 		(void)proc_group_signal(h->pgid, spec->stop_signal);
 		(void)kill(h->pid, spec->stop_signal);
@@ -616,13 +618,15 @@ supervise_reclaim(struct inst *in, const struct lock_holder *h)
 	} else {
 		if (!in->killed && now >= in->kill_at) {
 			log_warnx("%s: leftover pid %ld outlived stop_timeout, "
-			    "sending KILL", in->label, (long)h->pid);
+			          "sending KILL",
+			    in->label, (long)h->pid);
 			(void)proc_group_signal(h->pgid, SIGKILL);
 			(void)kill(h->pid, SIGKILL);
 			in->killed = 1;
 		}
 		in->recheck = in->recheck * 2 > SUPERVISE_RECHECK_MAX ?
-		    SUPERVISE_RECHECK_MAX : in->recheck * 2;
+		    SUPERVISE_RECHECK_MAX :
+		    in->recheck * 2;
 	}
 	delay = in->recheck;
 	if (!in->killed && in->kill_at - now < delay)
@@ -636,14 +640,16 @@ supervise_wait_unknown(struct inst *in, const char *path)
 {
 	if (in->state != JOB_BLOCKED) {
 		log_warnx("%s: %s is held by a process vigild did not start; "
-		    "waiting for it to be released", in->label, path);
-		inst_reason(in, "lock %s held by an unknown process; waiting",
-		    path);
+		          "waiting for it to be released",
+		    in->label, path);
+		inst_reason(
+		    in, "lock %s held by an unknown process; waiting", path);
 		in->recheck = SUPERVISE_RECHECK_MIN;
 		inst_set_state(in, JOB_BLOCKED);
 	} else
 		in->recheck = in->recheck * 2 > SUPERVISE_RECHECK_MAX ?
-		    SUPERVISE_RECHECK_MAX : in->recheck * 2;
+		    SUPERVISE_RECHECK_MAX :
+		    in->recheck * 2;
 	inst_timer_arm(in, in->recheck, supervise_blocked_recheck);
 }
 
@@ -750,8 +756,7 @@ supervise_inst_stop(struct inst *in)
 	case JOB_BLOCKED:
 		inst_timer_cancel(in);
 		inst_lock_release(in);
-		inst_reason(in, "stopped while %s",
-		    job_state_name(in->state));
+		inst_reason(in, "stopped while %s", job_state_name(in->state));
 		inst_set_state(in, JOB_STOPPED);
 		break;
 	default:
@@ -769,8 +774,8 @@ supervise_inst_signal(struct inst *in, int sig)
 
 /* SIGCHLD: reap every child that has exited, ours or reparented. */
 static int
-supervise_sigchld(sd_event_source *s, const struct signalfd_siginfo *si,
-    void *arg)
+supervise_sigchld(
+    sd_event_source *s, const struct signalfd_siginfo *si, void *arg)
 {
 	struct inst key, *in;
 	pid_t pid;
@@ -786,8 +791,8 @@ supervise_sigchld(sd_event_source *s, const struct signalfd_siginfo *si,
 		if ((in = RB_FIND(pid_tree, &supervise_pids, &key)) != NULL)
 			supervise_reaped(in, status);
 		else
-			log_debug("reaped pid %ld (not a job leader)",
-			    (long)pid);
+			log_debug(
+			    "reaped pid %ld (not a job leader)", (long)pid);
 	}
 	supervise_check_groups();
 	return (0);
@@ -862,8 +867,8 @@ supervise_shutdown(void)
 	if (vigild.shutting_down)
 		return;
 	vigild.shutting_down = 1;
-	log_info("shutting down: stopping %zu active instances",
-	    vigild.nactive);
+	log_info(
+	    "shutting down: stopping %zu active instances", vigild.nactive);
 	RB_FOREACH(j, job_tree, &vigild.jobs) {
 		for (i = 0; i < j->ninsts; i++)
 			supervise_inst_stop(&j->insts[i]);
@@ -888,8 +893,8 @@ supervise_free_all(void)
 			inst_report_close(in);
 			inst_lock_release(in);
 			if (in->group_wait)
-				TAILQ_REMOVE(&supervise_group_waits, in,
-				    gw_entry);
+				TAILQ_REMOVE(
+				    &supervise_group_waits, in, gw_entry);
 			free(in->label);
 			free(in->reason);
 		}
@@ -903,8 +908,8 @@ supervise_free_all(void)
 }
 
 static int
-supervise_sigterm(sd_event_source *s, const struct signalfd_siginfo *si,
-    void *arg)
+supervise_sigterm(
+    sd_event_source *s, const struct signalfd_siginfo *si, void *arg)
 {
 	log_info("received %s", signame_name((int)si->ssi_signo));
 	supervise_shutdown();
@@ -912,8 +917,8 @@ supervise_sigterm(sd_event_source *s, const struct signalfd_siginfo *si,
 }
 
 static int
-supervise_sighup(sd_event_source *s, const struct signalfd_siginfo *si,
-    void *arg)
+supervise_sighup(
+    sd_event_source *s, const struct signalfd_siginfo *si, void *arg)
 {
 	log_warnx("received HUP: reload is not implemented yet; ignored");
 	return (0);
@@ -930,13 +935,13 @@ supervise_init(void)
 
 	if (prctl(PR_SET_CHILD_SUBREAPER, 1) == -1)
 		log_warn("prctl(PR_SET_CHILD_SUBREAPER)");
-	if ((r = sd_event_add_signal(vigild.event, NULL, SIGCHLD,
-	    supervise_sigchld, NULL)) < 0 ||
-	    (r = sd_event_add_signal(vigild.event, NULL, SIGTERM,
-	    supervise_sigterm, NULL)) < 0 ||
-	    (r = sd_event_add_signal(vigild.event, NULL, SIGINT,
-	    supervise_sigterm, NULL)) < 0 ||
-	    (r = sd_event_add_signal(vigild.event, NULL, SIGHUP,
-	    supervise_sighup, NULL)) < 0)
+	if ((r = sd_event_add_signal(
+	         vigild.event, NULL, SIGCHLD, supervise_sigchld, NULL)) < 0 ||
+	    (r = sd_event_add_signal(
+	         vigild.event, NULL, SIGTERM, supervise_sigterm, NULL)) < 0 ||
+	    (r = sd_event_add_signal(
+	         vigild.event, NULL, SIGINT, supervise_sigterm, NULL)) < 0 ||
+	    (r = sd_event_add_signal(
+	         vigild.event, NULL, SIGHUP, supervise_sighup, NULL)) < 0)
 		fatalx("sd_event_add_signal: %s", strerror(-r));
 }

@@ -27,8 +27,7 @@
 #include "proto.h"
 #include "xmalloc.h"
 
-static void __attribute__((noreturn))
-vigilctl_usage(int code)
+static void __attribute__((noreturn)) vigilctl_usage(int code)
 {
 	FILE *f = code == 0 ? stdout : stderr;
 
@@ -105,8 +104,10 @@ vigilctl_connect(const char *path)
 		err(EX_UNAVAILABLE, "socket");
 	if (connect(fd, (struct sockaddr *)&sun, sizeof(sun)) == -1) {
 		if (errno == EACCES || errno == EPERM)
-			errx(EX_UNAVAILABLE, "cannot reach vigild at %s: "
-			    "permission denied", path);
+			errx(EX_UNAVAILABLE,
+			    "cannot reach vigild at %s: "
+			    "permission denied",
+			    path);
 		err(EX_UNAVAILABLE, "cannot reach vigild at %s", path);
 	}
 	return (fd);
@@ -154,8 +155,10 @@ vigilctl_relay(int fd)
 			proto_buf_consume(&in, PROTO_HEADER_SIZE + h.len);
 		}
 		if (r == -1)
-			errx(EX_PROTOCOL, "bad reply from vigild (protocol "
-			    "version %d expected)", PROTO_VERSION);
+			errx(EX_PROTOCOL,
+			    "bad reply from vigild (protocol "
+			    "version %d expected)",
+			    PROTO_VERSION);
 		n = read(fd, proto_buf_reserve(&in, 65536), 65536);
 		if (n == -1 && errno == EINTR)
 			continue;
@@ -170,7 +173,10 @@ vigilctl_relay(int fd)
 int
 main(int argc, char **argv)
 {
-	enum { OPT_JSON = 256, OPT_VERSION };
+	enum {
+		OPT_JSON = 256,
+		OPT_VERSION
+	};
 	static const struct option longopts[] = {
 		{ "socket", required_argument, NULL, 's' },
 		{ "config", required_argument, NULL, 'c' },
@@ -185,8 +191,7 @@ main(int argc, char **argv)
 	char *path;
 	int ch, fd;
 
-	while ((ch = getopt_long(argc, argv, "+s:c:h", longopts,
-	    NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "+s:c:h", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 's':
 			opt_socket = optarg;

@@ -42,8 +42,7 @@ struct vigild_options {
 	int check;
 };
 
-static void __attribute__((noreturn))
-vigild_usage(int code)
+static void __attribute__((noreturn)) vigild_usage(int code)
 {
 	FILE *f = code == 0 ? stdout : stderr;
 	char *path = conf_default_path();
@@ -71,7 +70,13 @@ vigild_usage(int code)
 static void
 vigild_parse_args(int argc, char **argv, struct vigild_options *o)
 {
-	enum { OPT_RUNTIME = 256, OPT_STATE, OPT_LOG, OPT_LEVEL, OPT_VERSION };
+	enum {
+		OPT_RUNTIME = 256,
+		OPT_STATE,
+		OPT_LOG,
+		OPT_LEVEL,
+		OPT_VERSION
+	};
 	static const struct option longopts[] = {
 		{ "config", required_argument, NULL, 'c' },
 		{ "jobs-dir", required_argument, NULL, 'j' },
@@ -198,10 +203,11 @@ vigild_lock(void)
 			fatal("lock %s", path);
 		if (lock_holder_read(vigild.lock_fd, &h) == 0)
 			fatalx("another vigild (pid %ld) is running with "
-			    "runtime directory %s", (long)h.pid,
-			    vigild.runtime_dir);
+			       "runtime directory %s",
+			    (long)h.pid, vigild.runtime_dir);
 		fatalx("another vigild is running with runtime directory %s "
-		    "(%s is locked)", vigild.runtime_dir, path);
+		       "(%s is locked)",
+		    vigild.runtime_dir, path);
 	}
 	h.pid = getpid();
 	h.pgid = getpgrp();
@@ -232,20 +238,22 @@ vigild_load_jobs(int check)
 		return (nerr == 0 ? 0 : 1);
 	}
 	if (nerr > 0)
-		log_warnx("%zu errors in %s: those job files are skipped",
-		    nerr, vigild.jobs_dir);
+		log_warnx("%zu errors in %s: those job files are skipped", nerr,
+		    vigild.jobs_dir);
 	for (i = 0; i < jobs.n; i++) {
 		if (jobs.specs[i]->kind != CONF_KIND_SERVICE) {
 			log_warnx("%s: kind %s is not supported by this "
-			    "version; skipped", jobs.specs[i]->path,
+			          "version; skipped",
+			    jobs.specs[i]->path,
 			    jobs.specs[i]->kind == CONF_KIND_PERIODIC ?
-			    "periodic" : "queue");
+			        "periodic" :
+			        "queue");
 			job_spec_free(jobs.specs[i]);
 			continue;
 		}
 		if (jobs.specs[i]->ready == CONF_READY_NOTIFY)
 			log_warnx("%s: ready = \"notify\" is not supported by "
-			    "this version; treated as \"exec\"",
+			          "this version; treated as \"exec\"",
 			    jobs.specs[i]->path);
 		supervise_add_job(jobs.specs[i]);
 	}
@@ -263,8 +271,8 @@ vigild_load_config(const struct vigild_options *o)
 	conf_errors_init(&errs);
 	if (o->config == NULL)
 		path = conf_default_path();
-	vigild.conf = conf_load(o->config ? o->config : path,
-	    o->config != NULL, &errs);
+	vigild.conf =
+	    conf_load(o->config ? o->config : path, o->config != NULL, &errs);
 	free(path);
 	if (vigild.conf == NULL) {
 		vigild_print_errors(&errs, stderr);
@@ -280,10 +288,12 @@ vigild_load_config(const struct vigild_options *o)
 	vigild.state_dir = vigild.conf->state_dir;
 	vigild.log_dir = vigild.conf->log_dir;
 	if (o->log_level != NULL || vigild.conf->log_level != NULL) {
-		if (log_level_parse(o->log_level ? o->log_level :
-		    vigild.conf->log_level, &level) == -1)
-			fatalx("unknown log level: %s", o->log_level ?
-			    o->log_level : vigild.conf->log_level);
+		if (log_level_parse(
+		        o->log_level ? o->log_level : vigild.conf->log_level,
+		        &level) == -1)
+			fatalx("unknown log level: %s",
+			    o->log_level ? o->log_level :
+			                   vigild.conf->log_level);
 		log_set_level(level);
 	}
 }

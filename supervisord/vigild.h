@@ -28,9 +28,9 @@ struct job;
 
 /* A wait of a client for an instance to reach a state. */
 enum wait_kind {
-	WAIT_START,   /* RUNNING is success; EXITED/BACKOFF/FATAL failure */
-	WAIT_STOP,    /* any inactive state */
-	WAIT_STATE,   /* exactly target */
+	WAIT_START, /* RUNNING is success; EXITED/BACKOFF/FATAL failure */
+	WAIT_STOP,  /* any inactive state */
+	WAIT_STATE, /* exactly target */
 };
 
 struct waiter {
@@ -50,32 +50,32 @@ struct inst {
 	char *label; /* "name", or "name@index" when instances > 1 */
 	enum job_state state;
 	uint64_t since; /* monotonic usec of the last state change */
-	char *reason;	/* why it is in this state, or NULL */
+	char *reason;   /* why it is in this state, or NULL */
 
-	pid_t pid; /* leader, 0 when none */
+	pid_t pid;        /* leader, 0 when none */
 	uint64_t started; /* monotonic usec at fork */
 	char run_id[17];
 	int lock_fd; /* held while active, else -1 */
 	int exec_failed;
 
-	int want;	    /* the operator or autostart wants it up */
-	int stop_requested; /* the current stop is on purpose */
+	int want;             /* the operator or autostart wants it up */
+	int stop_requested;   /* the current stop is on purpose */
 	int start_after_stop; /* a start came during a stop */
-	int killed;	    /* SIGKILL already sent */
-	int group_wait;	    /* leader gone, waiting for its group */
+	int killed;           /* SIGKILL already sent */
+	int group_wait;       /* leader gone, waiting for its group */
 	pid_t pgid;
 	struct job_decision pending; /* applied once the group is gone */
 
 	unsigned int failures; /* consecutive failed starts */
 	unsigned int restarts;
 	int has_exit;
-	int last_status; /* wait status of the last run */
-	uint64_t delay;	 /* current backoff delay */
+	int last_status;     /* wait status of the last run */
+	uint64_t delay;      /* current backoff delay */
 	uint64_t next_start; /* monotonic usec, in BACKOFF */
 
 	struct lock_holder leftover; /* BLOCKED: the holder being reclaimed */
-	uint64_t recheck;	     /* BLOCKED: next poll interval */
-	uint64_t kill_at;	     /* BLOCKED: when to send SIGKILL */
+	uint64_t recheck;            /* BLOCKED: next poll interval */
+	uint64_t kill_at;            /* BLOCKED: when to send SIGKILL */
 
 	sd_event_source *timer;
 	sd_event_source *report;
@@ -131,13 +131,13 @@ uint64_t supervise_now(void);
 /* server.c */
 int server_open(const char *, int, gid_t, char **);
 void server_close(void);
-void server_client_write(struct client *, enum proto_type, const void *,
-    size_t);
+void server_client_write(
+    struct client *, enum proto_type, const void *, size_t);
 void server_client_finish(struct client *, int);
 int server_client_json(const struct client *);
 uid_t server_client_uid(const struct client *);
-int server_waiter_add(struct client *, struct inst *, enum wait_kind,
-    enum job_state);
+int server_waiter_add(
+    struct client *, struct inst *, enum wait_kind, enum job_state);
 int server_client_wait_code(const struct client *);
 void server_client_hold(struct client *);
 void server_waiters_notify(struct inst *);
@@ -153,7 +153,7 @@ enum cmd_retval {
 struct cmd_ctx {
 	struct client *client;
 	const struct cmd_entry *entry;
-	int argc;  /* operands after options */
+	int argc; /* operands after options */
 	char **argv;
 	char opts[128]; /* opts['x'] != 0: option -x given */
 	char *optarg[128];

@@ -32,8 +32,8 @@ spec_reset(void)
 }
 
 static void
-outcome(struct job_outcome *o, int status, uint64_t uptime,
-    unsigned int failures)
+outcome(
+    struct job_outcome *o, int status, uint64_t uptime, unsigned int failures)
 {
 	memset(o, 0, sizeof(*o));
 	o->status = status;
@@ -42,8 +42,8 @@ outcome(struct job_outcome *o, int status, uint64_t uptime,
 }
 
 /* wait(2) statuses built by hand, as the kernel encodes them. */
-#define EXITED(n) (((n) & 0xff) << 8)
-#define KILLED(s) ((s) & 0x7f)
+#define EXITED(n) (((n)&0xff) << 8)
+#define KILLED(s) ((s)&0x7f)
 
 TEST(state_names)
 {
@@ -208,12 +208,13 @@ TEST(describe)
 	char buf[64];
 
 	ASSERT_STREQ(job_exit_describe(EXITED(0), buf, sizeof(buf)), "exit 0");
-	ASSERT_STREQ(job_exit_describe(EXITED(42), buf, sizeof(buf)),
-	    "exit 42");
+	ASSERT_STREQ(
+	    job_exit_describe(EXITED(42), buf, sizeof(buf)), "exit 42");
 	ASSERT_STREQ(job_exit_describe(KILLED(SIGKILL), buf, sizeof(buf)),
 	    "signal KILL");
-	ASSERT_STREQ(job_exit_describe(KILLED(SIGSEGV) | 0x80, buf,
-	    sizeof(buf)), "signal SEGV (core dumped)");
+	ASSERT_STREQ(
+	    job_exit_describe(KILLED(SIGSEGV) | 0x80, buf, sizeof(buf)),
+	    "signal SEGV (core dumped)");
 	return (0);
 }
 

@@ -111,10 +111,11 @@ TEST(bad_payloads)
 	char **argv;
 	int argc;
 
-	ASSERT_EQ(proto_command_unpack(none, sizeof(none), &flags, &argc,
-	    &argv), -1);
-	ASSERT_EQ(proto_command_unpack(unterminated, sizeof(unterminated),
-	    &flags, &argc, &argv), -1);
+	ASSERT_EQ(
+	    proto_command_unpack(none, sizeof(none), &flags, &argc, &argv), -1);
+	ASSERT_EQ(proto_command_unpack(
+	              unterminated, sizeof(unterminated), &flags, &argc, &argv),
+	    -1);
 	ASSERT_EQ(proto_command_unpack(none, 2, &flags, &argc, &argv), -1);
 	return (0);
 }

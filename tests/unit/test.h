@@ -17,56 +17,56 @@ static int test_passed, test_failed;
 
 #define TEST(name) static int test_##name(void)
 
-#define TEST_FAIL_(fmt, ...)                                                  \
-	do {                                                                  \
-		fprintf(stderr, "  %s:%d: " fmt "\n", __FILE__, __LINE__,     \
-		    __VA_ARGS__);                                             \
-		return (1);                                                   \
+#define TEST_FAIL_(fmt, ...)                                                   \
+	do {                                                                   \
+		fprintf(stderr, "  %s:%d: " fmt "\n", __FILE__, __LINE__,      \
+		    __VA_ARGS__);                                              \
+		return (1);                                                    \
 	} while (0)
 
-#define ASSERT_OK(e)                                                          \
-	do {                                                                  \
-		if (!(e))                                                     \
-			TEST_FAIL_("assertion failed: %s", #e);               \
+#define ASSERT_OK(e)                                                           \
+	do {                                                                   \
+		if (!(e))                                                      \
+			TEST_FAIL_("assertion failed: %s", #e);                \
 	} while (0)
 
-#define ASSERT_EQ(a, b)                                                       \
-	do {                                                                  \
-		long long a_ = (long long)(a), b_ = (long long)(b);           \
-		if (a_ != b_)                                                 \
-			TEST_FAIL_("%s == %s: %lld != %lld", #a, #b, a_, b_); \
+#define ASSERT_EQ(a, b)                                                        \
+	do {                                                                   \
+		long long a_ = (long long)(a), b_ = (long long)(b);            \
+		if (a_ != b_)                                                  \
+			TEST_FAIL_("%s == %s: %lld != %lld", #a, #b, a_, b_);  \
 	} while (0)
 
-#define ASSERT_NE(a, b)                                                       \
-	do {                                                                  \
-		long long a_ = (long long)(a), b_ = (long long)(b);           \
-		if (a_ == b_)                                                 \
-			TEST_FAIL_("%s != %s: both %lld", #a, #b, a_);        \
+#define ASSERT_NE(a, b)                                                        \
+	do {                                                                   \
+		long long a_ = (long long)(a), b_ = (long long)(b);            \
+		if (a_ == b_)                                                  \
+			TEST_FAIL_("%s != %s: both %lld", #a, #b, a_);         \
 	} while (0)
 
-#define ASSERT_STREQ(a, b)                                                    \
-	do {                                                                  \
-		const char *a_ = (a), *b_ = (b);                              \
-		if (a_ == NULL || b_ == NULL || strcmp(a_, b_) != 0)          \
-			TEST_FAIL_("%s == %s: \"%s\" != \"%s\"", #a, #b,      \
-			    a_ ? a_ : "(null)", b_ ? b_ : "(null)");          \
+#define ASSERT_STREQ(a, b)                                                     \
+	do {                                                                   \
+		const char *a_ = (a), *b_ = (b);                               \
+		if (a_ == NULL || b_ == NULL || strcmp(a_, b_) != 0)           \
+			TEST_FAIL_("%s == %s: \"%s\" != \"%s\"", #a, #b,       \
+			    a_ ? a_ : "(null)", b_ ? b_ : "(null)");           \
 	} while (0)
 
-#define RUN(name)                                                             \
-	do {                                                                  \
-		if (test_##name() == 0) {                                     \
-			test_passed++;                                        \
-			printf("ok - %s\n", #name);                           \
-		} else {                                                      \
-			test_failed++;                                        \
-			printf("FAIL - %s\n", #name);                         \
-		}                                                             \
+#define RUN(name)                                                              \
+	do {                                                                   \
+		if (test_##name() == 0) {                                      \
+			test_passed++;                                         \
+			printf("ok - %s\n", #name);                            \
+		} else {                                                       \
+			test_failed++;                                         \
+			printf("FAIL - %s\n", #name);                          \
+		}                                                              \
 	} while (0)
 
-#define TEST_MAIN_END()                                                       \
-	do {                                                                  \
-		printf("%d passed, %d failed\n", test_passed, test_failed);   \
-		return (test_failed == 0 ? 0 : 1);                            \
+#define TEST_MAIN_END()                                                        \
+	do {                                                                   \
+		printf("%d passed, %d failed\n", test_passed, test_failed);    \
+		return (test_failed == 0 ? 0 : 1);                             \
 	} while (0)
 
 #endif
