@@ -243,7 +243,7 @@ done:
 	server_client_finish(c, ctx.code);
 }
 
-static void
+static void __attribute__((format(printf, 2, 0)))
 cmd_vadd(struct proto_buf *b, const char *fmt, va_list ap)
 {
 	va_list ap2;

@@ -284,6 +284,7 @@ server_waiter_add(struct client *c, struct inst *in, enum wait_kind kind,
 	struct waiter *w, probe;
 	int ok;
 
+	memset(&probe, 0, sizeof(probe));
 	probe.inst = in;
 	probe.kind = kind;
 	probe.target = target;

@@ -787,6 +787,7 @@ supervise_sigchld(
 			continue;
 		if (pid <= 0)
 			break;
+		memset(&key, 0, sizeof(key));
 		key.pid = pid;
 		if ((in = RB_FIND(pid_tree, &supervise_pids, &key)) != NULL)
 			supervise_reaped(in, status);
@@ -835,6 +836,7 @@ supervise_find_job(const char *name)
 {
 	struct job key;
 
+	memset(&key, 0, sizeof(key));
 	key.name = (char *)name;
 	return (RB_FIND(job_tree, &vigild.jobs, &key));
 }

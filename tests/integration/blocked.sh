@@ -13,7 +13,7 @@ wait_state blk RUNNING
 old=$(job_pid blk)
 old_run=$(tr '\0' '\n' <"/proc/$old/environ" | sed -n 's/^VIGIL_RUN_ID=//p')
 old_all=$(procs_with "VIGIL_RUN_ID=$old_run")
-track $old_all
+for p in $old_all; do track "$p"; done
 kill -KILL "$VIGILD_PID"
 wait "$VIGILD_PID" 2>/dev/null || true
 VIGILD_PID=

@@ -29,7 +29,7 @@ if [ "$asroot" -eq 1 ]; then
 	[ "$(awk '/^Groups:/ { print $2 }' "/proc/$dp/status")" != 0 ] ||
 		fail "d kept root's supplementary group"
 fi
-track $pids
+for p in $pids; do track "$p"; done
 kill -KILL "$VIGILD_PID"
 wait "$VIGILD_PID" 2>/dev/null || true
 VIGILD_PID=

@@ -115,10 +115,10 @@ procs_with() {
 }
 
 cleanup() {
-	local rc=$? p i
+	local rc=$? p
 	if [ -n "$VIGILD_PID" ] && alive "$VIGILD_PID"; then
 		kill -TERM "$VIGILD_PID" 2>/dev/null || true
-		for i in $(seq 1 250); do
+		for _ in $(seq 1 250); do
 			alive "$VIGILD_PID" || break
 			sleep 0.02
 		done

@@ -15,7 +15,7 @@ rc=0
 wait "$VIGILD_PID" || rc=$?
 VIGILD_PID=
 [ "$rc" -eq 0 ] || fail "vigild exited $rc"
-[ "$(cat "$T/cleanup" 2>/dev/null)" = done ] || fail "TERM handler did not finish"
+[ "$(cat "$T/cleanup" 2>/dev/null)" = "done" ] || fail "TERM handler did not finish"
 dead "$p1" || fail "slow survived"
 dead "$p2" || fail "fast survived"
 [ ! -e "$SOCK" ] || [ -S "$SOCK" ] || fail "socket path is not a socket"

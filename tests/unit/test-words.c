@@ -71,9 +71,9 @@ split_fails(const char *s, const char *want)
 
 TEST(plain)
 {
-	ASSERT_OK(split_is("sleep 10", "sleep", "10", NULL));
-	ASSERT_OK(split_is("  a\t b \n c  ", "a", "b", "c", NULL));
-	ASSERT_OK(split_is("/usr/bin/env", "/usr/bin/env", NULL));
+	ASSERT_OK(split_is("sleep 10", "sleep", "10", (char *)NULL));
+	ASSERT_OK(split_is("  a\t b \n c  ", "a", "b", "c", (char *)NULL));
+	ASSERT_OK(split_is("/usr/bin/env", "/usr/bin/env", (char *)NULL));
 	return (0);
 }
 
@@ -96,40 +96,42 @@ TEST(empty)
 
 TEST(single_quotes)
 {
-	ASSERT_OK(split_is("echo 'a b'", "echo", "a b", NULL));
-	ASSERT_OK(split_is("'a\\b' '$HOME' '\"'", "a\\b", "$HOME", "\"", NULL));
-	ASSERT_OK(split_is("x'y z'w", "xy zw", NULL));
-	ASSERT_OK(split_is("'' a", "", "a", NULL));
+	ASSERT_OK(split_is("echo 'a b'", "echo", "a b", (char *)NULL));
+	ASSERT_OK(split_is(
+	    "'a\\b' '$HOME' '\"'", "a\\b", "$HOME", "\"", (char *)NULL));
+	ASSERT_OK(split_is("x'y z'w", "xy zw", (char *)NULL));
+	ASSERT_OK(split_is("'' a", "", "a", (char *)NULL));
 	return (0);
 }
 
 TEST(double_quotes)
 {
-	ASSERT_OK(split_is("echo \"a b\"", "echo", "a b", NULL));
-	ASSERT_OK(split_is("\"\\\" \\\\ \\$ \\`\"", "\" \\ $ `", NULL));
-	ASSERT_OK(split_is("\"\\n\\a\"", "\\n\\a", NULL));
-	ASSERT_OK(split_is("\"a\\\nb\"", "ab", NULL));
-	ASSERT_OK(split_is("\"it's\"", "it's", NULL));
-	ASSERT_OK(split_is("\"\"", "", NULL));
-	ASSERT_OK(split_is("a\"\"b", "ab", NULL));
-	ASSERT_OK(split_is("\"a\nb\"", "a\nb", NULL));
+	ASSERT_OK(split_is("echo \"a b\"", "echo", "a b", (char *)NULL));
+	ASSERT_OK(split_is("\"\\\" \\\\ \\$ \\`\"", "\" \\ $ `", (char *)NULL));
+	ASSERT_OK(split_is("\"\\n\\a\"", "\\n\\a", (char *)NULL));
+	ASSERT_OK(split_is("\"a\\\nb\"", "ab", (char *)NULL));
+	ASSERT_OK(split_is("\"it's\"", "it's", (char *)NULL));
+	ASSERT_OK(split_is("\"\"", "", (char *)NULL));
+	ASSERT_OK(split_is("a\"\"b", "ab", (char *)NULL));
+	ASSERT_OK(split_is("\"a\nb\"", "a\nb", (char *)NULL));
 	return (0);
 }
 
 TEST(backslash)
 {
-	ASSERT_OK(split_is("a\\ b", "a b", NULL));
-	ASSERT_OK(split_is("\\'x\\\"", "'x\"", NULL));
-	ASSERT_OK(split_is("a\\\nb", "ab", NULL));
-	ASSERT_OK(split_is("\\\\", "\\", NULL));
+	ASSERT_OK(split_is("a\\ b", "a b", (char *)NULL));
+	ASSERT_OK(split_is("\\'x\\\"", "'x\"", (char *)NULL));
+	ASSERT_OK(split_is("a\\\nb", "ab", (char *)NULL));
+	ASSERT_OK(split_is("\\\\", "\\", (char *)NULL));
 	return (0);
 }
 
 TEST(no_expansion)
 {
-	ASSERT_OK(split_is("echo $HOME ~ * ${X} `id` $(id) a;b |", "echo",
-	    "$HOME", "~", "*", "${X}", "`id`", "$(id)", "a;b", "|", NULL));
-	ASSERT_OK(split_is("\"$HOME\"", "$HOME", NULL));
+	ASSERT_OK(
+	    split_is("echo $HOME ~ * ${X} `id` $(id) a;b |", "echo", "$HOME",
+	        "~", "*", "${X}", "`id`", "$(id)", "a;b", "|", (char *)NULL));
+	ASSERT_OK(split_is("\"$HOME\"", "$HOME", (char *)NULL));
 	return (0);
 }
 
