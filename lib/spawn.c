@@ -43,14 +43,24 @@ struct spawn_env {
 	size_t n;
 };
 
+/* Who the child runs as, looked up in the parent (no NSS in the child). */
+struct spawn_user {
+	uid_t uid;
+	char *name; /* NULL: no passwd entry */
+	char *home;
+	char *shell;
+	int has_gid;
+	gid_t gid;     /* group, else the user's primary group */
+	gid_t *groups; /* supplementary groups for setgroups() */
+	int ngroups;
+};
+
 /* What the child needs, prepared by the parent. */
 struct spawn_plan {
 	const struct spawn_request *req;
+	struct spawn_user user;
 	char **envp;
-	const char *path;     /* PATH used to find argv[0] */
-	const char *username; /* for initgroups, when user is set */
-	int has_gid;
-	gid_t gid; /* group, else the user's primary group */
+	const char *path; /* PATH used to find argv[0] */
 	pid_t parent;
 	int report;
 };
@@ -136,31 +146,79 @@ spawn_env_file(struct spawn_env *env, const char *path, char **cause)
 }
 
 /*
- * Build the child's environment: a clean base (PATH, and HOME, USER,
- * LOGNAME, SHELL of the user it runs as), then env_file, then environment
- * (env_file wins, as in systemd), then extra_env and VIGIL_JOB,
- * VIGIL_INSTANCE, VIGIL_RUN_ID, which cannot be overridden.  Return a
- * NULL-terminated array the caller frees with words_free()-style loops (or
- * spawn_start does), or NULL with *cause set.
+ * Look up the user a job runs as (its own user, else vigild's), with the
+ * group and supplementary groups it gets.  Return 0, or -1 with *cause.
  */
-char **
-spawn_environment(const struct spawn_request *req, char **cause)
+static int
+spawn_user_init(struct spawn_user *u, const struct job_spec *spec, char **cause)
+{
+	struct passwd *pw;
+	int n = 16;
+
+	memset(u, 0, sizeof(*u));
+	u->uid = spec->has_uid ? spec->uid : geteuid();
+	u->has_gid = spec->has_gid;
+	u->gid = spec->gid;
+	if ((pw = getpwuid(u->uid)) != NULL) {
+		u->name = xstrdup(pw->pw_name);
+		u->home = xstrdup(pw->pw_dir);
+		u->shell =
+		    xstrdup(pw->pw_shell[0] != '\0' ? pw->pw_shell : "/bin/sh");
+		if (spec->has_uid && !spec->has_gid) {
+			u->has_gid = 1;
+			u->gid = pw->pw_gid;
+		}
+	} else if (spec->has_uid && !spec->has_gid) {
+		xasprintf(cause, "user %ld has no passwd entry: set group too",
+		    (long)u->uid);
+		return (-1);
+	}
+	if (!spec->has_uid || u->name == NULL)
+		return (0);
+	/* initgroups() would need NSS in the child: ask here instead. */
+	for (;;) {
+		u->groups =
+		    xreallocarray(u->groups, (size_t)n, sizeof(*u->groups));
+		if (getgrouplist(u->name, u->gid, u->groups, &n) != -1)
+			break;
+	}
+	u->ngroups = n;
+	return (0);
+}
+
+static void
+spawn_user_clear(struct spawn_user *u)
+{
+	free(u->name);
+	free(u->home);
+	free(u->shell);
+	free(u->groups);
+}
+
+/*
+ * Build the child's environment: a clean base (PATH, and HOME, USER,
+ * LOGNAME, SHELL of the user it runs as), then environment, then env_file
+ * (which wins, as in systemd), then extra_env and VIGIL_JOB,
+ * VIGIL_INSTANCE, VIGIL_RUN_ID, which cannot be overridden.  Return a
+ * NULL-terminated array (free each string, then the array), or NULL with
+ * *cause set.
+ */
+static char **
+spawn_environment(
+    const struct spawn_request *req, const struct spawn_user *u, char **cause)
 {
 	const struct job_spec *spec = req->spec;
 	struct spawn_env env = { NULL, 0 };
-	struct passwd *pw;
 	char buf[32];
 	size_t i;
 
 	env.v = xcalloc(1, sizeof(*env.v));
 	spawn_env_putf(&env, "PATH", SPAWN_DEFAULT_PATH);
-	pw = getpwuid(spec->has_uid ? spec->uid : geteuid());
-	if (pw != NULL) {
-		spawn_env_putf(&env, "HOME", pw->pw_dir);
-		spawn_env_putf(&env, "USER", pw->pw_name);
-		spawn_env_putf(&env, "LOGNAME", pw->pw_name);
-		spawn_env_putf(&env, "SHELL",
-		    pw->pw_shell[0] != '\0' ? pw->pw_shell : "/bin/sh");
+	if (u->name != NULL) {
+		spawn_env_putf(&env, "HOME", u->home);
+		spawn_env_putf(&env, "USER", u->name);
+		spawn_env_putf(&env, "LOGNAME", u->name);
+		spawn_env_putf(&env, "SHELL", u->shell);
 	}
 	for (i = 0; i < spec->nenvironment; i++)
 		spawn_env_put(&env, spec->environment[i]);
@@ -305,12 +363,9 @@ spawn_child_attrs(const struct spawn_plan *p)
 	if (s->umask != -1)
 		umask((mode_t)s->umask);
 	if (s->has_gid || s->has_uid) {
-		if (p->username != NULL &&
-		    initgroups(p->username, p->gid) == -1)
-			spawn_child_fail(p, "initgroups", errno);
-		if (p->username == NULL && setgroups(0, NULL) == -1)
+		if (setgroups((size_t)p->user.ngroups, p->user.groups) == -1)
 			spawn_child_fail(p, "setgroups", errno);
-		if (p->has_gid && setgid(p->gid) == -1)
+		if (p->user.has_gid && setgid(p->user.gid) == -1)
 			spawn_child_fail(p, "setgid", errno);
 		if (s->has_uid && setuid(s->uid) == -1)
 			spawn_child_fail(p, "setuid", errno);
@@ -329,23 +384,29 @@ spawn_child_attrs(const struct spawn_plan *p)
 	}
 }
 
-/* The child side of spawn_start(); never returns. */
+/*
+ * The child side of spawn_start(); never returns.  Everything that needs
+ * allocation or NSS was done by the parent: the child only makes system
+ * calls.
+ */
 static void __attribute__((noreturn)) spawn_child(struct spawn_plan *p)
 {
 	const struct job_spec *s = p->req->spec;
 	struct sigaction sa;
 	sigset_t none;
-	int sig;
 
 	if (prctl(PR_SET_PDEATHSIG, s->pdeath_signal) == -1)
 		_exit(127);
 	/* The parent may have died before prctl: then nobody would tell. */
 	if (getppid() != p->parent)
 		_exit(127);
+	/*
+	 * exec resets caught signals; only ignored ones stay ignored.  vigild
+	 * resets every disposition at start-up and then ignores SIGPIPE alone.
+	 */
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = SIG_DFL;
-	for (sig = 1; sig < NSIG; sig++)
-		(void)sigaction(sig, &sa, NULL);
+	(void)sigaction(SIGPIPE, &sa, NULL);
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
 	if (setsid() == -1)
@@ -353,68 +414,6 @@ static void __attribute__((noreturn)) spawn_child(struct spawn_plan *p)
 	spawn_child_fds(p);
 	spawn_child_attrs(p);
 	spawn_child_exec(p);
-}
-
-/*
- * Fork and exec the instance described by req.  Signals must be blocked by
- * the caller (vigild blocks the ones it handles for signalfd); the child
- * restores an empty mask and default dispositions.  On success return 0 and
- * fill *res: the caller owns res->report_fd and reads it with
- * spawn_report_read().  Return -1 with *cause set when nothing was started.
- */
-int
-spawn_start(
-    const struct spawn_request *req, struct spawn_result *res, char **cause)
-{
-	const struct job_spec *s = req->spec;
-	struct spawn_plan plan;
-	struct passwd *pw;
-	int pfd[2];
-	pid_t pid;
-
-	memset(&plan, 0, sizeof(plan));
-	plan.req = req;
-	if ((plan.envp = spawn_environment(req, cause)) == NULL)
-		return (-1);
-	plan.path = spawn_env_get(plan.envp, "PATH");
-	if (plan.path == NULL)
-		plan.path = SPAWN_DEFAULT_PATH;
-	plan.has_gid = s->has_gid;
-	plan.gid = s->gid;
-	if (s->has_uid && (pw = getpwuid(s->uid)) != NULL) {
-		plan.username = pw->pw_name;
-		if (!s->has_gid) {
-			plan.has_gid = 1;
-			plan.gid = pw->pw_gid;
-		}
-	}
-	if (s->has_uid && plan.username == NULL && !s->has_gid) {
-		xasprintf(cause, "user %ld has no passwd entry: set group too",
-		    (long)s->uid);
-		spawn_env_free(plan.envp);
-		return (-1);
-	}
-	if (pipe2(pfd, O_CLOEXEC) == -1) {
-		xasprintf(cause, "pipe: %s", strerror(errno));
-		spawn_env_free(plan.envp);
-		return (-1);
-	}
-	plan.parent = getpid();
-	plan.report = pfd[1];
-	if ((pid = fork()) == -1) {
-		xasprintf(cause, "fork: %s", strerror(errno));
-		close(pfd[0]);
-		close(pfd[1]);
-		spawn_env_free(plan.envp);
-		return (-1);
-	}
-	if (pid == 0)
-		spawn_child(&plan);
-	close(pfd[1]);
-	spawn_env_free(plan.envp);
-	res->pid = pid;
-	res->report_fd = pfd[0];
-	return (0);
 }
 
 /*
@@ -445,4 +444,62 @@ spawn_report_read(int fd, char **cause)
 	buf[len] = '\0';
 	*cause = xstrdup(buf);
 	return (1);
+}
+
+static void
+spawn_plan_clear(struct spawn_plan *p)
+{
+	spawn_env_free(p->envp);
+	spawn_user_clear(&p->user);
+}
+
+/*
+ * Fork and exec the instance described by req.  Signals vigild handles are
+ * blocked by the caller; the child restores an empty mask.  vigild does
+ * not wait for the child: fork (not vfork) keeps a child that hangs before
+ * exec (a chdir into a dead NFS mount) from stalling the supervisor.
+ *
+ * Return -1 with *cause set when nothing was started.  Otherwise return 0
+ * with res->pid and res->report_fd set: the caller owns the read end and
+ * reads it with spawn_report_read() once it is readable.
+ */
+int
+spawn_start(
+    const struct spawn_request *req, struct spawn_result *res, char **cause)
+{
+	struct spawn_plan plan;
+	int pfd[2];
+	pid_t pid;
+
+	memset(&plan, 0, sizeof(plan));
+	plan.req = req;
+	if (spawn_user_init(&plan.user, req->spec, cause) == -1 ||
+	    (plan.envp = spawn_environment(req, &plan.user, cause)) == NULL) {
+		spawn_plan_clear(&plan);
+		return (-1);
+	}
+	plan.path = spawn_env_get(plan.envp, "PATH");
+	if (plan.path == NULL)
+		plan.path = SPAWN_DEFAULT_PATH;
+	if (pipe2(pfd, O_CLOEXEC) == -1) {
+		xasprintf(cause, "pipe: %s", strerror(errno));
+		spawn_plan_clear(&plan);
+		return (-1);
+	}
+	plan.parent = getpid();
+	plan.report = pfd[1];
+	if ((pid = fork()) == -1) {
+		xasprintf(cause, "fork: %s", strerror(errno));
+		close(pfd[0]);
+		close(pfd[1]);
+		spawn_plan_clear(&plan);
+		return (-1);
+	}
+	if (pid == 0)
+		spawn_child(&plan);
+	close(pfd[1]);
+	spawn_plan_clear(&plan);
+	res->pid = pid;
+	res->report_fd = pfd[0];
+	return (0);
 }

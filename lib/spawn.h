@@ -32,7 +32,6 @@ struct spawn_result {
 	int report_fd; /* read end: EOF = exec done, text = failure */
 };
 
-char **spawn_environment(const struct spawn_request *, char **);
 int spawn_start(const struct spawn_request *, struct spawn_result *, char **);
 int spawn_report_read(int, char **);
 

@@ -421,8 +421,8 @@ supervise_report(sd_event_source *s, int fd, uint32_t revents, void *arg)
 		log_warn("%s: exec report", in->label);
 		break;
 	case 0:
-		if (in->state == JOB_STARTING &&
-		    in->job->spec->ready == CONF_READY_EXEC) {
+		/* ready = "notify" is not built yet and counts as "exec". */
+		if (in->state == JOB_STARTING) {
 			inst_reason(in, NULL);
 			inst_set_state(in, JOB_RUNNING);
 		}

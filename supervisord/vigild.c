@@ -314,12 +314,22 @@ vigild_make_dirs(void)
 		fatal("mkdir %s", vigild.log_dir);
 }
 
-/* Block the signals the loop reads through signalfd; ignore SIGPIPE. */
+/*
+ * Reset inherited signal dispositions, block the signals the loop reads
+ * through signalfd, and ignore SIGPIPE.
+ */
 static void
 vigild_signals(void)
 {
+	struct sigaction sa;
 	sigset_t set;
+	int sig;
 
+	/* Jobs inherit ignored signals: start from default dispositions. */
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = SIG_DFL;
+	for (sig = 1; sig < NSIG; sig++)
+		(void)sigaction(sig, &sa, NULL);
 	sigemptyset(&set);
 	sigaddset(&set, SIGCHLD);
 	sigaddset(&set, SIGTERM);
