@@ -53,6 +53,17 @@ cmd_status_uptime(const struct inst *in, uint64_t now)
 	return (now - in->started);
 }
 
+/* A duration for the table: whole seconds, or whole ms below a second. */
+static char *
+cmd_status_duration(uint64_t usec, char *buf, size_t len)
+{
+	if (usec >= DURATION_USEC_PER_SEC)
+		usec -= usec % DURATION_USEC_PER_SEC;
+	else
+		usec -= usec % DURATION_USEC_PER_MSEC;
+	return (duration_format(usec, buf, len));
+}
+
 static void
 cmd_status_json_one(struct cmd_ctx *ctx, const struct inst *in, uint64_t now)
 {
@@ -95,7 +106,7 @@ cmd_status_row(
 
 	if (in->pid > 0) {
 		snprintf(pid, sizeof(pid), "%ld", (long)in->pid);
-		duration_format(cmd_status_uptime(in, now), up, sizeof(up));
+		cmd_status_duration(cmd_status_uptime(in, now), up, sizeof(up));
 	} else {
 		strlcpy(pid, "-", sizeof(pid));
 		strlcpy(up, "-", sizeof(up));
@@ -112,16 +123,15 @@ cmd_status_row(
 static void
 cmd_status_detail(struct cmd_ctx *ctx, const struct inst *in, uint64_t now)
 {
-	char buf[32];
+	char next[32], delay[32];
+	uint64_t left = in->next_start > now ? in->next_start - now : 0;
 
 	if (in->state == JOB_BACKOFF)
 		cmd_print(ctx,
-		    "  next start in %s (delay %s, %u failed starts "
-		    "in a row)\n",
-		    duration_format(
-		        in->next_start > now ? in->next_start - now : 0, buf,
-		        sizeof(buf)),
-		    duration_format(in->delay, buf + 16, 16), in->failures);
+		    "  next start in %s (delay %s, %u failed starts in a row)\n",
+		    cmd_status_duration(left, next, sizeof(next)),
+		    cmd_status_duration(in->delay, delay, sizeof(delay)),
+		    in->failures);
 	if (in->reason != NULL)
 		cmd_print(ctx, "  reason: %s\n", in->reason);
 }
@@ -185,17 +195,28 @@ cmd_pid_exec(struct cmd_ctx *ctx)
 	size_t n, i;
 
 	if (ctx->argc == 0) {
-		cmd_print(ctx, "%ld\n", (long)getpid());
+		cmd_print(ctx, ctx->json ? "{\"pid\":%ld}\n" : "%ld\n",
+		    (long)getpid());
 		return (CMD_OK);
 	}
 	if (cmd_resolve(ctx, ctx->argc, ctx->argv, &v, &n) == -1)
 		return (CMD_ERROR);
+	if (ctx->json)
+		cmd_print(ctx, "{\"pids\":[");
 	for (i = 0; i < n; i++) {
-		if (v[i]->pid > 0)
-			cmd_print(ctx, "%ld\n", (long)v[i]->pid);
-		else
+		if (v[i]->pid <= 0)
 			ctx->code = CMD_EXIT_NOT_RUNNING;
+		if (ctx->json) {
+			cmd_print(ctx, "%s{\"name\":", i > 0 ? "," : "");
+			cmd_print_json_string(ctx, v[i]->label);
+			cmd_print(ctx,
+			    v[i]->pid > 0 ? ",\"pid\":%ld}" : ",\"pid\":null}",
+			    (long)v[i]->pid);
+		} else if (v[i]->pid > 0)
+			cmd_print(ctx, "%ld\n", (long)v[i]->pid);
 	}
+	if (ctx->json)
+		cmd_print(ctx, "]}\n");
 	free(v);
 	return (CMD_OK);
 }

@@ -70,8 +70,7 @@ vigilctl_socket_path(const char *opt_socket, const char *config)
 
 	if (opt_socket != NULL)
 		return (xstrdup(opt_socket));
-	if (config == NULL && getenv("VIGIL_SOCKET") != NULL &&
-	    *getenv("VIGIL_SOCKET") != '\0')
+	if (getenv("VIGIL_SOCKET") != NULL && *getenv("VIGIL_SOCKET") != '\0')
 		return (xstrdup(getenv("VIGIL_SOCKET")));
 	conf_errors_init(&errs);
 	if (config == NULL)
