@@ -73,6 +73,8 @@ cmd_control_one(const char *verb, struct inst *in)
 		supervise_inst_stop(in);
 	if (strcmp(verb, "stop") != 0)
 		supervise_inst_start(in);
+	else
+		in->held = 1; /* even a reload does not start it again */
 }
 
 static enum cmd_retval

@@ -14,6 +14,8 @@
 #include <sys/types.h>
 
 #include <errno.h>
+#include <grp.h>
+#include <pwd.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,13 +28,15 @@
 
 extern const struct cmd_entry cmd_status_entry, cmd_pid_entry, cmd_start_entry,
     cmd_stop_entry, cmd_restart_entry, cmd_signal_entry, cmd_ping_entry,
-    cmd_version_entry, cmd_shutdown_entry, cmd_list_commands_entry;
+    cmd_version_entry, cmd_shutdown_entry, cmd_list_commands_entry,
+    cmd_reload_entry, cmd_wait_entry;
 
 /* Sorted by name, as list-commands prints them. */
 const struct cmd_entry *const cmd_table[] = {
 	&cmd_list_commands_entry,
 	&cmd_pid_entry,
 	&cmd_ping_entry,
+	&cmd_reload_entry,
 	&cmd_restart_entry,
 	&cmd_shutdown_entry,
 	&cmd_signal_entry,
@@ -40,6 +44,7 @@ const struct cmd_entry *const cmd_table[] = {
 	&cmd_status_entry,
 	&cmd_stop_entry,
 	&cmd_version_entry,
+	&cmd_wait_entry,
 	NULL,
 };
 
@@ -166,13 +171,43 @@ cmd_parse_options(
 	return (0);
 }
 
-/* Return 1 if the peer may run commands that change state. */
+/* Return 1 if user uid is a member of group gid. */
+static int
+cmd_uid_in_group(uid_t uid, gid_t gid)
+{
+	struct passwd *pw;
+	gid_t *groups = NULL;
+	int n = 32, i, found = 0;
+
+	if ((pw = getpwuid(uid)) == NULL)
+		return (0);
+	if (pw->pw_gid == gid)
+		return (1);
+	for (;;) {
+		groups = xreallocarray(groups, (size_t)n, sizeof(*groups));
+		if (getgrouplist(pw->pw_name, pw->pw_gid, groups, &n) != -1)
+			break;
+	}
+	for (i = 0; i < n && !found; i++)
+		found = groups[i] == gid;
+	free(groups);
+	return (found);
+}
+
+/*
+ * Return 1 if the peer may run commands that change state: root, the user
+ * vigild runs as, and members of socket_group.  Anyone else who can reach
+ * the socket (socket_mode decides who can) may only read.
+ */
 static int
 cmd_peer_may_act(struct client *c)
 {
 	uid_t uid = server_client_uid(c);
 
-	return (uid == 0 || uid == geteuid());
+	if (uid == 0 || uid == geteuid())
+		return (1);
+	return (vigild.conf->has_socket_gid &&
+	    cmd_uid_in_group(uid, vigild.conf->socket_gid));
 }
 
 static void
@@ -224,7 +259,12 @@ cmd_dispatch(struct client *c, uint32_t flags, int argc, char **argv)
 		goto done;
 	}
 	if (!(e->flags & CMD_READONLY) && !cmd_peer_may_act(c)) {
-		cmd_error(&ctx, "%s: permission denied", e->name);
+		cmd_error(&ctx,
+		    "%s: permission denied (uid %ld may only run "
+		    "read-only commands)",
+		    e->name, (long)server_client_uid(c));
+		log_warnx("uid %ld: %s: permission denied",
+		    (long)server_client_uid(c), argv[0]);
 		ctx.code = CMD_EXIT_FAILED;
 		goto done;
 	}

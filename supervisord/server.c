@@ -42,6 +42,7 @@ struct client {
 	int busy;      /* a command is running (CMD_WAIT) */
 	int wait_code; /* exit code to send when the waits end */
 	struct waiter_list waits;
+	sd_event_source *timer; /* ends the waits with a failure */
 	TAILQ_ENTRY(client) entry;
 };
 
@@ -208,6 +209,7 @@ server_client_free(struct client *c)
 		free(w);
 	}
 	TAILQ_REMOVE(&vigild.clients, c, entry);
+	c->timer = sd_event_source_disable_unref(c->timer);
 	c->io = sd_event_source_disable_unref(c->io);
 	close(c->fd);
 	proto_buf_clear(&c->in);
@@ -250,6 +252,7 @@ server_client_finish(struct client *c, int code)
 	int32_t v = code;
 
 	server_client_write(c, PROTO_EXIT, &v, sizeof(v));
+	c->timer = sd_event_source_disable_unref(c->timer);
 	c->done = 1;
 	c->busy = 0;
 	server_client_events(c);
@@ -317,6 +320,39 @@ server_client_wait_code(const struct client *c)
 	return (c->wait_code);
 }
 
+static int
+server_client_timed_out(sd_event_source *s, uint64_t usec, void *arg)
+{
+	struct client *c = arg;
+	struct waiter *w;
+
+	c->timer = sd_event_source_disable_unref(c->timer);
+	while ((w = TAILQ_FIRST(&c->waits)) != NULL) {
+		cmd_printf_client(c, PROTO_STDERR,
+		    "%s: timed out (state is %s)\n", w->inst->label,
+		    job_state_name(w->inst->state));
+		TAILQ_REMOVE(&c->waits, w, centry);
+		TAILQ_REMOVE(&w->inst->waiters, w, ientry);
+		free(w);
+	}
+	server_client_finish(c, CMD_EXIT_FAILED);
+	return (0);
+}
+
+/* End the client's waits with a failure after usec microseconds. */
+void
+server_client_timeout(struct client *c, uint64_t usec)
+{
+	int r;
+
+	c->timer = sd_event_source_disable_unref(c->timer);
+	r = sd_event_add_time_relative(vigild.event, &c->timer, CLOCK_MONOTONIC,
+	    usec, 1000, server_client_timed_out, c);
+	if (r < 0)
+		fatalx("%s: sd_event_add_time_relative: %s", __func__,
+		    strerror(-r));
+}
+
 /* Keep the client connected until vigild exits (shutdown). */
 void
 server_client_hold(struct client *c)
@@ -333,9 +369,12 @@ server_waiter_settled(const struct waiter *w, int *ok)
 
 	switch (w->kind) {
 	case WAIT_START:
+		/* A start succeeds once the run has lasted min_uptime. */
 		*ok = s == JOB_RUNNING;
-		return (s == JOB_RUNNING || s == JOB_BACKOFF ||
-		    s == JOB_FATAL || s == JOB_EXITED || s == JOB_STOPPED);
+		if (s == JOB_RUNNING)
+			return (supervise_inst_is_stable(w->inst));
+		return (s == JOB_BACKOFF || s == JOB_FATAL || s == JOB_EXITED ||
+		    s == JOB_STOPPED);
 	case WAIT_STOP:
 		*ok = 1;
 		return (!job_state_is_active(s));

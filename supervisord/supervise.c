@@ -72,6 +72,7 @@ static void supervise_spawn(struct inst *);
 static void supervise_try_start(struct inst *);
 static void supervise_apply(struct inst *, const struct job_decision *);
 static void supervise_group_gone(struct inst *);
+static void supervise_job_settle_later(struct job *);
 
 /* Return CLOCK_MONOTONIC in microseconds. */
 uint64_t
@@ -124,6 +125,8 @@ inst_set_state(struct inst *in, enum job_state s)
 	else if (!was && now)
 		vigild.nactive++;
 	server_waiters_notify(in);
+	if (was && !now && (in->job->next_spec != NULL || in->job->retiring))
+		supervise_job_settle_later(in->job);
 	if (vigild.shutting_down && vigild.nactive == 0)
 		sd_event_exit(vigild.event, 0);
 }
@@ -707,6 +710,14 @@ supervise_try_start(struct inst *in)
 void
 supervise_inst_start(struct inst *in)
 {
+	if (in->job->retiring)
+		return;
+	in->held = 0;
+	if (in->job->next_spec != NULL) {
+		/* The new spec starts it once the old one is down. */
+		in->reload_start = 1;
+		return;
+	}
 	in->want = 1;
 	switch (in->state) {
 	case JOB_STOPPED:
@@ -764,6 +775,40 @@ supervise_inst_stop(struct inst *in)
 	}
 }
 
+static int
+supervise_stable_reached(sd_event_source *s, uint64_t usec, void *arg)
+{
+	struct inst *in = arg;
+
+	in->stable = sd_event_source_disable_unref(in->stable);
+	server_waiters_notify(in);
+	return (0);
+}
+
+/*
+ * Return 1 if the current run has lasted min_uptime.  If not, make sure
+ * the instance's waiters are woken when it has: only clients waiting for
+ * a start pay for that timer.
+ */
+int
+supervise_inst_is_stable(struct inst *in)
+{
+	uint64_t now = supervise_now(), at;
+	int r;
+
+	at = in->started + in->job->spec->min_uptime;
+	if (in->pid == 0 || now >= at)
+		return (1);
+	if (in->stable == NULL) {
+		r = sd_event_add_time(vigild.event, &in->stable,
+		    CLOCK_MONOTONIC, at, 1000, supervise_stable_reached, in);
+		if (r < 0)
+			fatalx("%s: sd_event_add_time: %s", __func__,
+			    strerror(-r));
+	}
+	return (0);
+}
+
 /* Send a signal to an instance's processes, if it has any. */
 void
 supervise_inst_signal(struct inst *in, int sig)
@@ -799,18 +844,14 @@ supervise_sigchld(
 	return (0);
 }
 
-/* Create the run-time record of a job from its spec (which it now owns). */
-void
-supervise_add_job(struct job_spec *spec)
+/* Make the instances of a job from its spec. */
+static void
+supervise_job_build(struct job *j)
 {
-	struct job *j;
 	struct inst *in;
 	int i;
 
-	j = xcalloc(1, sizeof(*j));
-	j->name = xstrdup(spec->name);
-	j->spec = spec;
-	j->ninsts = spec->instances;
+	j->ninsts = j->spec->instances;
 	j->insts = xcalloc((size_t)j->ninsts, sizeof(*j->insts));
 	for (i = 0; i < j->ninsts; i++) {
 		in = &j->insts[i];
@@ -825,9 +866,180 @@ supervise_add_job(struct job_spec *spec)
 		in->since = supervise_now();
 		TAILQ_INIT(&in->waiters);
 	}
+}
+
+/* Free the instances of a job (at exit, or once all are inactive). */
+static void
+supervise_job_unbuild(struct job *j)
+{
+	struct inst *in;
+	int i;
+
+	for (i = 0; i < j->ninsts; i++) {
+		in = &j->insts[i];
+		server_waiters_cancel(in);
+		inst_timer_cancel(in);
+		in->stable = sd_event_source_disable_unref(in->stable);
+		inst_report_close(in);
+		inst_lock_release(in);
+		if (in->group_wait)
+			TAILQ_REMOVE(&supervise_group_waits, in, gw_entry);
+		if (in->pid > 0)
+			RB_REMOVE(pid_tree, &supervise_pids, in);
+		free(in->label);
+		free(in->reason);
+	}
+	free(j->insts);
+	j->insts = NULL;
+	j->ninsts = 0;
+}
+
+static void
+supervise_job_free(struct job *j)
+{
+	supervise_job_unbuild(j);
+	j->settle = sd_event_source_disable_unref(j->settle);
+	RB_REMOVE(job_tree, &vigild.jobs, j);
+	vigild.njobs--;
+	job_spec_free(j->spec);
+	job_spec_free(j->next_spec);
+	free(j->name);
+	free(j);
+}
+
+/* Create the run-time record of a job from its spec (which it now owns). */
+void
+supervise_add_job(struct job_spec *spec)
+{
+	struct job *j;
+
+	j = xcalloc(1, sizeof(*j));
+	j->name = xstrdup(spec->name);
+	j->spec = spec;
+	supervise_job_build(j);
 	if (RB_INSERT(job_tree, &vigild.jobs, j) != NULL)
 		fatalx("%s: duplicate job %s", __func__, j->name);
 	vigild.njobs++;
+}
+
+/* Start every instance of a job that is meant to start on its own. */
+void
+supervise_job_start(struct job *j)
+{
+	int i;
+
+	if (!j->spec->autostart || j->spec->kind != CONF_KIND_SERVICE)
+		return;
+	for (i = 0; i < j->ninsts; i++)
+		supervise_inst_start(&j->insts[i]);
+}
+
+static int
+supervise_job_is_idle(const struct job *j)
+{
+	int i;
+
+	for (i = 0; i < j->ninsts; i++) {
+		if (job_state_is_active(j->insts[i].state))
+			return (0);
+	}
+	return (1);
+}
+
+/*
+ * Which instances of the new spec start after a reload swap: instance N
+ * starts if the old instance N was running or meant to run, or if it is
+ * new and the job starts on its own; never if the operator stopped it.
+ */
+static int *
+supervise_job_swap_starts(const struct job *j, const struct job_spec *next)
+{
+	const struct inst *old;
+	int *start, i;
+
+	start = xcalloc((size_t)next->instances, sizeof(*start));
+	for (i = 0; i < next->instances; i++) {
+		if (i >= j->ninsts) {
+			start[i] = next->autostart;
+			continue;
+		}
+		old = &j->insts[i];
+		start[i] = !old->held && (old->reload_start || next->autostart);
+	}
+	return (start);
+}
+
+/*
+ * Every instance of a job that reload changed or removed has stopped: swap
+ * in the new spec and start what should run, or free the job.
+ */
+static int
+supervise_job_settle(sd_event_source *s, void *arg)
+{
+	struct job *j = arg;
+	int *start, i;
+
+	j->settle = sd_event_source_disable_unref(j->settle);
+	if (!supervise_job_is_idle(j) || vigild.shutting_down)
+		return (0);
+	if (j->retiring) {
+		log_info("%s: removed", j->name);
+		supervise_job_free(j);
+		return (0);
+	}
+	if (j->next_spec == NULL)
+		return (0);
+	start = supervise_job_swap_starts(j, j->next_spec);
+	supervise_job_unbuild(j);
+	job_spec_free(j->spec);
+	j->spec = j->next_spec;
+	j->next_spec = NULL;
+	supervise_job_build(j);
+	log_info("%s: new configuration applied", j->name);
+	for (i = 0; i < j->ninsts; i++) {
+		if (start[i] && j->spec->kind == CONF_KIND_SERVICE)
+			supervise_inst_start(&j->insts[i]);
+	}
+	free(start);
+	return (0);
+}
+
+/* Settle the job from the event loop, not from deep inside a transition. */
+static void
+supervise_job_settle_later(struct job *j)
+{
+	int r;
+
+	if (j->settle != NULL || !supervise_job_is_idle(j))
+		return;
+	r = sd_event_add_defer(
+	    vigild.event, &j->settle, supervise_job_settle, j);
+	if (r < 0)
+		fatalx("%s: sd_event_add_defer: %s", __func__, strerror(-r));
+}
+
+/*
+ * Reload: replace a job's spec (next != NULL; the job owns it now) or
+ * remove the job (next == NULL).  Its instances are stopped; the swap or
+ * removal happens once all are down.
+ */
+void
+supervise_job_replace(struct job *j, struct job_spec *next)
+{
+	struct inst *in;
+	int i;
+
+	job_spec_free(j->next_spec);
+	j->next_spec = next;
+	j->retiring = next == NULL;
+	for (i = 0; i < j->ninsts; i++) {
+		in = &j->insts[i];
+		if (!in->reload_start)
+			in->reload_start =
+			    in->want || job_state_is_active(in->state);
+		supervise_inst_stop(in);
+	}
+	supervise_job_settle_later(j);
 }
 
 /* Look a job up by name; borrowed pointer or NULL. */
@@ -846,14 +1058,9 @@ void
 supervise_start_all(void)
 {
 	struct job *j;
-	int i;
 
-	RB_FOREACH(j, job_tree, &vigild.jobs) {
-		if (!j->spec->autostart || j->spec->kind != CONF_KIND_SERVICE)
-			continue;
-		for (i = 0; i < j->ninsts; i++)
-			supervise_inst_start(&j->insts[i]);
-	}
+	RB_FOREACH(j, job_tree, &vigild.jobs)
+		supervise_job_start(j);
 }
 
 /*
@@ -884,29 +1091,9 @@ void
 supervise_free_all(void)
 {
 	struct job *j, *tmp;
-	struct inst *in;
-	int i;
 
-	RB_FOREACH_SAFE(j, job_tree, &vigild.jobs, tmp) {
-		for (i = 0; i < j->ninsts; i++) {
-			in = &j->insts[i];
-			server_waiters_cancel(in);
-			inst_timer_cancel(in);
-			inst_report_close(in);
-			inst_lock_release(in);
-			if (in->group_wait)
-				TAILQ_REMOVE(
-				    &supervise_group_waits, in, gw_entry);
-			free(in->label);
-			free(in->reason);
-		}
-		RB_REMOVE(job_tree, &vigild.jobs, j);
-		job_spec_free(j->spec);
-		free(j->insts);
-		free(j->name);
-		free(j);
-	}
-	vigild.njobs = 0;
+	RB_FOREACH_SAFE(j, job_tree, &vigild.jobs, tmp)
+		supervise_job_free(j);
 }
 
 static int
@@ -922,7 +1109,15 @@ static int
 supervise_sighup(
     sd_event_source *s, const struct signalfd_siginfo *si, void *arg)
 {
-	log_warnx("received HUP: reload is not implemented yet; ignored");
+	struct reload_report r;
+	size_t i;
+
+	log_info("received HUP: reloading %s", vigild.jobs_dir);
+	if (reload_run(0, &r) == -1) {
+		for (i = 0; i < r.errors.n; i++)
+			log_warnx("%s", r.errors.msgs[i]);
+	}
+	reload_report_clear(&r);
 	return (0);
 }
 

@@ -59,6 +59,8 @@ struct inst {
 	int exec_failed;
 
 	int want;             /* the operator or autostart wants it up */
+	int held;             /* stopped by the operator: stays down */
+	int reload_start;     /* start after a reload replaced the job */
 	int stop_requested;   /* the current stop is on purpose */
 	int start_after_stop; /* a start came during a stop */
 	int killed;           /* SIGKILL already sent */
@@ -78,6 +80,7 @@ struct inst {
 	uint64_t kill_at;            /* BLOCKED: when to send SIGKILL */
 
 	sd_event_source *timer;
+	sd_event_source *stable; /* wakes start waiters at min_uptime */
 	sd_event_source *report;
 	struct waiter_list waiters;
 	RB_ENTRY(inst) pid_entry;
@@ -87,6 +90,9 @@ struct inst {
 struct job {
 	char *name;
 	struct job_spec *spec;
+	struct job_spec *next_spec; /* reload: replaces spec once all stop */
+	int retiring;               /* reload: removed once all stop */
+	sd_event_source *settle;    /* deferred replace or removal */
 	struct inst *insts;
 	int ninsts;
 	RB_ENTRY(job) entry;
@@ -119,14 +125,34 @@ extern struct vigild vigild;
 /* supervise.c */
 void supervise_init(void);
 void supervise_add_job(struct job_spec *);
+void supervise_job_start(struct job *);
+void supervise_job_replace(struct job *, struct job_spec *);
 struct job *supervise_find_job(const char *);
 void supervise_start_all(void);
 void supervise_shutdown(void);
 void supervise_inst_start(struct inst *);
 void supervise_inst_stop(struct inst *);
 void supervise_inst_signal(struct inst *, int);
+int supervise_inst_is_stable(struct inst *);
 void supervise_free_all(void);
 uint64_t supervise_now(void);
+
+/* reload.c */
+struct reload_list {
+	char **names;
+	size_t n;
+};
+
+struct reload_report {
+	struct reload_list added;
+	struct reload_list changed;
+	struct reload_list removed;
+	size_t unchanged;
+	struct conf_errors errors;
+};
+
+int reload_run(int, struct reload_report *);
+void reload_report_clear(struct reload_report *);
 
 /* server.c */
 int server_open(const char *, int, gid_t, char **);
@@ -140,6 +166,7 @@ int server_waiter_add(
     struct client *, struct inst *, enum wait_kind, enum job_state);
 int server_client_wait_code(const struct client *);
 void server_client_hold(struct client *);
+void server_client_timeout(struct client *, uint64_t);
 void server_waiters_notify(struct inst *);
 void server_waiters_cancel(struct inst *);
 

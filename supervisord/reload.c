@@ -1,0 +1,167 @@
+/* SPDX-License-Identifier: ISC */
+/* Copyright (c) 2026 The vigil authors */
+
+/*
+ * Reload: read jobs.d again and apply the difference.  Everything is
+ * parsed and validated first; any error leaves every job as it was.  Then,
+ * by name: new jobs are added (and started if autostart), removed jobs are
+ * stopped and dropped, jobs whose spec changed are stopped and started
+ * again with the new spec, and the others are not touched at all.
+ */
+
+#include "config.h"
+
+#include <sys/types.h>
+
+#include <stdlib.h>
+#include <string.h>
+
+#include <systemd/sd-daemon.h>
+
+#include "log.h"
+#include "vigild.h"
+#include "xmalloc.h"
+
+static void
+reload_list_add(struct reload_list *l, const char *name)
+{
+	l->names = xreallocarray(l->names, l->n + 1, sizeof(*l->names));
+	l->names[l->n++] = xstrdup(name);
+}
+
+static void
+reload_list_clear(struct reload_list *l)
+{
+	size_t i;
+
+	for (i = 0; i < l->n; i++)
+		free(l->names[i]);
+	free(l->names);
+	memset(l, 0, sizeof(*l));
+}
+
+/* Free what a reload report holds. */
+void
+reload_report_clear(struct reload_report *r)
+{
+	reload_list_clear(&r->added);
+	reload_list_clear(&r->changed);
+	reload_list_clear(&r->removed);
+	conf_errors_clear(&r->errors);
+	r->unchanged = 0;
+}
+
+/* The spec a job will run with once pending changes are applied. */
+static const struct job_spec *
+reload_current_spec(const struct job *j)
+{
+	return (j->next_spec != NULL ? j->next_spec : j->spec);
+}
+
+/* Sort the loaded specs into added, changed and unchanged. */
+static void
+reload_diff(struct conf_jobs *jobs, struct reload_report *r)
+{
+	struct job *j;
+	size_t i;
+
+	for (i = 0; i < jobs->n; i++) {
+		j = supervise_find_job(jobs->specs[i]->name);
+		if (j == NULL)
+			reload_list_add(&r->added, jobs->specs[i]->name);
+		else if (j->retiring || !job_spec_equal(reload_current_spec(j),
+		    jobs->specs[i]))
+			reload_list_add(&r->changed, jobs->specs[i]->name);
+		else
+			r->unchanged++;
+	}
+	RB_FOREACH(j, job_tree, &vigild.jobs) {
+		if (!j->retiring && conf_jobs_find(jobs, j->name) == NULL)
+			reload_list_add(&r->removed, j->name);
+	}
+}
+
+/* Apply a diff; the specs move from jobs to the supervisor. */
+static void
+reload_apply(struct conf_jobs *jobs, const struct reload_report *r)
+{
+	struct job_spec *spec;
+	struct job *j;
+	size_t i;
+
+	for (i = 0; i < r->removed.n; i++) {
+		if ((j = supervise_find_job(r->removed.names[i])) != NULL)
+			supervise_job_replace(j, NULL);
+	}
+	for (i = 0; i < jobs->n; i++) {
+		spec = jobs->specs[i];
+		j = supervise_find_job(spec->name);
+		if (j == NULL) {
+			jobs->specs[i] = NULL;
+			supervise_add_job(spec);
+			supervise_job_start(supervise_find_job(spec->name));
+		} else if (j->retiring ||
+		    !job_spec_equal(reload_current_spec(j), spec)) {
+			jobs->specs[i] = NULL;
+			supervise_job_replace(j, spec);
+		}
+	}
+}
+
+/* Drop the kinds this version cannot run, as at start-up. */
+static void
+reload_drop_unsupported(struct conf_jobs *jobs)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < jobs->n; i++) {
+		if (jobs->specs[i]->kind != CONF_KIND_SERVICE) {
+			log_warnx("%s: kind %s is not supported by this "
+				  "version; skipped",
+			    jobs->specs[i]->path,
+			    jobs->specs[i]->kind == CONF_KIND_PERIODIC ?
+				"periodic" :
+				"queue");
+			job_spec_free(jobs->specs[i]);
+			continue;
+		}
+		jobs->specs[n++] = jobs->specs[i];
+	}
+	jobs->n = n;
+}
+
+/*
+ * Read jobs.d again and, unless dry_run, apply the difference.  Fill *r
+ * (initialised here; the caller clears it).  Return 0, or -1 when the
+ * configuration has errors (in r->errors) and nothing was changed.
+ */
+int
+reload_run(int dry_run, struct reload_report *r)
+{
+	struct conf_jobs jobs;
+
+	memset(r, 0, sizeof(*r));
+	conf_errors_init(&r->errors);
+	if (vigild.shutting_down) {
+		conf_errors_add(&r->errors, "vigild is shutting down");
+		return (-1);
+	}
+	if (conf_jobs_load(vigild.jobs_dir, &jobs, &r->errors) == -1 ||
+	    r->errors.n > 0) {
+		conf_jobs_clear(&jobs);
+		log_warnx("reload: %zu errors, nothing changed", r->errors.n);
+		return (-1);
+	}
+	reload_drop_unsupported(&jobs);
+	reload_diff(&jobs, r);
+	if (!dry_run) {
+		(void)sd_notify(0, "RELOADING=1");
+		reload_apply(&jobs, r);
+		log_info("reload: %zu added, %zu changed, %zu removed, %zu "
+			 "unchanged",
+		    r->added.n, r->changed.n, r->removed.n, r->unchanged);
+		(void)sd_notify(0, "READY=1");
+	}
+	conf_jobs_clear(&jobs);
+	return (0);
+}
