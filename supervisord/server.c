@@ -99,6 +99,17 @@ server_client_parse(struct client *c)
 	while (!c->done && !c->busy) {
 		if ((r = proto_next(&c->in, &h, &payload)) == 0)
 			return (0);
+		if (r == -1 && h.version != PROTO_VERSION) {
+			/*
+			 * Answer in our own version: the client sees the
+			 * mismatch and can say so (vigilctl exits 76).
+			 */
+			cmd_printf_client(c, PROTO_STDERR,
+			    "vigild speaks protocol version %d, not %u\n",
+			    PROTO_VERSION, (unsigned int)h.version);
+			server_client_finish(c, 76);
+			return (0);
+		}
 		if (r == -1 || h.type != PROTO_COMMAND ||
 		    proto_command_unpack(
 		        payload, h.len, &flags, &argc, &argv) == -1) {
