@@ -9,5 +9,6 @@ $SUDO apt-get update -qq
 $SUDO apt-get install -y -qq --no-install-recommends \
 	autoconf automake make gcc clang libc6-dev pkg-config \
 	libconfuse-dev libsqlite3-dev libsystemd-dev libbsd-dev \
-	valgrind clang-format shellcheck jq procps util-linux \
+	valgrind clang-format clang-tidy cppcheck mandoc shellcheck jq \
+	procps util-linux \
 	ca-certificates >/dev/null

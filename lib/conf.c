@@ -866,7 +866,7 @@ conf_parse_limit(struct conf_ctx *ctx, const struct conf_field *f,
 	const char *s = conf_str(opt), *colon;
 	char *soft;
 	int cpu = (f->min == CONF_LIMIT_CPU), rc;
-	struct rlimit rl;
+	struct rlimit rl = { 0, 0 };
 
 	if ((colon = strchr(s, ':')) == NULL) {
 		rc = conf_limit_value(s, cpu, &rl.rlim_cur);

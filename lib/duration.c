@@ -235,10 +235,11 @@ duration_size_parse(const char *s, uint64_t *bytes, char **cause)
 			goto invalid;
 		v = v * 10 + (uint64_t)(*p - '0');
 	}
-	switch (*p) {
+	/* Each suffix falls through to the next smaller one. */
+	switch (*p) { /* NOLINT(bugprone-branch-clone) */
 	case '\0':
 		break;
-	case 'T':
+	case 'T': /* NOLINT(bugprone-branch-clone) */
 	case 't':
 		mult <<= 10;
 		/* FALLTHROUGH */

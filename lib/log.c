@@ -88,6 +88,8 @@ log_vwrite(enum log_level level, const char *err, const char *fmt, va_list ap)
 
 	if (level > log_level)
 		return;
+	/* Every caller passes an ap from va_start. */
+	/* NOLINTNEXTLINE(clang-analyzer-valist.Uninitialized) */
 	n = vsnprintf(buf, sizeof(buf), fmt, ap);
 	if (n < 0)
 		return;

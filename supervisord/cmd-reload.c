@@ -25,13 +25,13 @@ const struct cmd_entry cmd_reload_entry = {
 	.min_args = 0,
 	.max_args = 0,
 	.help = "re-read jobs.d: start new jobs, stop removed ones, restart "
-		"changed ones",
+	        "changed ones",
 	.exec = cmd_reload_exec,
 };
 
 static void
-cmd_reload_json_list(struct cmd_ctx *ctx, const char *key,
-    char *const *v, size_t n)
+cmd_reload_json_list(
+    struct cmd_ctx *ctx, const char *key, char *const *v, size_t n)
 {
 	size_t i;
 
@@ -45,8 +45,8 @@ cmd_reload_json_list(struct cmd_ctx *ctx, const char *key,
 }
 
 static void
-cmd_reload_text_list(struct cmd_ctx *ctx, const char *key,
-    char *const *v, size_t n)
+cmd_reload_text_list(
+    struct cmd_ctx *ctx, const char *key, char *const *v, size_t n)
 {
 	size_t i;
 
@@ -57,8 +57,8 @@ cmd_reload_text_list(struct cmd_ctx *ctx, const char *key,
 }
 
 static void
-cmd_reload_print(struct cmd_ctx *ctx, const struct reload_report *r,
-    int dry_run)
+cmd_reload_print(
+    struct cmd_ctx *ctx, const struct reload_report *r, int dry_run)
 {
 	void (*list)(struct cmd_ctx *, const char *, char *const *, size_t);
 
@@ -84,20 +84,20 @@ static enum cmd_retval
 cmd_reload_exec(struct cmd_ctx *ctx)
 {
 	struct reload_report r;
-	int dry_run = ctx->opts['n'];
+	int dry_run = ctx->opts['n'] != 0;
 	size_t i;
 
 	if (reload_run(dry_run, &r) == -1) {
 		if (ctx->json) {
 			cmd_print(ctx, "{\"applied\":false,");
-			cmd_reload_json_list(ctx, "errors", r.errors.msgs,
-			    r.errors.n);
+			cmd_reload_json_list(
+			    ctx, "errors", r.errors.msgs, r.errors.n);
 			cmd_print(ctx, "}\n");
 		}
 		for (i = 0; i < r.errors.n; i++)
 			cmd_error(ctx, "%s", r.errors.msgs[i]);
-		cmd_error(ctx, "reload: %zu errors, nothing changed",
-		    r.errors.n);
+		cmd_error(
+		    ctx, "reload: %zu errors, nothing changed", r.errors.n);
 		reload_report_clear(&r);
 		return (CMD_ERROR);
 	}

@@ -42,8 +42,8 @@ cmd_wait_exec(struct cmd_ctx *ctx)
 
 	if (ctx->opts['s']) {
 		if ((st = job_state_parse(ctx->optarg['s'])) == -1) {
-			cmd_error(ctx, "wait: unknown state %s",
-			    ctx->optarg['s']);
+			cmd_error(
+			    ctx, "wait: unknown state %s", ctx->optarg['s']);
 			ctx->code = CMD_EXIT_USAGE;
 			return (CMD_ERROR);
 		}

@@ -286,17 +286,13 @@ done:
 static void __attribute__((format(printf, 2, 0)))
 cmd_vadd(struct proto_buf *b, const char *fmt, va_list ap)
 {
-	va_list ap2;
+	char *s;
 	int n;
 
-	va_copy(ap2, ap);
-	n = vsnprintf(NULL, 0, fmt, ap2);
-	va_end(ap2);
-	if (n < 0)
-		return;
-	vsnprintf((char *)proto_buf_reserve(b, (size_t)n + 1), (size_t)n + 1,
-	    fmt, ap);
-	proto_buf_commit(b, (size_t)n);
+	if ((n = vasprintf(&s, fmt, ap)) == -1)
+		fatal("vasprintf");
+	proto_buf_add(b, s, (size_t)n);
+	free(s);
 }
 
 /* Add formatted text to the command's standard output. */

@@ -69,8 +69,8 @@ reload_diff(struct conf_jobs *jobs, struct reload_report *r)
 		j = supervise_find_job(jobs->specs[i]->name);
 		if (j == NULL)
 			reload_list_add(&r->added, jobs->specs[i]->name);
-		else if (j->retiring || !job_spec_equal(reload_current_spec(j),
-		    jobs->specs[i]))
+		else if (j->retiring ||
+		    !job_spec_equal(reload_current_spec(j), jobs->specs[i]))
 			reload_list_add(&r->changed, jobs->specs[i]->name);
 		else
 			r->unchanged++;
@@ -117,11 +117,11 @@ reload_drop_unsupported(struct conf_jobs *jobs)
 	for (i = 0; i < jobs->n; i++) {
 		if (jobs->specs[i]->kind != CONF_KIND_SERVICE) {
 			log_warnx("%s: kind %s is not supported by this "
-				  "version; skipped",
+			          "version; skipped",
 			    jobs->specs[i]->path,
 			    jobs->specs[i]->kind == CONF_KIND_PERIODIC ?
-				"periodic" :
-				"queue");
+			        "periodic" :
+			        "queue");
 			job_spec_free(jobs->specs[i]);
 			continue;
 		}
@@ -158,7 +158,7 @@ reload_run(int dry_run, struct reload_report *r)
 		(void)sd_notify(0, "RELOADING=1");
 		reload_apply(&jobs, r);
 		log_info("reload: %zu added, %zu changed, %zu removed, %zu "
-			 "unchanged",
+		         "unchanged",
 		    r->added.n, r->changed.n, r->removed.n, r->unchanged);
 		(void)sd_notify(0, "READY=1");
 	}

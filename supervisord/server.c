@@ -434,7 +434,12 @@ server_waiters_cancel(struct inst *in)
 {
 	struct waiter *w;
 
+	/*
+	 * The analyser loses track of TAILQ_REMOVE inside server_waiter_end
+	 * and thinks the freed head comes back: it does not.
+	 */
 	while ((w = TAILQ_FIRST(&in->waiters)) != NULL)
+		/* NOLINTNEXTLINE(clang-analyzer-unix.Malloc) */
 		server_waiter_end(w, 0);
 }
 

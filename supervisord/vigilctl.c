@@ -66,12 +66,13 @@ vigilctl_socket_path(const char *opt_socket, const char *config)
 	struct conf_errors errs;
 	struct conf *conf;
 	char *path = NULL, *def = NULL;
+	const char *env = getenv("VIGIL_SOCKET");
 	size_t i;
 
 	if (opt_socket != NULL)
 		return (xstrdup(opt_socket));
-	if (getenv("VIGIL_SOCKET") != NULL && *getenv("VIGIL_SOCKET") != '\0')
-		return (xstrdup(getenv("VIGIL_SOCKET")));
+	if (env != NULL && *env != '\0')
+		return (xstrdup(env));
 	conf_errors_init(&errs);
 	if (config == NULL)
 		def = conf_default_path();

@@ -99,6 +99,11 @@ for st in $stages; do
 		one clang-format sh -c "git ls-files '*.[ch]' | xargs clang-format --dry-run -Werror"
 		one shellcheck sh -c "shellcheck -x -P tests/integration tests/integration/*.sh tests/run-all.sh contrib/*.sh .ci/run"
 		one check-headers make -s -C build/gcc check-headers
+		one clang-tidy sh -c "clang-tidy --quiet lib/*.c supervisord/*.c -- \
+			-Ibuild/gcc -Ilib \$(pkg-config --cflags libbsd-overlay libconfuse libsystemd sqlite3) \
+			-DSYSCONFDIR='\"/etc\"' -DLOCALSTATEDIR='\"/var\"' \
+			-DRUNSTATEDIR='\"/run\"' 2>/dev/null"
+		one mandoc sh -c "mandoc -T lint -W warning supervisord/vigild.8 supervisord/vigilctl.8 supervisord/vigil.conf.5"
 		one cppcheck sh -c "cppcheck --quiet --error-exitcode=1 --enable=warning,portability \
 			--inline-suppr --std=c11 -I lib \
 			--include=/usr/include/bsd/sys/queue.h \
