@@ -1,0 +1,130 @@
+/* SPDX-License-Identifier: ISC */
+/* Copyright (c) 2026 The vigil authors */
+
+/*
+ * A libFuzzer target for the decoding of client input, done as
+ * supervisord/server.c does it: bytes arrive in reads of random size (at
+ * most 4096, as server_client_read() asks for) into a struct proto_buf,
+ * the buffer may never hold more than one header plus PROTO_MAX_PAYLOAD,
+ * proto_next() takes each complete message, and proto_command_unpack()
+ * decodes every PROTO_COMMAND payload.  Anything vigild would drop ends
+ * the input.  Two differences from vigild: each payload is first copied
+ * to a heap block of exactly its length, so that AddressSanitizer sees a
+ * read past its end (in the buffer such a read would land in spare
+ * capacity), and the target goes on with the next message where vigild
+ * reads nothing after one request, to exercise the buffer's compaction
+ * and growth as well.
+ *
+ * Input layout: the first byte seeds the read sizes (0: reads of 4096,
+ * as far as the input goes), the rest is what the client sends.
+ */
+
+#include "config.h"
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "proto.h"
+
+#define FUZZ_READ_MAX 4096
+
+int LLVMFuzzerTestOneInput(const uint8_t *, size_t);
+
+/* The size of the next read: 1 to FUZZ_READ_MAX, small ones favoured. */
+static size_t
+fuzz_read_size(uint32_t *state)
+{
+	uint32_t x = *state;
+
+	if (x == 0)
+		return (FUZZ_READ_MAX);
+	/* xorshift32: cheap, deterministic for one input. */
+	x ^= x << 13;
+	x ^= x >> 17;
+	x ^= x << 5;
+	*state = x;
+	switch (x & 3) {
+	case 0:
+		return (1 + (x >> 8) % 8);
+	case 1:
+		return (1 + (x >> 8) % 64);
+	default:
+		return (1 + (x >> 8) % FUZZ_READ_MAX);
+	}
+}
+
+/* Decode every complete message; return -1 where vigild would drop. */
+static int
+fuzz_parse(struct proto_buf *in)
+{
+	struct proto_header h;
+	const uint8_t *payload;
+	uint8_t *copy;
+	uint32_t flags;
+	char **argv;
+	int argc, i, r;
+
+	for (;;) {
+		if ((r = proto_next(in, &h, &payload)) == 0)
+			return (0);
+		if (r == -1 || h.type != PROTO_COMMAND)
+			return (-1);
+		if ((copy = malloc(h.len)) == NULL && h.len > 0)
+			abort();
+		if (h.len > 0)
+			memcpy(copy, payload, h.len);
+		r = proto_command_unpack(copy, h.len, &flags, &argc, &argv);
+		free(copy);
+		if (r == -1)
+			return (-1);
+		/* The words must be NUL-terminated and argv NULL-ended. */
+		for (i = 0; i < argc; i++) {
+			if (strlen(argv[i]) > h.len)
+				abort();
+			free(argv[i]);
+		}
+		if (argv[argc] != NULL)
+			abort();
+		free(argv);
+		proto_buf_consume(in, PROTO_HEADER_SIZE + h.len);
+	}
+}
+
+/*
+ * libFuzzer's entry point: feed data through the server's decoding.
+ * Always return 0; a bug shows as a crash or a sanitizer report.
+ */
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct proto_buf in;
+	uint32_t state;
+	uint8_t *p;
+	size_t n;
+
+	if (size == 0)
+		return (0);
+	state = data[0] == 0 ? 0 : 0x9e3779b9U * data[0];
+	data++;
+	size--;
+	proto_buf_init(&in);
+	while (size > 0) {
+		n = fuzz_read_size(&state);
+		if (n > size)
+			n = size;
+		p = proto_buf_reserve(&in, FUZZ_READ_MAX);
+		memcpy(p, data, n);
+		proto_buf_commit(&in, n);
+		data += n;
+		size -= n;
+		if (proto_buf_pending(&in) >
+		    PROTO_HEADER_SIZE + PROTO_MAX_PAYLOAD)
+			break;
+		if (fuzz_parse(&in) == -1)
+			break;
+	}
+	proto_buf_clear(&in);
+	return (0);
+}

@@ -1,0 +1,72 @@
+#!/bin/bash
+# The bash completion in contrib/completion/vigilctl offers, for the
+# command position, exactly the command names and aliases that
+# `vigilctl list-commands` prints; it also completes job names from the
+# vigild given with -s, and the options of a few commands.
+. "$(dirname "$0")/lib.sh"
+
+: "${TOP_SRCDIR:=$(cd "$(dirname "$0")/../.." && pwd)}"
+COMPLETION=$TOP_SRCDIR/contrib/completion/vigilctl
+[ -f "$COMPLETION" ] || fail "no $COMPLETION"
+# shellcheck source=../../contrib/completion/vigilctl
+. "$COMPLETION"
+
+# complete_words WORD...: what the completion offers for the last WORD of
+# "vigilctl WORD...", sorted, one a line.
+complete_words() {
+	COMP_WORDS=("$VIGILCTL" "$@")
+	COMP_CWORD=$#
+	COMP_LINE="${COMP_WORDS[*]}"
+	COMP_POINT=${#COMP_LINE}
+	COMPREPLY=()
+	# Job names must come from the vigild that -s names, not the env.
+	VIGIL_SOCKET='' _vigilctl vigilctl "${COMP_WORDS[COMP_CWORD]}" \
+		"${COMP_WORDS[COMP_CWORD - 1]}"
+	[ "${#COMPREPLY[@]}" -eq 0 ] || printf '%s\n' "${COMPREPLY[@]}" |
+		LC_ALL=C sort -u
+}
+
+# offers WORD WORD...: the completion of "vigilctl WORD..." includes WORD.
+offers() {
+	local want=$1
+	shift
+	complete_words "$@" | grep -qxF -- "$want" ||
+		fail "vigilctl $* <TAB>: no $want in: $(complete_words "$@" | tr '\n' ' ')"
+}
+
+job web 'command = "sleep 1000"'
+start_vigild
+wait_state web RUNNING
+
+# Names and aliases: "name (alias) usage" or "name usage".
+ctl list-commands >"$T/list" || fail "list-commands failed"
+awk '{ print $1 } $2 ~ /^\(.*\)$/ { gsub(/[()]/, "", $2); print $2 }' \
+	"$T/list" | LC_ALL=C sort -u >"$T/vigild.words"
+[ -s "$T/vigild.words" ] || fail "list-commands printed nothing"
+complete_words "" >"$T/completion.words"
+if ! cmp -s "$T/vigild.words" "$T/completion.words"; then
+	only_d=$(comm -23 "$T/vigild.words" "$T/completion.words" | tr '\n' ' ')
+	only_c=$(comm -13 "$T/vigild.words" "$T/completion.words" | tr '\n' ' ')
+	fail "command words differ: only in vigild: ${only_d:-none}; only in the completion: ${only_c:-none}"
+fi
+log "$(wc -l <"$T/completion.words") command words match"
+
+# Prefixes, global options, and the rest of the command line.
+[ "$(complete_words st | tr '\n' ' ')" = "st start status stop " ] ||
+	fail "st<TAB>: $(complete_words st | tr '\n' ' ')"
+offers --socket --s
+offers --json --
+offers web -s "$SOCK" status ""
+offers web -s "$SOCK" --json st w
+offers web --socket="$SOCK" restart --no-wait ""
+offers all -s "$SOCK" stop ""
+offers --no-wait -s "$SOCK" start -
+offers --dry-run reload -
+offers --timeout wait -
+offers RUNNING wait --state R
+offers TERM signal ""
+offers SIGHUP kill SIGH
+offers web -s "$SOCK" signal TERM ""
+[ -z "$(complete_words -s "$SOCK" ping "")" ] || fail "ping takes no arguments"
+stop_vigild
+log "ok"
