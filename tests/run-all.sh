@@ -4,13 +4,15 @@
 #   2. clang, -Werror, ASan + UBSan: `make check`
 #   3. `make check-valgrind` (unit tests and vigild under valgrind)
 #   4. `make distcheck`
-#   5. clang-format, shellcheck, `make check-headers`, cppcheck
+#   5. clang-format, shellcheck, `make check-headers`, clang-tidy, mandoc,
+#      cppcheck
+#   6. the request decoder under libFuzzer for FUZZ_SECONDS (default 30)
 # Ends with one line "N passed, N failed, N skipped" over every test of
 # every stage.  Set STAGES="1 5" to run only some stages.
 set -u
 cd "$(dirname "$0")/.." || exit 1
 top=$PWD
-stages=${STAGES:-1 2 3 4 5}
+stages=${STAGES:-1 2 3 4 5 6}
 jobs=$(nproc 2>/dev/null || echo 2)
 passed=0 failed=0 skipped=0
 
@@ -97,7 +99,8 @@ for st in $stages; do
 	5)
 		note "lint"
 		one clang-format sh -c "git ls-files '*.[ch]' | xargs clang-format --dry-run -Werror"
-		one shellcheck sh -c "shellcheck -x -P tests/integration tests/integration/*.sh tests/run-all.sh contrib/*.sh .ci/run"
+		one shellcheck sh -c "shellcheck -x -P tests/integration tests/integration/*.sh tests/run-all.sh contrib/*.sh .ci/run \
+			tests/fuzz/run.sh contrib/completion/vigilctl"
 		one check-headers make -s -C build/gcc check-headers
 		one clang-tidy sh -c "clang-tidy --quiet lib/*.c supervisord/*.c -- \
 			-Ibuild/gcc -Ilib \$(pkg-config --cflags libbsd-overlay libconfuse libsystemd sqlite3) \
@@ -108,7 +111,17 @@ for st in $stages; do
 			--inline-suppr --std=c11 -I lib \
 			--include=/usr/include/bsd/sys/queue.h \
 			--include=/usr/include/bsd/sys/tree.h \
-			lib supervisord tests/unit tests/helpers"
+			lib supervisord tests/unit tests/helpers tests/fuzz"
+		;;
+	6)
+		note "fuzz: tests/fuzz/run.sh"
+		rc=0
+		tests/fuzz/run.sh build/gcc "${FUZZ_SECONDS:-30}" || rc=$?
+		case $rc in
+		0) passed=$((passed + 1)) ;;
+		77) skipped=$((skipped + 1)) ;;
+		*) failed=$((failed + 1)) ;;
+		esac
 		;;
 	esac
 done
