@@ -28,6 +28,12 @@
 
 /* A client whose unread replies pass this is dropped. */
 #define SERVER_MAX_OUT (8 * 1024 * 1024)
+/* At most this many clients at once; more wait in the listen backlog. */
+#define SERVER_MAX_CLIENTS 512
+/* A client must send a complete request within this (microseconds). */
+#define SERVER_REQUEST_TIMEOUT (10 * 1000000ULL)
+/* After accept ran out of descriptors, try again after this. */
+#define SERVER_ACCEPT_RETRY (1000000ULL)
 
 struct client {
 	uint64_t id;
@@ -41,12 +47,18 @@ struct client {
 	int done;      /* PROTO_EXIT queued: close once flushed */
 	int busy;      /* a command is running (CMD_WAIT) */
 	int wait_code; /* exit code to send when the waits end */
+	int rdhup;     /* the peer shut down its side for writing */
 	struct waiter_list waits;
 	sd_event_source *timer; /* ends the waits with a failure */
 	TAILQ_ENTRY(client) entry;
 };
 
 static void server_client_free(struct client *);
+static void server_listen_pause(const char *);
+
+static size_t server_nclients;
+static int server_paused;
+static sd_event_source *server_retry;
 
 static void
 server_client_events(struct client *c)
@@ -57,8 +69,11 @@ server_client_events(struct client *c)
 		ev |= EPOLLIN;
 	if (proto_buf_pending(&c->out) > 0)
 		ev |= EPOLLOUT;
-	/* A waiting client is still watched, to notice it hang up. */
-	if (c->busy)
+	/*
+	 * A waiting client is still watched, to notice it hang up (EPOLLHUP
+	 * is always reported); a half-close alone does not end its wait.
+	 */
+	if (c->busy && !c->rdhup)
 		ev |= EPOLLRDHUP;
 	(void)sd_event_source_set_io_events(c->io, ev);
 }
@@ -118,6 +133,7 @@ server_client_parse(struct client *c)
 			return (-1);
 		}
 		proto_buf_consume(&c->in, PROTO_HEADER_SIZE + h.len);
+		c->timer = sd_event_source_disable_unref(c->timer);
 		c->json = (flags & PROTO_F_JSON) != 0;
 		cmd_dispatch(c, flags, argc, argv);
 		for (i = 0; i < argc; i++)
@@ -159,8 +175,13 @@ server_client_io(sd_event_source *s, int fd, uint32_t revents, void *arg)
 {
 	struct client *c = arg;
 
-	if (c->busy && (revents & (EPOLLRDHUP | EPOLLHUP | EPOLLERR))) {
+	if (c->busy && (revents & (EPOLLHUP | EPOLLERR))) {
 		server_client_free(c);
+		return (0);
+	}
+	if (c->busy && (revents & EPOLLRDHUP)) {
+		c->rdhup = 1;
+		server_client_events(c);
 		return (0);
 	}
 	if ((revents & EPOLLIN) && server_client_read(c) == -1) {
@@ -172,18 +193,71 @@ server_client_io(sd_event_source *s, int fd, uint32_t revents, void *arg)
 	return (0);
 }
 
+/* A client that has not sent a complete request in time is dropped. */
+static int
+server_client_idle(sd_event_source *s, uint64_t usec, void *arg)
+{
+	struct client *c = arg;
+
+	c->timer = sd_event_source_disable_unref(c->timer);
+	if (c->busy || c->done)
+		return (0);
+	log_debug("client %llu: no complete request in time, dropped",
+	    (unsigned long long)c->id);
+	server_client_free(c);
+	return (0);
+}
+
+static void
+server_client_add(int cfd, const struct ucred *cred)
+{
+	struct client *c;
+	int r;
+
+	c = xcalloc(1, sizeof(*c));
+	c->id = ++vigild.next_client_id;
+	c->fd = cfd;
+	c->uid = cred->uid;
+	c->pid = cred->pid;
+	proto_buf_init(&c->in);
+	proto_buf_init(&c->out);
+	TAILQ_INIT(&c->waits);
+	r = sd_event_add_io(
+	    vigild.event, &c->io, cfd, EPOLLIN, server_client_io, c);
+	if (r >= 0)
+		r = sd_event_add_time_relative(vigild.event, &c->timer,
+		    CLOCK_MONOTONIC, SERVER_REQUEST_TIMEOUT, 100000,
+		    server_client_idle, c);
+	if (r < 0) {
+		log_warnx("client %llu: %s, dropped", (unsigned long long)c->id,
+		    strerror(-r));
+		c->io = sd_event_source_disable_unref(c->io);
+		close(cfd);
+		proto_buf_clear(&c->in);
+		proto_buf_clear(&c->out);
+		free(c);
+		return;
+	}
+	TAILQ_INSERT_TAIL(&vigild.clients, c, entry);
+	if (++server_nclients >= SERVER_MAX_CLIENTS)
+		server_listen_pause("too many clients");
+}
+
 static int
 server_accept(sd_event_source *s, int fd, uint32_t revents, void *arg)
 {
-	struct client *c;
 	struct ucred cred;
 	socklen_t len = sizeof(cred);
-	int cfd, r;
+	int cfd;
 
-	for (;;) {
+	while (!server_paused) {
 		cfd = accept4(fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
 		if (cfd == -1) {
-			if (errno != EAGAIN && errno != EINTR)
+			if (errno == EMFILE || errno == ENFILE ||
+			    errno == ENOBUFS || errno == ENOMEM)
+				server_listen_pause(strerror(errno));
+			else if (errno != EAGAIN && errno != EINTR &&
+			    errno != ECONNABORTED)
 				log_warn("accept");
 			return (0);
 		}
@@ -193,20 +267,47 @@ server_accept(sd_event_source *s, int fd, uint32_t revents, void *arg)
 			close(cfd);
 			continue;
 		}
-		c = xcalloc(1, sizeof(*c));
-		c->id = ++vigild.next_client_id;
-		c->fd = cfd;
-		c->uid = cred.uid;
-		c->pid = cred.pid;
-		proto_buf_init(&c->in);
-		proto_buf_init(&c->out);
-		TAILQ_INIT(&c->waits);
-		r = sd_event_add_io(
-		    vigild.event, &c->io, cfd, EPOLLIN, server_client_io, c);
-		if (r < 0)
-			fatalx("sd_event_add_io: %s", strerror(-r));
-		TAILQ_INSERT_TAIL(&vigild.clients, c, entry);
+		server_client_add(cfd, &cred);
 	}
+	return (0);
+}
+
+static void
+server_listen_resume(void)
+{
+	if (!server_paused || server_nclients >= SERVER_MAX_CLIENTS)
+		return;
+	server_paused = 0;
+	server_retry = sd_event_source_disable_unref(server_retry);
+	(void)sd_event_source_set_enabled(vigild.listen_src, SD_EVENT_ON);
+	log_info("accepting clients again");
+}
+
+static int
+server_listen_retry(sd_event_source *s, uint64_t usec, void *arg)
+{
+	server_retry = sd_event_source_disable_unref(server_retry);
+	server_listen_resume();
+	return (0);
+}
+
+/*
+ * Stop accepting for a while (out of descriptors, or too many clients):
+ * new clients wait in the listen backlog instead of making the loop spin.
+ * Accepting resumes when a client leaves, or after SERVER_ACCEPT_RETRY.
+ */
+static void
+server_listen_pause(const char *why)
+{
+	if (server_paused)
+		return;
+	server_paused = 1;
+	log_warnx("not accepting clients for now: %s", why);
+	(void)sd_event_source_set_enabled(vigild.listen_src, SD_EVENT_OFF);
+	if (sd_event_add_time_relative(vigild.event, &server_retry,
+	        CLOCK_MONOTONIC, SERVER_ACCEPT_RETRY, 100000,
+	        server_listen_retry, NULL) < 0)
+		server_retry = NULL;
 }
 
 static void
@@ -226,6 +327,8 @@ server_client_free(struct client *c)
 	proto_buf_clear(&c->in);
 	proto_buf_clear(&c->out);
 	free(c);
+	server_nclients--;
+	server_listen_resume();
 }
 
 /*
@@ -501,6 +604,7 @@ server_close(void)
 		(void)server_client_flush(c);
 		server_client_free(c);
 	}
+	server_retry = sd_event_source_disable_unref(server_retry);
 	vigild.listen_src = sd_event_source_disable_unref(vigild.listen_src);
 	if (vigild.listen_fd != -1)
 		close(vigild.listen_fd);

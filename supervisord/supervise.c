@@ -65,6 +65,7 @@ inst_pid_cmp(struct inst *a, struct inst *b)
 RB_GENERATE(pid_tree, inst, pid_entry, inst_pid_cmp)
 
 static struct pid_tree supervise_pids = RB_INITIALIZER(&supervise_pids);
+static sd_event_source *supervise_clock; /* keeps sd-event's timerfd */
 static TAILQ_HEAD(, inst) supervise_group_waits = TAILQ_HEAD_INITIALIZER(
     supervise_group_waits);
 
@@ -1094,6 +1095,7 @@ supervise_free_all(void)
 
 	RB_FOREACH_SAFE(j, job_tree, &vigild.jobs, tmp)
 		supervise_job_free(j);
+	supervise_clock = sd_event_source_disable_unref(supervise_clock);
 }
 
 static int
@@ -1121,6 +1123,12 @@ supervise_sighup(
 	return (0);
 }
 
+static int
+supervise_never(sd_event_source *s, uint64_t usec, void *arg)
+{
+	return (0);
+}
+
 /*
  * Set up supervision: become a child subreaper and route SIGCHLD, SIGTERM,
  * SIGINT and SIGHUP through the event loop (they are blocked by main).
@@ -1132,6 +1140,16 @@ supervise_init(void)
 
 	if (prctl(PR_SET_CHILD_SUBREAPER, 1) == -1)
 		log_warn("prctl(PR_SET_CHILD_SUBREAPER)");
+	/*
+	 * sd-event makes its CLOCK_MONOTONIC timerfd with the first timer.
+	 * Make it now: a stop timeout must never fail later for want of a
+	 * file descriptor.
+	 */
+	if ((r = sd_event_add_time(vigild.event, &supervise_clock,
+	         CLOCK_MONOTONIC, UINT64_MAX, 0, supervise_never, NULL)) < 0 ||
+	    (r = sd_event_source_set_enabled(supervise_clock, SD_EVENT_OFF)) <
+	        0)
+		fatalx("sd_event_add_time: %s", strerror(-r));
 	if ((r = sd_event_add_signal(
 	         vigild.event, NULL, SIGCHLD, supervise_sigchld, NULL)) < 0 ||
 	    (r = sd_event_add_signal(

@@ -7,7 +7,9 @@
  * up.  The write side is never shut down, so a close seen here was the
  * peer's own decision.  A peer that closes early (EPIPE, ECONNRESET) ends
  * the writing, not the program.
- *   usage: sendraw [-t SECONDS] SOCKET
+ *   usage: sendraw [-ho] [-t SECONDS] SOCKET
+ * -h shuts down the write side once stdin is done (a half-close, as socat
+ * does); -o copies what was read to stdout.
  * Exit 0 if the peer closed the connection (EOF or ECONNRESET), 1 if it
  * was still open after SECONDS (default 5) of waiting, 2 on other errors.
  * The byte counts go to stderr: "sendraw: wrote N, read M".
@@ -31,6 +33,7 @@
 #include <unistd.h>
 
 static int sendraw_timeout = 5;
+static int sendraw_copy;
 
 static void sendraw_usage(void) __attribute__((noreturn));
 
@@ -131,6 +134,8 @@ sendraw_drain(int fd, size_t *total)
 			return (0);
 		if (r > 0) {
 			*total += (size_t)r;
+			if (sendraw_copy)
+				(void)!write(STDOUT_FILENO, buf, (size_t)r);
 			continue;
 		}
 		if (errno == EINTR)
@@ -145,7 +150,7 @@ sendraw_drain(int fd, size_t *total)
 static void
 sendraw_usage(void)
 {
-	fprintf(stderr, "usage: sendraw [-t SECONDS] SOCKET\n");
+	fprintf(stderr, "usage: sendraw [-ho] [-t SECONDS] SOCKET\n");
 	exit(2);
 }
 
@@ -155,10 +160,16 @@ main(int argc, char **argv)
 	char buf[65536];
 	size_t wrote = 0, got = 0;
 	ssize_t n;
-	int ch, fd, r = 0;
+	int ch, fd, r = 0, half = 0;
 
-	while ((ch = getopt(argc, argv, "t:")) != -1) {
+	while ((ch = getopt(argc, argv, "hot:")) != -1) {
 		switch (ch) {
+		case 'h':
+			half = 1;
+			break;
+		case 'o':
+			sendraw_copy = 1;
+			break;
 		case 't':
 			sendraw_timeout = atoi(optarg);
 			if (sendraw_timeout <= 0)
@@ -182,6 +193,8 @@ main(int argc, char **argv)
 			break;
 		r = sendraw_write(fd, buf, (size_t)n, &wrote);
 	}
+	if (r == 0 && half)
+		(void)shutdown(fd, SHUT_WR);
 	if (r != -1)
 		r = sendraw_drain(fd, &got);
 	fprintf(stderr, "sendraw: wrote %zu, read %zu\n", wrote, got);

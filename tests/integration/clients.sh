@@ -1,0 +1,58 @@
+#!/bin/bash
+# Clients cannot hurt vigild: one that never completes a request is
+# dropped after the request timeout; running out of descriptors pauses
+# accepting instead of spinning; a half-closed client still gets the reply
+# to a waiting command.
+. "$(dirname "$0")/lib.sh"
+[ -x "$HELPERS/sendraw" ] || exit 77
+
+job a 'command = "sleep 1000"'
+job b 'command = "sleep 1000"' 'autostart = false'
+ulimit -Sn 64
+start_vigild --log-level debug
+wait_state a RUNNING
+
+# A half-closed client that waits for a start gets its reply.
+printf 'start\0b\0' >"$T/body"
+len=$(wc -c <"$T/body")
+{
+	printf '\001\000\001\000'
+	printf "\\$(printf %03o $((len + 4)))\\000\\000\\000"
+	printf '\000\000\000\000'
+	cat "$T/body"
+} >"$T/req"
+"$HELPERS/sendraw" -h -o -t 10 "$SOCK" <"$T/req" >"$T/reply" 2>/dev/null ||
+	fail "half-closed client got no complete reply"
+is_state b RUNNING || fail "start from a half-closed client did nothing"
+# The reply ends with PROTO_EXIT (type 4) and code 0.
+tail -c 12 "$T/reply" | od -An -tx1 | tr -d ' \n' | grep -q '0100040004000000''00000000$' ||
+	fail "reply does not end with exit 0: $(od -An -tx1 "$T/reply" | tail -n 2)"
+
+# Hold more connections than vigild has descriptors.
+mkfifo "$T/hold"
+exec 7<>"$T/hold"
+pids=
+for _ in $(seq 1 80); do
+	"$HELPERS/sendraw" -t 30 "$SOCK" <"$T/hold" 7>&- 2>/dev/null &
+	pids="$pids $!"
+done
+for p in $pids; do track "$p"; done
+retry 10 grep -q "not accepting clients for now" "$VLOG" || fail "no pause on EMFILE"
+ticks() { awk '{ print $14 + $15 }' "/proc/$VIGILD_PID/stat"; }
+t0=$(ticks)
+retry 3 false || true
+t1=$(ticks)
+[ $((t1 - t0)) -lt 50 ] || fail "vigild burnt $((t1 - t0)) ticks while out of descriptors"
+# The idle ones are dropped after the request timeout (those still in the
+# backlog once they are accepted); then vigild answers.
+all_dropped() { [ "$(grep -c "no complete request in time, dropped" "$VLOG")" -ge 80 ]; }
+retry 40 all_dropped || fail "idle clients were not all dropped"
+# sendraw now sees end of input, and finds its connection closed at once.
+exec 7>&-
+for p in $pids; do
+	wait "$p" 2>/dev/null || fail "idle client $p was not dropped"
+done
+retry 5 ctl ping >/dev/null || fail "vigild does not answer after the storm"
+[ "$(grep -c "accept: Too many open files" "$VLOG")" -eq 0 ] || fail "accept errors logged in a loop"
+stop_vigild
+log "ok"
