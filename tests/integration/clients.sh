@@ -17,6 +17,7 @@ printf 'start\0b\0' >"$T/body"
 len=$(wc -c <"$T/body")
 {
 	printf '\001\000\001\000'
+	# shellcheck disable=SC2059 # an octal escape built for the length byte
 	printf "\\$(printf %03o $((len + 4)))\\000\\000\\000"
 	printf '\000\000\000\000'
 	cat "$T/body"
