@@ -487,6 +487,10 @@ server_waiter_settled(const struct waiter *w, int *ok)
 		*ok = s == JOB_RUNNING;
 		if (s == JOB_RUNNING)
 			return (supervise_inst_is_stable(w->inst));
+		/* A start put off until a reload swap is still to come. */
+		if (s == JOB_STOPPED && w->inst->job->next_spec != NULL &&
+		    w->inst->reload_start)
+			return (0);
 		return (s == JOB_BACKOFF || s == JOB_FATAL || s == JOB_EXITED ||
 		    s == JOB_STOPPED);
 	case WAIT_STOP:
@@ -528,6 +532,19 @@ server_waiters_notify(struct inst *in)
 	TAILQ_FOREACH_SAFE(w, &in->waiters, ientry, tmp) {
 		if (server_waiter_settled(w, &ok))
 			server_waiter_end(w, ok);
+	}
+}
+
+/* A reload replaced an instance: its waiters now wait on the new one. */
+void
+server_waiters_move(struct inst *from, struct inst *to)
+{
+	struct waiter *w;
+
+	while ((w = TAILQ_FIRST(&from->waiters)) != NULL) {
+		TAILQ_REMOVE(&from->waiters, w, ientry);
+		w->inst = to;
+		TAILQ_INSERT_TAIL(&to->waiters, w, ientry);
 	}
 }
 

@@ -43,6 +43,10 @@
 #include "vigild.h"
 #include "xmalloc.h"
 
+/* Quick looks at a lock that a child about to exec may still hold. */
+#define SUPERVISE_QUICK_RETRY (1 * DURATION_USEC_PER_MSEC)
+#define SUPERVISE_QUICK_RETRIES 50
+
 /* Poll interval bounds while BLOCKED or waiting for a killed group. */
 #define SUPERVISE_RECHECK_MIN (50 * DURATION_USEC_PER_MSEC)
 #define SUPERVISE_RECHECK_MAX (2 * DURATION_USEC_PER_SEC)
@@ -66,6 +70,7 @@ RB_GENERATE(pid_tree, inst, pid_entry, inst_pid_cmp)
 
 static struct pid_tree supervise_pids = RB_INITIALIZER(&supervise_pids);
 static sd_event_source *supervise_clock; /* keeps sd-event's timerfd */
+static unsigned int supervise_nspawning; /* children not yet exec'd */
 static TAILQ_HEAD(, inst) supervise_group_waits = TAILQ_HEAD_INITIALIZER(
     supervise_group_waits);
 
@@ -159,6 +164,7 @@ inst_report_close(struct inst *in)
 
 	if (in->report == NULL)
 		return;
+	supervise_nspawning--;
 	fd = sd_event_source_get_io_fd(in->report);
 	in->report = sd_event_source_disable_unref(in->report);
 	close(fd);
@@ -575,6 +581,7 @@ supervise_spawn(struct inst *in)
 	    supervise_report, in);
 	if (r < 0)
 		fatalx("%s: sd_event_add_io: %s", __func__, strerror(-r));
+	supervise_nspawning++;
 	log_info("%s: started pid %ld", in->label, (long)in->pid);
 	inst_set_state(in, JOB_STARTING);
 }
@@ -695,13 +702,27 @@ supervise_try_start(struct inst *in)
 		hs = lock_holder_check(&h);
 	if (hs != LOCK_HOLDER_GONE)
 		supervise_reclaim(in, &h);
-	else if (held)
+	else if (held && supervise_nspawning > 0 && in->state != JOB_BLOCKED &&
+	    in->quick_retries < SUPERVISE_QUICK_RETRIES) {
+		/*
+		 * A child between fork and exec still has copies of all of
+		 * vigild's descriptors, perhaps of this lock's previous
+		 * description: look again in a moment before calling the lock
+		 * taken by a stranger.
+		 */
+		in->quick_retries++;
+		if (in->state != JOB_STARTING)
+			inst_set_state(in, JOB_STARTING);
+		inst_timer_arm(
+		    in, SUPERVISE_QUICK_RETRY, supervise_blocked_recheck);
+	} else if (held)
 		supervise_wait_unknown(in, path);
 	else {
 		if (in->state == JOB_BLOCKED)
 			log_info("%s: lock reclaimed", in->label);
 		inst_timer_cancel(in);
 		in->killed = 0;
+		in->quick_retries = 0;
 		supervise_spawn(in);
 	}
 	free(path);
@@ -754,6 +775,14 @@ supervise_inst_stop(struct inst *in)
 	in->want = 0;
 	switch (in->state) {
 	case JOB_STARTING:
+		if (in->pid == 0) {
+			/* Still looking at its lock: nothing runs yet. */
+			inst_timer_cancel(in);
+			inst_lock_release(in);
+			inst_set_state(in, JOB_STOPPED);
+			break;
+		}
+		/* FALLTHROUGH */
 	case JOB_RUNNING:
 		in->stop_requested = 1;
 		inst_terminate(in);
@@ -869,15 +898,15 @@ supervise_job_build(struct job *j)
 	}
 }
 
-/* Free the instances of a job (at exit, or once all are inactive). */
+/* Free an array of instances; each must be inactive. */
 static void
-supervise_job_unbuild(struct job *j)
+supervise_insts_free(struct inst *insts, int n)
 {
 	struct inst *in;
 	int i;
 
-	for (i = 0; i < j->ninsts; i++) {
-		in = &j->insts[i];
+	for (i = 0; i < n; i++) {
+		in = &insts[i];
 		server_waiters_cancel(in);
 		inst_timer_cancel(in);
 		in->stable = sd_event_source_disable_unref(in->stable);
@@ -890,7 +919,14 @@ supervise_job_unbuild(struct job *j)
 		free(in->label);
 		free(in->reason);
 	}
-	free(j->insts);
+	free(insts);
+}
+
+/* Free the instances of a job (at exit, or once all are inactive). */
+static void
+supervise_job_unbuild(struct job *j)
+{
+	supervise_insts_free(j->insts, j->ninsts);
 	j->insts = NULL;
 	j->ninsts = 0;
 }
@@ -978,7 +1014,8 @@ static int
 supervise_job_settle(sd_event_source *s, void *arg)
 {
 	struct job *j = arg;
-	int *start, i;
+	struct inst *old;
+	int *start, i, oldn;
 
 	j->settle = sd_event_source_disable_unref(j->settle);
 	if (!supervise_job_is_idle(j) || vigild.shutting_down)
@@ -991,11 +1028,18 @@ supervise_job_settle(sd_event_source *s, void *arg)
 	if (j->next_spec == NULL)
 		return (0);
 	start = supervise_job_swap_starts(j, j->next_spec);
-	supervise_job_unbuild(j);
+	old = j->insts;
+	oldn = j->ninsts;
 	job_spec_free(j->spec);
 	j->spec = j->next_spec;
 	j->next_spec = NULL;
 	supervise_job_build(j);
+	/* Instance N carries over the operator's stop and its waiters. */
+	for (i = 0; i < oldn && i < j->ninsts; i++) {
+		j->insts[i].held = old[i].held;
+		server_waiters_move(&old[i], &j->insts[i]);
+	}
+	supervise_insts_free(old, oldn);
 	log_info("%s: new configuration applied", j->name);
 	for (i = 0; i < j->ninsts; i++) {
 		if (start[i] && j->spec->kind == CONF_KIND_SERVICE)

@@ -78,6 +78,7 @@ struct inst {
 	struct lock_holder leftover; /* BLOCKED: the holder being reclaimed */
 	uint64_t recheck;            /* BLOCKED: next poll interval */
 	uint64_t kill_at;            /* BLOCKED: when to send SIGKILL */
+	unsigned int quick_retries;  /* lock looks while children exec */
 
 	sd_event_source *timer;
 	sd_event_source *stable; /* wakes start waiters at min_uptime */
@@ -169,6 +170,7 @@ void server_client_hold(struct client *);
 void server_client_timeout(struct client *, uint64_t);
 void server_waiters_notify(struct inst *);
 void server_waiters_cancel(struct inst *);
+void server_waiters_move(struct inst *, struct inst *);
 
 /* cmd.c */
 enum cmd_retval {

@@ -60,11 +60,17 @@ dead() { ! alive "$1"; }
 # track PID: end this process at cleanup if it is still there.
 track() { TRACKED="$TRACKED $*"; }
 
-# job NAME LINES...: write jobs.d/NAME.conf, one option per argument.
+# job NAME LINES...: write jobs.d/NAME.conf, one option per argument.  An
+# environment line marks the job's processes as this test's (procs_with),
+# unless the test sets environment itself.
 job() {
 	local name=$1
 	shift
 	printf '%s\n' "$@" >"$JOBS/$name.conf"
+	case "$*" in
+	*environment*) ;;
+	*) printf 'environment = {"VIGIL_TEST_ROOT=%s"}\n' "$T" >>"$JOBS/$name.conf" ;;
+	esac
 }
 
 start_vigild() {
@@ -101,13 +107,15 @@ wait_state() {
 
 job_pid() { ctl pid "$1"; }
 
-# procs_with ENV=VALUE: pids of live processes whose environment has it.
+# procs_with ENV=VALUE: pids of this test's live job processes whose
+# environment has ENV=VALUE (tests run in parallel and reuse job names).
 procs_with() {
-	local p
+	local p env
 	for p in /proc/[0-9]*; do
 		p=${p#/proc/}
-		if tr '\0' '\n' 2>/dev/null <"/proc/$p/environ" |
-			grep -qx -- "$1"; then
+		env=$(tr '\0' '\n' 2>/dev/null <"/proc/$p/environ") || continue
+		if printf '%s\n' "$env" | grep -qx -- "$1" &&
+			printf '%s\n' "$env" | grep -qx -- "VIGIL_TEST_ROOT=$T"; then
 			alive "$p" && echo "$p"
 		fi
 	done

@@ -67,6 +67,26 @@ is_state held STOPPED || fail "an operator-stopped job was started by reload"
 wait_state broke RUNNING
 grep -q 1007 "/proc/$(job_pid broke)/cmdline" || fail "fixed FATAL job did not restart"
 
+# The operator's stop outlives further reloads.
+job held 'command = "sleep 1024"'
+ctl reload >/dev/null || fail "second reload failed"
+wait_state change RUNNING
+is_state held STOPPED || fail "a second reload started the operator-stopped job"
+# A reload that adds one job and changes another never shows a stranger
+# holding a lock (a child between fork and exec holds vigild's fds).
+grep -q "held by a process vigild did not start" "$VLOG" &&
+	fail "spurious BLOCKED: $(grep "did not start" "$VLOG")"
+
+# A start while a changed job is still stopping waits for the new spec.
+job slow "command = {\"sh\", \"-c\", \"trap 'sleep 0.5; exit 0' TERM; while :; do sleep 0.05; done\"}"
+ctl reload >/dev/null
+wait_state slow RUNNING
+job slow "command = {\"sh\", \"-c\", \"trap 'sleep 0.5; exit 0' TERM; while :; do sleep 0.06; done\"}"
+ctl reload >/dev/null
+ctl start slow >"$T/out" 2>&1 || fail "start during a reload swap failed: $(cat "$T/out")"
+is_state slow RUNNING || fail "slow is $(state slow)"
+grep -q "0.06" "/proc/$(job_pid slow)/cmdline" || fail "slow runs the old command"
+
 # SIGHUP does the same.
 same=$(job_pid same)
 job same 'command = "sleep 1011"'
