@@ -99,9 +99,10 @@ cmd_list_commands_exec(struct cmd_ctx *ctx)
 	for (e = cmd_table; *e != NULL; e++) {
 		if (ctx->json)
 			continue;
-		cmd_print(ctx, "%s%s%s%s %s\n", (*e)->name,
+		cmd_print(ctx, "%s%s%s%s%s%s\n", (*e)->name,
 		    (*e)->alias ? " (" : "", (*e)->alias ? (*e)->alias : "",
-		    (*e)->alias ? ")" : "", (*e)->usage);
+		    (*e)->alias ? ")" : "", *(*e)->usage != '\0' ? " " : "",
+		    (*e)->usage);
 	}
 	if (ctx->json) {
 		cmd_print(ctx, "{\"commands\":[");

@@ -14,8 +14,6 @@
 #include <sys/types.h>
 
 #include <errno.h>
-#include <grp.h>
-#include <pwd.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -122,38 +120,58 @@ cmd_take_option(struct cmd_ctx *ctx, const struct cmd_entry *e, int ch,
 	return (1);
 }
 
+/* A long option: "--name" or "--name=value". */
+static int
+cmd_parse_long(struct cmd_ctx *ctx, const struct cmd_entry *e, int *i, int argc,
+    char **argv)
+{
+	char *arg = argv[*i], name[64], *eq;
+	const char *spec;
+	int ch;
+
+	strlcpy(name, arg + 2, sizeof(name));
+	if ((eq = strchr(name, '=')) != NULL)
+		*eq = '\0';
+	if ((ch = cmd_long_option(e, name)) == -1) {
+		cmd_error(ctx, "%s: unknown option %s", e->name, arg);
+		return (-1);
+	}
+	eq = strchr(arg, '=');
+	spec = strchr(e->optstring, ch);
+	if (eq != NULL && spec != NULL && spec[1] != ':') {
+		cmd_error(ctx, "%s: option --%s takes no value", e->name, name);
+		return (-1);
+	}
+	return (cmd_take_option(ctx, e, ch, eq ? eq + 1 : NULL, i, argc, argv));
+}
+
 /*
- * Parse options of argv (argv[0] is the command).  Options come before
- * operands; "--" ends them.  Leaves ctx->argc/argv on the operands.
+ * Parse the options of argv (argv[0] is the command), which may come
+ * before, between or after the operands (as GNU getopt allows); "--" ends
+ * them.  The operands, in order, end up in ctx->argc/argv.
  */
 static int
 cmd_parse_options(
     struct cmd_ctx *ctx, const struct cmd_entry *e, int argc, char **argv)
 {
-	char *arg, *eq, name[64];
-	int i, j, ch, r;
+	char *arg;
+	int i, j, r, rest = 0;
 
+	ctx->operands = xcalloc((size_t)argc + 1, sizeof(*ctx->operands));
+	ctx->argv = ctx->operands;
+	ctx->argc = 0;
 	for (i = 1; i < argc; i++) {
 		arg = argv[i];
-		if (arg[0] != '-' || arg[1] == '\0')
-			break;
+		if (rest || arg[0] != '-' || arg[1] == '\0') {
+			ctx->argv[ctx->argc++] = arg;
+			continue;
+		}
 		if (strcmp(arg, "--") == 0) {
-			i++;
-			break;
+			rest = 1;
+			continue;
 		}
 		if (arg[1] == '-') {
-			strlcpy(name, arg + 2, sizeof(name));
-			if ((eq = strchr(name, '=')) != NULL)
-				*eq = '\0';
-			ch = cmd_long_option(e, name);
-			if (ch == -1) {
-				cmd_error(
-				    ctx, "%s: unknown option %s", e->name, arg);
-				return (-1);
-			}
-			eq = strchr(arg, '=');
-			if (cmd_take_option(ctx, e, ch, eq ? eq + 1 : NULL, &i,
-			        argc, argv) == -1)
+			if (cmd_parse_long(ctx, e, &i, argc, argv) == -1)
 				return (-1);
 			continue;
 		}
@@ -166,37 +184,13 @@ cmd_parse_options(
 				break;
 		}
 	}
-	ctx->argc = argc - i;
-	ctx->argv = argv + i;
 	return (0);
-}
-
-/* Return 1 if user uid is a member of group gid. */
-static int
-cmd_uid_in_group(uid_t uid, gid_t gid)
-{
-	struct passwd *pw;
-	gid_t *groups = NULL;
-	int n = 32, i, found = 0;
-
-	if ((pw = getpwuid(uid)) == NULL)
-		return (0);
-	if (pw->pw_gid == gid)
-		return (1);
-	for (;;) {
-		groups = xreallocarray(groups, (size_t)n, sizeof(*groups));
-		if (getgrouplist(pw->pw_name, pw->pw_gid, groups, &n) != -1)
-			break;
-	}
-	for (i = 0; i < n && !found; i++)
-		found = groups[i] == gid;
-	free(groups);
-	return (found);
 }
 
 /*
  * Return 1 if the peer may run commands that change state: root, the user
- * vigild runs as, and members of socket_group.  Anyone else who can reach
+ * vigild runs as, and processes that had socket_group among their groups
+ * when they connected (SO_PEERCRED, SO_PEERGROUPS).  Anyone else who can reach
  * the socket (socket_mode decides who can) may only read.
  */
 static int
@@ -207,7 +201,7 @@ cmd_peer_may_act(struct client *c)
 	if (uid == 0 || uid == geteuid())
 		return (1);
 	return (vigild.conf->has_socket_gid &&
-	    cmd_uid_in_group(uid, vigild.conf->socket_gid));
+	    server_client_in_group(c, vigild.conf->socket_gid));
 }
 
 static void
@@ -221,6 +215,8 @@ cmd_send(struct cmd_ctx *ctx)
 		    ctx->client, PROTO_STDERR, ctx->err.data, ctx->err.len);
 	proto_buf_clear(&ctx->out);
 	proto_buf_clear(&ctx->err);
+	free(ctx->operands);
+	ctx->operands = NULL;
 }
 
 /*

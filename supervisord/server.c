@@ -39,6 +39,9 @@ struct client {
 	uint64_t id;
 	int fd;
 	uid_t uid;
+	gid_t gid;
+	gid_t *groups; /* supplementary groups of the peer at connect */
+	int ngroups;
 	pid_t pid;
 	sd_event_source *io;
 	struct proto_buf in;
@@ -193,6 +196,44 @@ server_client_io(sd_event_source *s, int fd, uint32_t revents, void *arg)
 	return (0);
 }
 
+/*
+ * Record the peer's supplementary groups as the kernel saw them at
+ * connect (SO_PEERGROUPS): no user database lookup in the event loop.
+ */
+static void
+server_peer_groups(struct client *c)
+{
+	socklen_t len = 64 * sizeof(gid_t);
+
+	for (;;) {
+		c->groups = xreallocarray(c->groups, len, 1);
+		if (getsockopt(c->fd, SOL_SOCKET, SO_PEERGROUPS, c->groups,
+		        &len) == 0) {
+			c->ngroups = (int)(len / sizeof(gid_t));
+			return;
+		}
+		if (errno != ERANGE) {
+			c->ngroups = 0;
+			return;
+		}
+	}
+}
+
+/* Return 1 if the client's peer had group gid when it connected. */
+int
+server_client_in_group(const struct client *c, gid_t gid)
+{
+	int i;
+
+	if (c->gid == gid)
+		return (1);
+	for (i = 0; i < c->ngroups; i++) {
+		if (c->groups[i] == gid)
+			return (1);
+	}
+	return (0);
+}
+
 /* A client that has not sent a complete request in time is dropped. */
 static int
 server_client_idle(sd_event_source *s, uint64_t usec, void *arg)
@@ -218,7 +259,9 @@ server_client_add(int cfd, const struct ucred *cred)
 	c->id = ++vigild.next_client_id;
 	c->fd = cfd;
 	c->uid = cred->uid;
+	c->gid = cred->gid;
 	c->pid = cred->pid;
+	server_peer_groups(c);
 	proto_buf_init(&c->in);
 	proto_buf_init(&c->out);
 	TAILQ_INIT(&c->waits);
@@ -235,6 +278,7 @@ server_client_add(int cfd, const struct ucred *cred)
 		close(cfd);
 		proto_buf_clear(&c->in);
 		proto_buf_clear(&c->out);
+		free(c->groups);
 		free(c);
 		return;
 	}
@@ -326,6 +370,7 @@ server_client_free(struct client *c)
 	close(c->fd);
 	proto_buf_clear(&c->in);
 	proto_buf_clear(&c->out);
+	free(c->groups);
 	free(c);
 	server_nclients--;
 	server_listen_resume();

@@ -335,7 +335,6 @@ vigild_signals(void)
 	sigaddset(&set, SIGTERM);
 	sigaddset(&set, SIGINT);
 	sigaddset(&set, SIGHUP);
-	sigaddset(&set, SIGUSR1);
 	if (sigprocmask(SIG_BLOCK, &set, NULL) == -1)
 		fatal("sigprocmask");
 	signal(SIGPIPE, SIG_IGN);

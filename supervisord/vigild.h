@@ -163,6 +163,7 @@ void server_client_write(
 void server_client_finish(struct client *, int);
 int server_client_json(const struct client *);
 uid_t server_client_uid(const struct client *);
+int server_client_in_group(const struct client *, gid_t);
 int server_waiter_add(
     struct client *, struct inst *, enum wait_kind, enum job_state);
 int server_client_wait_code(const struct client *);
@@ -182,9 +183,10 @@ enum cmd_retval {
 struct cmd_ctx {
 	struct client *client;
 	const struct cmd_entry *entry;
-	int argc; /* operands after options */
+	int argc; /* the operands, options taken out */
 	char **argv;
-	char opts[128]; /* opts['x'] != 0: option -x given */
+	char **operands; /* owned array behind argv */
+	char opts[128];  /* opts['x'] != 0: option -x given */
 	char *optarg[128];
 	int json;
 	int code; /* exit code for the client, 0 by default */

@@ -100,6 +100,15 @@ ctl start --no-wait off >/dev/null
 wait "$w"
 [ "$(cat "$T/w.rc")" = 0 ] || fail "wait did not return 0 once off ran: $(cat "$T/w.out")"
 
+# options may follow the job names; flags take no value
+rc 0 wait a --state RUNNING --timeout 5s
+rc 0 stop off --no-wait
+wait_state off STOPPED
+rc 2 stop --no-wait=yes a
+grep -q "takes no value" "$T/err" || fail "flag with a value accepted"
+rc 0 start -- off
+is_state off RUNNING || fail "start -- off"
+
 # usage errors
 rc 2 nosuchcommand
 rc 2 s a
