@@ -34,7 +34,7 @@ mkfifo "$T/hold"
 exec 7<>"$T/hold"
 pids=
 for _ in $(seq 1 80); do
-	"$HELPERS/sendraw" -t 30 "$SOCK" <"$T/hold" 7>&- 2>/dev/null &
+	"$HELPERS/sendraw" -t 120 "$SOCK" <"$T/hold" 7>&- 2>/dev/null &
 	pids="$pids $!"
 done
 for p in $pids; do track "$p"; done
@@ -47,7 +47,7 @@ t1=$(ticks)
 # The idle ones are dropped after the request timeout (those still in the
 # backlog once they are accepted); then vigild answers.
 all_dropped() { [ "$(grep -c "no complete request in time, dropped" "$VLOG")" -ge 80 ]; }
-retry 40 all_dropped || fail "idle clients were not all dropped"
+retry 100 all_dropped || fail "idle clients were not all dropped"
 # sendraw now sees end of input, and finds its connection closed at once.
 exec 7>&-
 for p in $pids; do
