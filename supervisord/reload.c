@@ -13,6 +13,7 @@
 
 #include <sys/types.h>
 
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -159,7 +160,8 @@ reload_run(int dry_run, struct reload_report *r)
 	reload_drop_unsupported(&jobs);
 	reload_diff(&jobs, r);
 	if (!dry_run) {
-		(void)sd_notify(0, "RELOADING=1");
+		(void)sd_notifyf(
+		    0, "RELOADING=1\nMONOTONIC_USEC=%" PRIu64, supervise_now());
 		reload_apply(&jobs, r);
 		log_info("reload: %zu added, %zu changed, %zu removed, %zu "
 		         "unchanged",

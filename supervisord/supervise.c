@@ -33,6 +33,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <systemd/sd-daemon.h>
 #include <systemd/sd-journal.h>
 
 #include "duration.h"
@@ -124,8 +125,11 @@ inst_set_state(struct inst *in, enum job_state s)
 	if (in->state != s)
 		log_debug("%s: %s -> %s", in->label, job_state_name(in->state),
 		    job_state_name(s));
+	vigild.nstate[in->state]--;
+	vigild.nstate[s]++;
 	in->state = s;
 	in->since = supervise_now();
+	supervise_status_changed();
 	if (was && !now)
 		vigild.nactive--;
 	else if (!was && now)
@@ -839,6 +843,38 @@ supervise_inst_is_stable(struct inst *in)
 	return (0);
 }
 
+static int
+supervise_status_send(sd_event_source *s, uint64_t usec, void *arg)
+{
+	const size_t *n = vigild.nstate;
+
+	vigild.status_timer =
+	    sd_event_source_disable_unref(vigild.status_timer);
+	(void)sd_notifyf(0,
+	    "STATUS=%zu running, %zu starting, %zu backoff, %zu failed, "
+	    "%zu stopping, %zu stopped",
+	    n[JOB_RUNNING], n[JOB_STARTING] + n[JOB_BLOCKED], n[JOB_BACKOFF],
+	    n[JOB_FATAL], n[JOB_STOPPING], n[JOB_STOPPED] + n[JOB_EXITED]);
+	return (0);
+}
+
+/*
+ * The counts of instances per state changed: tell systemd (STATUS=), at
+ * most every 250 ms, so a thousand jobs starting make one message, not a
+ * thousand.  Nothing is armed when vigild does not run under systemd.
+ */
+void
+supervise_status_changed(void)
+{
+	if (!vigild.under_systemd || vigild.status_timer != NULL ||
+	    vigild.event == NULL)
+		return;
+	if (sd_event_add_time_relative(vigild.event, &vigild.status_timer,
+	        CLOCK_MONOTONIC, 250 * DURATION_USEC_PER_MSEC,
+	        50 * DURATION_USEC_PER_MSEC, supervise_status_send, NULL) < 0)
+		vigild.status_timer = NULL;
+}
+
 /* Send a signal to an instance's processes, if it has any. */
 void
 supervise_inst_signal(struct inst *in, int sig)
@@ -893,6 +929,7 @@ supervise_job_build(struct job *j)
 			in->label = xstrdup(j->name);
 		in->lock_fd = -1;
 		in->state = JOB_STOPPED;
+		vigild.nstate[JOB_STOPPED]++;
 		in->since = supervise_now();
 		TAILQ_INIT(&in->waiters);
 	}
@@ -907,6 +944,7 @@ supervise_insts_free(struct inst *insts, int n)
 
 	for (i = 0; i < n; i++) {
 		in = &insts[i];
+		vigild.nstate[in->state]--;
 		server_waiters_cancel(in);
 		inst_timer_cancel(in);
 		in->stable = sd_event_source_disable_unref(in->stable);
@@ -1109,6 +1147,30 @@ supervise_start_all(void)
 }
 
 /*
+ * Tell systemd how long the stops may take: the longest stop_timeout of
+ * an active instance, plus a margin for SIGKILL and reaping.
+ */
+static void
+supervise_extend_timeout(void)
+{
+	struct job *j;
+	uint64_t longest = 0;
+	int i;
+
+	if (!vigild.under_systemd)
+		return;
+	RB_FOREACH(j, job_tree, &vigild.jobs) {
+		for (i = 0; i < j->ninsts; i++) {
+			if (job_state_is_active(j->insts[i].state) &&
+			    j->spec->stop_timeout > longest)
+				longest = j->spec->stop_timeout;
+		}
+	}
+	(void)sd_notifyf(0, "EXTEND_TIMEOUT_USEC=%" PRIu64,
+	    (uint64_t)(longest + 5 * DURATION_USEC_PER_SEC));
+}
+
+/*
  * Stop every instance in parallel; the loop exits when the last active
  * instance has become inactive.
  */
@@ -1123,6 +1185,8 @@ supervise_shutdown(void)
 	vigild.shutting_down = 1;
 	log_info(
 	    "shutting down: stopping %zu active instances", vigild.nactive);
+	(void)sd_notify(0, "STOPPING=1");
+	supervise_extend_timeout();
 	RB_FOREACH(j, job_tree, &vigild.jobs) {
 		for (i = 0; i < j->ninsts; i++)
 			supervise_inst_stop(&j->insts[i]);
@@ -1140,6 +1204,8 @@ supervise_free_all(void)
 	RB_FOREACH_SAFE(j, job_tree, &vigild.jobs, tmp)
 		supervise_job_free(j);
 	supervise_clock = sd_event_source_disable_unref(supervise_clock);
+	vigild.status_timer =
+	    sd_event_source_disable_unref(vigild.status_timer);
 }
 
 static int
@@ -1184,6 +1250,12 @@ supervise_init(void)
 
 	if (prctl(PR_SET_CHILD_SUBREAPER, 1) == -1)
 		log_warn("prctl(PR_SET_CHILD_SUBREAPER)");
+	vigild.under_systemd = getenv("NOTIFY_SOCKET") != NULL;
+	/* WATCHDOG=1 pings when systemd set WATCHDOG_USEC for us. */
+	if ((r = sd_event_set_watchdog(vigild.event, 1)) < 0)
+		log_warnx("sd_event_set_watchdog: %s", strerror(-r));
+	else if (r > 0)
+		log_info("systemd watchdog enabled");
 	/*
 	 * sd-event makes its CLOCK_MONOTONIC timerfd with the first timer.
 	 * Make it now: a stop timeout must never fail later for want of a

@@ -387,7 +387,6 @@ main(int argc, char **argv)
 
 	if ((r = sd_event_loop(vigild.event)) < 0)
 		log_warnx("sd_event_loop: %s", strerror(-r));
-	(void)sd_notify(0, "STOPPING=1");
 	log_info("all jobs stopped, exiting");
 	server_close();
 	supervise_free_all();

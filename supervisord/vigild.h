@@ -111,7 +111,10 @@ struct vigild {
 	const char *log_dir;
 	struct job_tree jobs;
 	size_t njobs;
-	size_t nactive; /* instances in an active state */
+	size_t nactive;                 /* instances in an active state */
+	size_t nstate[JOB_STATE_COUNT]; /* instances in each state */
+	int under_systemd;              /* NOTIFY_SOCKET was set */
+	sd_event_source *status_timer;  /* rate limit of STATUS= */
 	int shutting_down;
 	int exit_code;
 	int lock_fd;
@@ -136,6 +139,7 @@ void supervise_inst_stop(struct inst *);
 void supervise_inst_signal(struct inst *, int);
 int supervise_inst_is_stable(struct inst *);
 void supervise_free_all(void);
+void supervise_status_changed(void);
 uint64_t supervise_now(void);
 
 /* reload.c */
