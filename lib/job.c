@@ -97,7 +97,7 @@ job_wants_restart(const struct job_spec *spec, int success)
 /*
  * Decide what follows the end of a run.  A run that ends while a stop was
  * requested leads to STOPPED.  A run shorter than min_uptime (or one that
- * never reached exec) is a failed start: the count of consecutive failed
+ * never reached exec, or never sent READY=1) is a failed start: the count of consecutive failed
  * starts grows and the restart waits backoff_next(); a longer run resets the
  * count and restarts at once.  With max_restarts = N > 0, the job turns
  * FATAL once a failed start would need restart number N + 1.  rnd feeds the
@@ -110,7 +110,8 @@ job_decide(const struct job_spec *spec, const struct job_outcome *o,
 	struct backoff b;
 
 	d->success = job_run_succeeded(spec, o);
-	d->failed_start = o->exec_failed || o->uptime < spec->min_uptime;
+	d->failed_start =
+	    o->exec_failed || o->never_ready || o->uptime < spec->min_uptime;
 	d->failures = d->failed_start ? o->failures + 1 : 0;
 	d->delay = 0;
 

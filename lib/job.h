@@ -34,6 +34,7 @@ struct job_outcome {
 	uint64_t uptime;       /* microseconds from fork to exit */
 	unsigned int failures; /* consecutive failed starts before this run */
 	int stop_requested;    /* an operator or shutdown stop was under way */
+	int never_ready;       /* ready = "notify" and no READY=1 came */
 };
 
 /* What to do next. */

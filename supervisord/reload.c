@@ -126,10 +126,6 @@ reload_drop_unsupported(struct conf_jobs *jobs)
 			job_spec_free(jobs->specs[i]);
 			continue;
 		}
-		if (jobs->specs[i]->ready == CONF_READY_NOTIFY)
-			log_warnx("%s: ready = \"notify\" is not supported by "
-			          "this version; treated as \"exec\"",
-			    jobs->specs[i]->path);
 		jobs->specs[n++] = jobs->specs[i];
 	}
 	jobs->n = n;

@@ -38,6 +38,7 @@
 
 #include "duration.h"
 #include "log.h"
+#include "notify.h"
 #include "proc.h"
 #include "signame.h"
 #include "spawn.h"
@@ -80,6 +81,8 @@ static void supervise_try_start(struct inst *);
 static void supervise_apply(struct inst *, const struct job_decision *);
 static void supervise_group_gone(struct inst *);
 static void supervise_job_settle_later(struct job *);
+static void supervise_write_holder(struct inst *);
+static void inst_sid_remove(struct inst *);
 
 /* Return CLOCK_MONOTONIC in microseconds. */
 uint64_t
@@ -272,6 +275,7 @@ supervise_group_gone(struct inst *in)
 		in->group_wait = 0;
 	}
 	inst_timer_cancel(in);
+	inst_sid_remove(in);
 	in->pgid = 0;
 	in->killed = 0;
 	supervise_apply(in, &d);
@@ -301,6 +305,238 @@ inst_describe_end(struct inst *in, int status, char *buf, size_t len)
 	return (buf);
 }
 
+/* Sessions of running instances, for the sender check of notify.sock. */
+static int
+inst_sid_cmp(struct inst *a, struct inst *b)
+{
+	return (a->pgid < b->pgid ? -1 : a->pgid > b->pgid);
+}
+RB_HEAD(sid_tree, inst);
+RB_PROTOTYPE(sid_tree, inst, sid_entry, inst_sid_cmp)
+RB_GENERATE(sid_tree, inst, sid_entry, inst_sid_cmp)
+static struct sid_tree supervise_sids = RB_INITIALIZER(&supervise_sids);
+
+static void
+inst_sid_add(struct inst *in)
+{
+	if (RB_INSERT(sid_tree, &supervise_sids, in) != NULL)
+		log_warnx(
+		    "%s: session %ld already known", in->label, (long)in->pgid);
+}
+
+static void
+inst_sid_remove(struct inst *in)
+{
+	struct inst key, *found;
+
+	if (in->pgid == 0)
+		return;
+	memset(&key, 0, sizeof(key));
+	key.pgid = in->pgid;
+	if ((found = RB_FIND(sid_tree, &supervise_sids, &key)) == in)
+		RB_REMOVE(sid_tree, &supervise_sids, in);
+}
+
+/* Forget what the job said during its last run. */
+static void
+inst_notify_reset(struct inst *in)
+{
+	in->ready_seen = 0;
+	in->ready_timed_out = 0;
+	in->watchdog_fired = 0;
+	in->notify_errno = 0;
+	in->mainpid = 0;
+	free(in->status);
+	in->status = NULL;
+	in->watchdog = sd_event_source_disable_unref(in->watchdog);
+}
+
+/* No WATCHDOG=1 in time: stop the run; the restart policy does the rest. */
+static int
+supervise_watchdog_expired(sd_event_source *s, uint64_t usec, void *arg)
+{
+	struct inst *in = arg;
+	char buf[32];
+
+	in->watchdog = sd_event_source_disable_unref(in->watchdog);
+	if (in->state != JOB_RUNNING)
+		return (0);
+	log_warnx("%s: no WATCHDOG=1 within %s: stopping it", in->label,
+	    duration_format(in->job->spec->watchdog, buf, sizeof(buf)));
+	in->watchdog_fired = 1;
+	inst_reason(in, "watchdog");
+	inst_terminate(in);
+	return (0);
+}
+
+static void
+inst_watchdog_arm(struct inst *in)
+{
+	int r;
+
+	if (in->job->spec->watchdog == 0)
+		return;
+	in->watchdog = sd_event_source_disable_unref(in->watchdog);
+	r = sd_event_add_time_relative(vigild.event, &in->watchdog,
+	    CLOCK_MONOTONIC, in->job->spec->watchdog, 1000,
+	    supervise_watchdog_expired, in);
+	if (r < 0)
+		fatalx("%s: sd_event_add_time_relative: %s", __func__,
+		    strerror(-r));
+}
+
+/* No READY=1 within ready_timeout: a failed start. */
+static int
+supervise_ready_expired(sd_event_source *s, uint64_t usec, void *arg)
+{
+	struct inst *in = arg;
+	char buf[32];
+
+	inst_timer_cancel(in);
+	if (in->state != JOB_STARTING || in->pid == 0)
+		return (0);
+	log_warnx("%s: no READY=1 within ready_timeout (%s): stopping it",
+	    in->label,
+	    duration_format(in->job->spec->ready_timeout, buf, sizeof(buf)));
+	in->ready_timed_out = 1;
+	inst_reason(in, "ready timeout");
+	inst_terminate(in);
+	return (0);
+}
+
+/* The job said READY=1. */
+static void
+supervise_inst_ready(struct inst *in)
+{
+	if (in->ready_seen || in->state != JOB_STARTING || in->pid == 0)
+		return;
+	in->ready_seen = 1;
+	inst_timer_cancel(in);
+	inst_reason(in, NULL);
+	log_info("%s: ready", in->label);
+	inst_set_state(in, JOB_RUNNING);
+	inst_watchdog_arm(in);
+}
+
+/* Apply one message of an instance's processes. */
+static void
+supervise_notify_apply(struct inst *in, const struct notify_msg *m)
+{
+	if (m->status != NULL) {
+		free(in->status);
+		in->status = xstrdup(m->status);
+	}
+	if (m->has_errno)
+		in->notify_errno = m->errnum;
+	if (m->mainpid != 0) {
+		if (getsid(m->mainpid) == in->pgid) {
+			in->mainpid = m->mainpid;
+			log_debug("%s: main pid is now %ld", in->label,
+			    (long)m->mainpid);
+		} else
+			log_warnx("%s: MAINPID=%ld is not one of its "
+			          "processes; ignored",
+			    in->label, (long)m->mainpid);
+	}
+	if (m->ready && in->job->spec->ready == CONF_READY_NOTIFY)
+		supervise_inst_ready(in);
+	if (m->watchdog && in->watchdog != NULL)
+		inst_watchdog_arm(in);
+	if (m->watchdog_trigger && in->state == JOB_RUNNING)
+		supervise_watchdog_expired(NULL, 0, in);
+	if (m->stopping)
+		log_debug("%s: says it is stopping", in->label);
+}
+
+/* Which instance a datagram came from: its sender's session, or NULL. */
+static struct inst *
+supervise_notify_sender(pid_t pid)
+{
+	struct inst key;
+	pid_t sid;
+
+	if (pid <= 0 || (sid = getsid(pid)) <= 0)
+		return (NULL);
+	memset(&key, 0, sizeof(key));
+	key.pgid = sid;
+	return (RB_FIND(sid_tree, &supervise_sids, &key));
+}
+
+/*
+ * A datagram on notify.sock.  It counts only if its sender (by the
+ * kernel's SCM_CREDENTIALS) is in the session of a running instance: as
+ * root, systemd-notify reports its parent's pid, and forking daemons send
+ * from grandchildren, so the whole session is accepted, as systemd's
+ * NotifyAccess=all within a service's cgroup.
+ */
+static int
+supervise_notify_event(sd_event_source *s, int fd, uint32_t revents, void *arg)
+{
+	char buf[NOTIFY_MAX_DATAGRAM + 1];
+	struct notify_msg m;
+	struct inst *in;
+	ssize_t n;
+	pid_t pid;
+	uid_t uid;
+
+	for (;;) {
+		n = notify_recv(fd, buf, sizeof(buf), &pid, &uid);
+		if (n == -1) {
+			if (errno != EAGAIN && errno != EINTR)
+				log_warn("notify socket");
+			return (0);
+		}
+		if ((in = supervise_notify_sender(pid)) == NULL ||
+		    notify_parse(buf, (size_t)n, &m) == -1) {
+			vigild.notify_garbage++;
+			log_debug("notify: datagram from pid %ld ignored "
+			          "(%llu so far)",
+			    (long)pid,
+			    (unsigned long long)vigild.notify_garbage);
+			continue;
+		}
+		supervise_notify_apply(in, &m);
+		notify_msg_clear(&m);
+	}
+}
+
+/* Bind RUNTIME/notify.sock, the NOTIFY_SOCKET of ready = "notify" jobs. */
+void
+supervise_notify_open(void)
+{
+	char *cause = NULL;
+	int r;
+
+	xasprintf(&vigild.notify_path, "%s/notify.sock", vigild.runtime_dir);
+	if ((vigild.notify_fd = notify_open(vigild.notify_path, &cause)) == -1)
+		fatalx("readiness socket %s", cause);
+	r = sd_event_add_io(vigild.event, &vigild.notify_src, vigild.notify_fd,
+	    EPOLLIN, supervise_notify_event, NULL);
+	if (r < 0)
+		fatalx("sd_event_add_io: %s", strerror(-r));
+}
+
+/*
+ * The leader exited, but the job named another of its processes with
+ * MAINPID= (a daemon that forks): that one is the run now.  It was
+ * reparented to vigild, the subreaper, so its exit is reaped here too.
+ */
+static int
+supervise_mainpid_takes_over(struct inst *in)
+{
+	pid_t m = in->mainpid;
+
+	in->mainpid = 0;
+	if (m <= 0 || m == in->pid || getsid(m) != in->pgid)
+		return (0);
+	log_info("%s: pid %ld exited; main pid %ld carries on", in->label,
+	    (long)in->pid, (long)m);
+	in->pid = m;
+	RB_INSERT(pid_tree, &supervise_pids, in);
+	supervise_write_holder(in);
+	return (1);
+}
+
 /* The leader of an instance was reaped with the given wait status. */
 static void
 supervise_reaped(struct inst *in, int status)
@@ -312,6 +548,9 @@ supervise_reaped(struct inst *in, int status)
 	uint64_t now = supervise_now();
 
 	RB_REMOVE(pid_tree, &supervise_pids, in);
+	if (supervise_mainpid_takes_over(in))
+		return;
+	in->watchdog = sd_event_source_disable_unref(in->watchdog);
 	if (in->report != NULL) {
 		char *cause = NULL;
 
@@ -330,6 +569,8 @@ supervise_reaped(struct inst *in, int status)
 	o.failures = in->failures;
 	o.stop_requested = in->stop_requested || in->start_after_stop ||
 	    vigild.shutting_down || !in->want;
+	o.never_ready = in->job->spec->ready == CONF_READY_NOTIFY &&
+	    !in->ready_seen && !in->exec_failed;
 	job_decide(in->job->spec, &o, arc4random(), &d);
 
 	in->has_exit = !in->exec_failed;
@@ -343,7 +584,10 @@ supervise_reaped(struct inst *in, int status)
 		log_info("%s: pid %ld ended after %s (%s)", in->label,
 		    (long)in->pid, duration_format(o.uptime, up, sizeof(up)),
 		    end);
-	if (!in->exec_failed || in->reason == NULL)
+	if (in->ready_timed_out || in->watchdog_fired)
+		inst_reason(in, "%s (%s)",
+		    in->ready_timed_out ? "ready timeout" : "watchdog", end);
+	else if (!in->exec_failed || in->reason == NULL)
 		inst_reason(in, "%s", end);
 	in->pid = 0;
 	in->pending = d;
@@ -435,8 +679,9 @@ supervise_report(sd_event_source *s, int fd, uint32_t revents, void *arg)
 		log_warn("%s: exec report", in->label);
 		break;
 	case 0:
-		/* ready = "notify" is not built yet and counts as "exec". */
-		if (in->state == JOB_STARTING) {
+		/* With ready = "notify", READY=1 makes it RUNNING. */
+		if (in->state == JOB_STARTING &&
+		    in->job->spec->ready == CONF_READY_EXEC) {
 			inst_reason(in, NULL);
 			inst_set_state(in, JOB_RUNNING);
 		}
@@ -523,7 +768,7 @@ supervise_write_holder(struct inst *in)
 	struct lock_holder h;
 
 	h.pid = in->pid;
-	h.pgid = in->pid;
+	h.pgid = in->pgid;
 	h.vigild = getpid();
 	if (proc_starttime(in->pid, &h.starttime) == -1)
 		h.starttime = 0;
@@ -538,9 +783,10 @@ supervise_spawn(struct inst *in)
 	const struct job_spec *spec = in->job->spec;
 	struct spawn_request req;
 	struct spawn_result res;
-	char *cause = NULL;
+	char *cause = NULL, *env[3] = { NULL, NULL, NULL };
 	int outfd, errfd = -1, r;
 
+	inst_notify_reset(in);
 	snprintf(in->run_id, sizeof(in->run_id), "%08" PRIx32 "%08" PRIx32,
 	    arc4random(), arc4random());
 	outfd = supervise_output_fd(in, spec->out, 1, &cause);
@@ -563,7 +809,16 @@ supervise_spawn(struct inst *in)
 	req.lock_fd = in->lock_fd;
 	req.stdout_fd = outfd;
 	req.stderr_fd = errfd;
+	if (spec->ready == CONF_READY_NOTIFY) {
+		xasprintf(&env[0], "NOTIFY_SOCKET=%s", vigild.notify_path);
+		if (spec->watchdog > 0)
+			xasprintf(&env[1], "WATCHDOG_USEC=%" PRIu64,
+			    (uint64_t)spec->watchdog);
+		req.extra_env = env;
+	}
 	r = spawn_start(&req, &res, &cause);
+	free(env[0]);
+	free(env[1]);
 	if (outfd >= 0)
 		close(outfd);
 	if (errfd >= 0 && errfd != outfd)
@@ -575,6 +830,10 @@ supervise_spawn(struct inst *in)
 	}
 	in->pid = res.pid;
 	in->pgid = res.pid;
+	inst_sid_add(in);
+	if (spec->ready == CONF_READY_NOTIFY)
+		inst_timer_arm(
+		    in, spec->ready_timeout, supervise_ready_expired);
 	in->started = supervise_now();
 	in->exec_failed = 0;
 	in->killed = 0;
@@ -945,6 +1204,8 @@ supervise_insts_free(struct inst *insts, int n)
 	for (i = 0; i < n; i++) {
 		in = &insts[i];
 		vigild.nstate[in->state]--;
+		inst_sid_remove(in);
+		inst_notify_reset(in);
 		server_waiters_cancel(in);
 		inst_timer_cancel(in);
 		in->stable = sd_event_source_disable_unref(in->stable);
@@ -1204,6 +1465,12 @@ supervise_free_all(void)
 	RB_FOREACH_SAFE(j, job_tree, &vigild.jobs, tmp)
 		supervise_job_free(j);
 	supervise_clock = sd_event_source_disable_unref(supervise_clock);
+	vigild.notify_src = sd_event_source_disable_unref(vigild.notify_src);
+	if (vigild.notify_fd != -1)
+		close(vigild.notify_fd);
+	vigild.notify_fd = -1;
+	free(vigild.notify_path);
+	vigild.notify_path = NULL;
 	vigild.status_timer =
 	    sd_event_source_disable_unref(vigild.status_timer);
 }

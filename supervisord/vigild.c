@@ -251,10 +251,6 @@ vigild_load_jobs(int check)
 			job_spec_free(jobs.specs[i]);
 			continue;
 		}
-		if (jobs.specs[i]->ready == CONF_READY_NOTIFY)
-			log_warnx("%s: ready = \"notify\" is not supported by "
-			          "this version; treated as \"exec\"",
-			    jobs.specs[i]->path);
 		supervise_add_job(jobs.specs[i]);
 	}
 	free(jobs.specs);
@@ -367,7 +363,7 @@ main(int argc, char **argv)
 	memset(&vigild, 0, sizeof(vigild));
 	RB_INIT(&vigild.jobs);
 	TAILQ_INIT(&vigild.clients);
-	vigild.lock_fd = vigild.listen_fd = -1;
+	vigild.lock_fd = vigild.listen_fd = vigild.notify_fd = -1;
 	vigild_load_config(&o);
 	if (o.check)
 		exit(vigild_load_jobs(1));
@@ -378,6 +374,7 @@ main(int argc, char **argv)
 	if ((r = sd_event_default(&vigild.event)) < 0)
 		fatalx("sd_event_default: %s", strerror(-r));
 	supervise_init();
+	supervise_notify_open();
 	(void)vigild_load_jobs(0);
 	vigild_open_socket();
 	log_info("vigild %s started: %zu jobs from %s", PACKAGE_VERSION,

@@ -82,6 +82,16 @@ struct inst {
 
 	sd_event_source *timer;
 	sd_event_source *stable; /* wakes start waiters at min_uptime */
+
+	/* ready = "notify": what the job said on NOTIFY_SOCKET. */
+	int ready_seen;            /* READY=1 came for this run */
+	int ready_timed_out;       /* no READY=1 within ready_timeout */
+	int watchdog_fired;        /* no WATCHDOG=1 within watchdog */
+	char *status;              /* STATUS=, or NULL */
+	int notify_errno;          /* ERRNO=, or 0 */
+	pid_t mainpid;             /* MAINPID=, or 0 */
+	sd_event_source *watchdog; /* fires when WATCHDOG=1 is late */
+	RB_ENTRY(inst) sid_entry;  /* by session (pgid), while it has one */
 	sd_event_source *report;
 	struct waiter_list waiters;
 	RB_ENTRY(inst) pid_entry;
@@ -115,6 +125,10 @@ struct vigild {
 	size_t nstate[JOB_STATE_COUNT]; /* instances in each state */
 	int under_systemd;              /* NOTIFY_SOCKET was set */
 	sd_event_source *status_timer;  /* rate limit of STATUS= */
+	int notify_fd;                  /* RUNTIME/notify.sock, or -1 */
+	sd_event_source *notify_src;
+	char *notify_path;
+	uint64_t notify_garbage; /* datagrams ignored */
 	int shutting_down;
 	int exit_code;
 	int lock_fd;
@@ -140,6 +154,7 @@ void supervise_inst_signal(struct inst *, int);
 int supervise_inst_is_stable(struct inst *);
 void supervise_free_all(void);
 void supervise_status_changed(void);
+void supervise_notify_open(void);
 uint64_t supervise_now(void);
 
 /* reload.c */
