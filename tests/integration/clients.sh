@@ -45,14 +45,27 @@ retry 3 false || true
 t1=$(ticks)
 [ $((t1 - t0)) -lt 50 ] || fail "vigild burnt $((t1 - t0)) ticks while out of descriptors"
 # The idle ones are dropped after the request timeout (those still in the
-# backlog once they are accepted); then vigild answers.
-all_dropped() { [ "$(grep -c "no complete request in time, dropped" "$VLOG")" -ge 80 ]; }
-retry 100 all_dropped || fail "idle clients were not all dropped"
+# backlog once they are accepted).  A client may also have been refused
+# outright when the backlog was full (sendraw exits 2 at once).
+settled() {
+	local gone=0 p
+	for p in $pids; do alive "$p" || gone=$((gone + 1)); done
+	[ $(($(grep -c "no complete request in time, dropped" "$VLOG") + gone)) -ge 80 ]
+}
+retry 100 settled || fail "idle clients were neither dropped nor refused"
 # sendraw now sees end of input, and finds its connection closed at once.
 exec 7>&-
+dropped=0
 for p in $pids; do
-	wait "$p" 2>/dev/null || fail "idle client $p was not dropped"
+	rc=0
+	wait "$p" 2>/dev/null || rc=$?
+	case $rc in
+	0) dropped=$((dropped + 1)) ;;
+	2) ;;
+	*) fail "idle client $p was not dropped (exit $rc)" ;;
+	esac
 done
+[ "$dropped" -ge 40 ] || fail "only $dropped idle clients were served and dropped"
 retry 5 ctl ping >/dev/null || fail "vigild does not answer after the storm"
 [ "$(grep -c "accept: Too many open files" "$VLOG")" -eq 0 ] || fail "accept errors logged in a loop"
 stop_vigild
