@@ -73,6 +73,9 @@ RB_GENERATE(pid_tree, inst, pid_entry, inst_pid_cmp)
 static struct pid_tree supervise_pids = RB_INITIALIZER(&supervise_pids);
 static sd_event_source *supervise_clock; /* keeps sd-event's timerfd */
 static unsigned int supervise_nspawning; /* children not yet exec'd */
+static TAILQ_HEAD(, inst) supervise_dep_waits = TAILQ_HEAD_INITIALIZER(
+    supervise_dep_waits);
+static sd_event_source *supervise_dep_check; /* deferred recheck */
 static TAILQ_HEAD(, inst) supervise_group_waits = TAILQ_HEAD_INITIALIZER(
     supervise_group_waits);
 
@@ -83,6 +86,9 @@ static void supervise_group_gone(struct inst *);
 static void supervise_job_settle_later(struct job *);
 static void supervise_write_holder(struct inst *);
 static void inst_sid_remove(struct inst *);
+static void supervise_job_down(struct job *);
+static void supervise_deps_recheck_later(void);
+static void inst_dep_unwait(struct inst *);
 
 /* Return CLOCK_MONOTONIC in microseconds. */
 uint64_t
@@ -133,10 +139,16 @@ inst_set_state(struct inst *in, enum job_state s)
 	in->state = s;
 	in->since = supervise_now();
 	supervise_status_changed();
-	if (was && !now)
+	if (was && !now) {
 		vigild.nactive--;
-	else if (!was && now)
+		if (--in->job->nactive == 0 && vigild.shutting_down)
+			supervise_job_down(in->job);
+	} else if (!was && now) {
 		vigild.nactive++;
+		in->job->nactive++;
+	}
+	if (s == JOB_RUNNING && !TAILQ_EMPTY(&supervise_dep_waits))
+		supervise_deps_recheck_later();
 	server_waiters_notify(in);
 	if (was && !now && (in->job->next_spec != NULL || in->job->retiring))
 		supervise_job_settle_later(in->job);
@@ -927,6 +939,121 @@ supervise_wait_unknown(struct inst *in, const char *path)
 	inst_timer_arm(in, in->recheck, supervise_blocked_recheck);
 }
 
+/*
+ * A job needs the job named name: start its instances that are simply
+ * stopped (not by the operator, not given up on), as systemd's Requires=.
+ */
+static void
+supervise_dep_pull(const char *name)
+{
+	struct job *j;
+	int i;
+
+	if ((j = supervise_find_job(name)) == NULL || j->retiring)
+		return;
+	for (i = 0; i < j->ninsts; i++) {
+		if (j->insts[i].state == JOB_STOPPED && !j->insts[i].held)
+			supervise_inst_start(&j->insts[i]);
+	}
+}
+
+/* Return 1 if every instance of the job named name is RUNNING. */
+static int
+supervise_dep_is_up(const char *name)
+{
+	struct job *j;
+	int i;
+
+	if ((j = supervise_find_job(name)) == NULL || j->retiring)
+		return (0);
+	for (i = 0; i < j->ninsts; i++) {
+		if (j->insts[i].state != JOB_RUNNING)
+			return (0);
+	}
+	return (1);
+}
+
+static void
+inst_dep_unwait(struct inst *in)
+{
+	if (!in->dep_wait)
+		return;
+	TAILQ_REMOVE(&supervise_dep_waits, in, dep_entry);
+	in->dep_wait = 0;
+}
+
+/*
+ * Hold a start back until each job in depends is RUNNING (ready): return
+ * 1 and park the instance in STARTING, or 0 when it may start now.
+ */
+static int
+supervise_deps_wait(struct inst *in)
+{
+	const struct job_spec *spec = in->job->spec;
+	size_t i;
+
+	for (i = 0; i < spec->ndepends; i++) {
+		if (supervise_dep_is_up(spec->depends[i]))
+			continue;
+		supervise_dep_pull(spec->depends[i]);
+		if (!in->dep_wait) {
+			in->dep_wait = 1;
+			TAILQ_INSERT_TAIL(&supervise_dep_waits, in, dep_entry);
+			log_info(
+			    "%s: waiting for %s", in->label, spec->depends[i]);
+		}
+		inst_reason(in, "waiting for %s", spec->depends[i]);
+		if (in->state != JOB_STARTING)
+			inst_set_state(in, JOB_STARTING);
+		return (1);
+	}
+	inst_dep_unwait(in);
+	return (0);
+}
+
+/* Some instance became RUNNING: see which waiting starts may go. */
+static int
+supervise_deps_recheck(sd_event_source *s, void *arg)
+{
+	struct inst *in, *tmp;
+
+	supervise_dep_check =
+	    sd_event_source_disable_unref(supervise_dep_check);
+	TAILQ_FOREACH_SAFE(in, &supervise_dep_waits, dep_entry, tmp)
+		supervise_try_start(in);
+	return (0);
+}
+
+static void
+supervise_deps_recheck_later(void)
+{
+	if (supervise_dep_check != NULL || vigild.shutting_down)
+		return;
+	if (sd_event_add_defer(vigild.event, &supervise_dep_check,
+	        supervise_deps_recheck, NULL) < 0)
+		supervise_dep_check = NULL;
+}
+
+/*
+ * At shutdown, every instance of job j is down: the jobs it depends on
+ * may stop once no other active job needs them (reverse order).
+ */
+static void
+supervise_job_down(struct job *j)
+{
+	struct job *dep;
+	size_t d;
+	int i;
+
+	for (d = 0; d < j->spec->ndepends; d++) {
+		if ((dep = supervise_find_job(j->spec->depends[d])) == NULL ||
+		    dep->dependents == 0 || --dep->dependents > 0)
+			continue;
+		for (i = 0; i < dep->ninsts; i++)
+			supervise_inst_stop(&dep->insts[i]);
+	}
+}
+
 /* Take the instance's lock, or find out who has it. */
 static void
 supervise_try_start(struct inst *in)
@@ -937,8 +1064,13 @@ supervise_try_start(struct inst *in)
 	int held;
 
 	if (!in->want || vigild.shutting_down) {
+		inst_dep_unwait(in);
 		inst_lock_release(in);
 		inst_set_state(in, JOB_STOPPED);
+		free(path);
+		return;
+	}
+	if (supervise_deps_wait(in)) {
 		free(path);
 		return;
 	}
@@ -1039,7 +1171,8 @@ supervise_inst_stop(struct inst *in)
 	switch (in->state) {
 	case JOB_STARTING:
 		if (in->pid == 0) {
-			/* Still looking at its lock: nothing runs yet. */
+			/* Waiting for its lock or dependencies: none runs. */
+			inst_dep_unwait(in);
 			inst_timer_cancel(in);
 			inst_lock_release(in);
 			inst_set_state(in, JOB_STOPPED);
@@ -1204,6 +1337,7 @@ supervise_insts_free(struct inst *insts, int n)
 	for (i = 0; i < n; i++) {
 		in = &insts[i];
 		vigild.nstate[in->state]--;
+		inst_dep_unwait(in);
 		inst_sid_remove(in);
 		inst_notify_reset(in);
 		server_waiters_cancel(in);
@@ -1438,7 +1572,8 @@ supervise_extend_timeout(void)
 void
 supervise_shutdown(void)
 {
-	struct job *j;
+	struct job *j, *dep;
+	size_t d;
 	int i;
 
 	if (vigild.shutting_down)
@@ -1448,7 +1583,24 @@ supervise_shutdown(void)
 	    "shutting down: stopping %zu active instances", vigild.nactive);
 	(void)sd_notify(0, "STOPPING=1");
 	supervise_extend_timeout();
+	supervise_dep_check =
+	    sd_event_source_disable_unref(supervise_dep_check);
+	/* Count, for each job, the active jobs that depend on it. */
+	RB_FOREACH(j, job_tree, &vigild.jobs)
+		j->dependents = 0;
 	RB_FOREACH(j, job_tree, &vigild.jobs) {
+		if (j->nactive == 0)
+			continue;
+		for (d = 0; d < j->spec->ndepends; d++) {
+			if ((dep = supervise_find_job(j->spec->depends[d])) !=
+			    NULL)
+				dep->dependents++;
+		}
+	}
+	/* Stop the jobs nothing active needs; the rest follow in turn. */
+	RB_FOREACH(j, job_tree, &vigild.jobs) {
+		if (j->dependents > 0)
+			continue;
 		for (i = 0; i < j->ninsts; i++)
 			supervise_inst_stop(&j->insts[i]);
 	}
@@ -1465,6 +1617,8 @@ supervise_free_all(void)
 	RB_FOREACH_SAFE(j, job_tree, &vigild.jobs, tmp)
 		supervise_job_free(j);
 	supervise_clock = sd_event_source_disable_unref(supervise_clock);
+	supervise_dep_check =
+	    sd_event_source_disable_unref(supervise_dep_check);
 	vigild.notify_src = sd_event_source_disable_unref(vigild.notify_src);
 	if (vigild.notify_fd != -1)
 		close(vigild.notify_fd);

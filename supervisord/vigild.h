@@ -92,6 +92,8 @@ struct inst {
 	pid_t mainpid;             /* MAINPID=, or 0 */
 	sd_event_source *watchdog; /* fires when WATCHDOG=1 is late */
 	RB_ENTRY(inst) sid_entry;  /* by session (pgid), while it has one */
+	int dep_wait;              /* waiting for its dependencies */
+	TAILQ_ENTRY(inst) dep_entry;
 	sd_event_source *report;
 	struct waiter_list waiters;
 	RB_ENTRY(inst) pid_entry;
@@ -103,6 +105,8 @@ struct job {
 	struct job_spec *spec;
 	struct job_spec *next_spec; /* reload: replaces spec once all stop */
 	int retiring;               /* reload: removed once all stop */
+	int nactive;                /* instances in an active state */
+	int dependents;             /* shutdown: active jobs needing this */
 	sd_event_source *settle;    /* deferred replace or removal */
 	struct inst *insts;
 	int ninsts;
