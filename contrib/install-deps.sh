@@ -10,5 +10,5 @@ $SUDO apt-get install -y -qq --no-install-recommends \
 	autoconf automake make gcc clang libc6-dev pkg-config \
 	libconfuse-dev libsqlite3-dev libsystemd-dev libbsd-dev \
 	valgrind clang-format clang-tidy cppcheck mandoc shellcheck jq \
-	procps util-linux \
+	procps util-linux systemd redis-server \
 	ca-certificates >/dev/null

@@ -95,6 +95,8 @@ cmd_status_json_one(struct cmd_ctx *ctx, const struct inst *in, uint64_t now)
 		        0.0);
 	cmd_print(ctx, ",\"reason\":");
 	cmd_print_json_string(ctx, in->reason);
+	cmd_print(ctx, ",\"status\":");
+	cmd_print_json_string(ctx, in->status);
 	cmd_print(ctx, "}");
 }
 
@@ -134,6 +136,11 @@ cmd_status_detail(struct cmd_ctx *ctx, const struct inst *in, uint64_t now)
 		    in->failures);
 	if (in->reason != NULL)
 		cmd_print(ctx, "  reason: %s\n", in->reason);
+	if (in->status != NULL)
+		cmd_print(ctx, "  status: %s\n", in->status);
+	if (in->notify_errno != 0)
+		cmd_print(ctx, "  errno: %d (%s)\n", in->notify_errno,
+		    strerror(in->notify_errno));
 }
 
 static enum cmd_retval

@@ -7,7 +7,8 @@
  * up.  The write side is never shut down, so a close seen here was the
  * peer's own decision.  A peer that closes early (EPIPE, ECONNRESET) ends
  * the writing, not the program.
- *   usage: sendraw [-ho] [-t SECONDS] SOCKET
+ *   usage: sendraw [-dho] [-t SECONDS] SOCKET
+ * -d sends stdin as one datagram (for notify.sock) and exits 0.
  * -h shuts down the write side once stdin is done (a half-close, as socat
  * does); -o copies what was read to stdout.
  * Exit 0 if the peer closed the connection (EOF or ECONNRESET), 1 if it
@@ -34,6 +35,7 @@
 
 static int sendraw_timeout = 5;
 static int sendraw_copy;
+static int sendraw_type = SOCK_STREAM;
 
 static void sendraw_usage(void) __attribute__((noreturn));
 
@@ -80,7 +82,7 @@ sendraw_connect(const char *path)
 	if (strlen(path) >= sizeof(sun.sun_path))
 		errx(2, "%s: socket path too long", path);
 	memcpy(sun.sun_path, path, strlen(path) + 1);
-	if ((fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)) == -1)
+	if ((fd = socket(AF_UNIX, sendraw_type | SOCK_CLOEXEC, 0)) == -1)
 		err(2, "socket");
 	if (connect(fd, (struct sockaddr *)&sun, sizeof(sun)) == -1)
 		err(2, "connect %s", path);
@@ -150,7 +152,7 @@ sendraw_drain(int fd, size_t *total)
 static void
 sendraw_usage(void)
 {
-	fprintf(stderr, "usage: sendraw [-ho] [-t SECONDS] SOCKET\n");
+	fprintf(stderr, "usage: sendraw [-dho] [-t SECONDS] SOCKET\n");
 	exit(2);
 }
 
@@ -162,8 +164,11 @@ main(int argc, char **argv)
 	ssize_t n;
 	int ch, fd, r = 0, half = 0;
 
-	while ((ch = getopt(argc, argv, "hot:")) != -1) {
+	while ((ch = getopt(argc, argv, "dhot:")) != -1) {
 		switch (ch) {
+		case 'd':
+			sendraw_type = SOCK_DGRAM;
+			break;
 		case 'h':
 			half = 1;
 			break;
@@ -183,6 +188,13 @@ main(int argc, char **argv)
 		sendraw_usage();
 	signal(SIGPIPE, SIG_IGN);
 	fd = sendraw_connect(argv[optind]);
+	if (sendraw_type == SOCK_DGRAM) {
+		n = read(STDIN_FILENO, buf, sizeof(buf));
+		if (n < 0 || send(fd, buf, (size_t)n, 0) != n)
+			err(2, "send");
+		close(fd);
+		return (0);
+	}
 	while (r == 0) {
 		n = read(STDIN_FILENO, buf, sizeof(buf));
 		if (n == -1 && errno == EINTR)
