@@ -30,4 +30,16 @@ stop_vigild
 rm "$JOBS/broken.conf" "$JOBS/badval.conf"
 "$VIGILD" -t -c "$T/vigil.conf" -j "$JOBS" >"$T/check.out" 2>&1 ||
 	fail "--check failed on valid files: $(cat "$T/check.out")"
+# depends: unknown names and cycles are errors with FILE:LINE.
+mkdir "$T/deps"
+printf 'command = "sleep 1"\ndepends = {"b"}\n' >"$T/deps/a.conf"
+printf 'command = "sleep 1"\n\ndepends = {"a"}\n' >"$T/deps/b.conf"
+printf 'command = "sleep 1"\ndepends = {"nope"}\n' >"$T/deps/c.conf"
+rc=0
+"$VIGILD" -t -c "$T/vigil.conf" -j "$T/deps" >"$T/check.out" 2>&1 || rc=$?
+[ "$rc" -eq 1 ] || fail "--check accepted bad depends"
+grep -q "$T/deps/c.conf:2: depends: no such job \"nope\"" "$T/check.out" ||
+	fail "unknown dependency: $(cat "$T/check.out")"
+grep -q "$T/deps/b.conf:3: depends: dependency cycle" "$T/check.out" ||
+	fail "cycle: $(cat "$T/check.out")"
 log "ok"
