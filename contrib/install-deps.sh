@@ -11,4 +11,5 @@ $SUDO apt-get install -y -qq --no-install-recommends \
 	libconfuse-dev libsqlite3-dev libsystemd-dev libbsd-dev \
 	valgrind clang-format clang-tidy cppcheck mandoc shellcheck jq \
 	procps util-linux systemd redis-server \
+	systemd-container debootstrap debian-archive-keyring \
 	ca-certificates >/dev/null

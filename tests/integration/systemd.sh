@@ -1,0 +1,283 @@
+#!/bin/bash
+# vigild as a Type=notify service of a real systemd (252, Debian 12) as
+# PID 1, in a container booted with systemd-nspawn (tests/systemd/
+# nspawn.sh), installed with the unit made from contrib/vigild.service.in:
+# `systemctl start` returns once vigild sent READY=1 (jobs launched),
+# StatusText has the counts, `systemctl reload` starts a new job,
+# `systemctl stop` ends every job with result success, the watchdog is
+# fed (WatchdogSec=2s) and fires when vigild hangs (Restart=on-failure
+# brings it back), and no job inherits NOTIFY_SOCKET or WATCHDOG_*.
+# Skips (77) without root, systemd-nspawn, debootstrap or overlayfs, when
+# the first debootstrap or the boot fails, when the built binaries cannot
+# run in Debian 12, and under VIGILD_WRAPPER (no valgrind in there).
+# The rootfs is cached in /var/tmp/vigil-nspawn: the first run takes
+# ~45 s more.
+HERE=$(cd "$(dirname "$0")" && pwd)
+SRC=${TOP_SRCDIR:-$HERE/../..}
+# shellcheck source=tests/systemd/nspawn.sh
+. "$HERE/../systemd/nspawn.sh"
+
+skip() {
+	printf 'SKIP: %s\n' "$*"
+	exit 77
+}
+
+[ -z "${VIGILD_WRAPPER:-}" ] || skip "vigild runs unwrapped in the container"
+nspawn_usable || skip "$NSPAWN_WHY"
+
+. "$HERE/lib.sh"
+
+UNIT=vigild.service
+MARK=VIGIL_SD_TEST=$$.$RANDOM
+FAILS=0
+T0=$(now_ms)
+
+# bad MESSAGE: a failed check after which the others still make sense.
+bad() {
+	printf 'FAIL: %s\n' "$*" >&2
+	FAILS=$((FAILS + 1))
+}
+
+sd_exit() {
+	local rc=$? t
+	set +e
+	if [ "$rc" -eq 77 ]; then
+		nspawn_teardown
+		rm -rf "$T"
+		exit 77
+	fi
+	if [ "$rc" -ne 0 ] && [ -n "$NSPAWN_LEADER" ]; then
+		printf '# journal of %s:\n' "$UNIT" >&2
+		nspawn_run journalctl --no-pager -o short-monotonic -u "$UNIT" |
+			tail -n 60 >&2
+	fi
+	t=$(now_ms)
+	nspawn_teardown
+	log "teardown $(($(now_ms) - t)) ms, whole test $(($(now_ms) - T0)) ms"
+	(exit "$rc")
+	cleanup
+}
+trap sd_exit EXIT
+
+sc() { nspawn_run systemctl "$@"; }
+prop() { nspawn_run systemctl show -p "$1" --value "$UNIT"; }
+vctl() { nspawn_run vigilctl -s /run/vigil/vigild.sock "$@"; }
+cstate() { vctl status "$1" 2>/dev/null | awk 'NR == 2 { print $2 }'; }
+is_cstate() { [ "$(cstate "$1")" = "$2" ]; }
+is_active() { [ "$(prop ActiveState)" = active ]; }
+running_in_status() { prop StatusText | grep -Eq "(^|[^0-9])$1 running"; }
+# journal: systemd's and vigild's lines about the unit since $SINCE.
+SINCE=$(date +%s)
+journal() {
+	nspawn_run journalctl --sync
+	nspawn_run journalctl --no-pager -o cat -u "$UNIT" --since "@$SINCE"
+}
+journal_has() { journal | grep -q -- "$1"; }
+
+# The job processes of this test (host pids), found by their environment.
+jobprocs() {
+	local p
+	for p in /proc/[0-9]*; do
+		p=${p#/proc/}
+		tr '\0' '\n' 2>/dev/null <"/proc/$p/environ" | grep -qx -- "$MARK" &&
+			alive "$p" && echo "$p"
+	done
+	return 0
+}
+
+# env_of PID: the environment of a host pid, one variable a line.
+env_of() { tr '\0' '\n' 2>/dev/null <"/proc/$1/environ"; }
+
+# check_job_env: no job inherits systemd's variables, which vigild has;
+# the ready = "notify" job n has vigild's own notify.sock.
+check_job_env() {
+	local p ppid='' e
+	for p in $(jobprocs); do
+		e=$(env_of "$p" | grep -E '^(NOTIFY_SOCKET|WATCHDOG_USEC|WATCHDOG_PID)=' |
+			tr '\n' ' ')
+		if env_of "$p" | grep -qx VIGIL_SD_JOB=n; then
+			[ "$e" = "NOTIFY_SOCKET=/run/vigil/notify.sock " ] ||
+				bad "notify job process $p has: ${e:-no NOTIFY_SOCKET}"
+		else
+			[ -z "$e" ] || bad "job process $p has $e"
+		fi
+		ppid=$(awk '{ print $4 }' "/proc/$p/stat" 2>/dev/null)
+	done
+	[ -n "$ppid" ] && env_of "$ppid" | grep -qx NOTIFY_SOCKET=/run/systemd/notify ||
+		bad "vigild (host pid ${ppid:-?}) has not systemd's NOTIFY_SOCKET: the check proves nothing"
+}
+
+# sdjob NAME [LINE...]: a job file; sleep 1000 unless a LINE says otherwise.
+sdjob() {
+	local name=$1
+	shift
+	[ $# -gt 0 ] || set -- 'command = "sleep 1000"'
+	printf '%s\n' "$@" "environment = {\"$MARK\", \"VIGIL_SD_JOB=$name\"}" \
+		>"$NSPAWN_ROOT/etc/vigil/jobs.d/$name.conf"
+}
+njobs() { [ "$(jobprocs | wc -l)" -eq "$1" ]; }
+
+# copy_libs BINARY...: the shared libraries the binaries need that Debian's
+# minbase lacks (libconfuse, libsqlite3, libbsd; libasan for a gcc
+# sanitizer build), copied from this host to the same paths.
+copy_libs() {
+	local l d
+	for l in $(ldd "$@" 2>/dev/null | awk '$2 == "=>" && $3 ~ /^\// { print $3 }
+		$1 ~ /^\// && $2 ~ /^\(0x/ { print $1 }' | sort -u); do
+		[ -e "$NSPAWN_ROOT$l" ] && continue
+		d=$(realpath -m "$NSPAWN_ROOT$(dirname "$l")")
+		case $d in
+		"$NSPAWN_ROOT"/*) ;;
+		*) fail "$l resolves outside the container" ;;
+		esac
+		mkdir -p "$d" && cp -L "$l" "$d/"
+	done
+}
+
+# ---------------------------------------------------------------- set up
+nspawn_rootfs || skip "$NSPAWN_WHY"
+nspawn_prepare || skip "$NSPAWN_WHY"
+R=$NSPAWN_ROOT
+install -D -m 0755 "$VIGILD" "$R/usr/local/sbin/vigild"
+install -D -m 0755 "$VIGILCTL" "$R/usr/local/bin/vigilctl"
+copy_libs "$VIGILD" "$VIGILCTL"
+sed -e 's|@sbindir@|/usr/local/sbin|g' "$SRC/contrib/vigild.service.in" \
+	>"$R/etc/systemd/system/$UNIT"
+# vigild reads its built-in config path; point its directories where the
+# unit's RuntimeDirectory=, StateDirectory= and LogsDirectory= are, as a
+# distribution build (--sysconfdir=/etc --localstatedir=/var) has them.
+conf=$("$VIGILD" --help 2>&1 | sed -n 's/.*--config FILE.*(default \(.*\))$/\1/p')
+[ -n "$conf" ] || fail "no default config path in vigild --help"
+mkdir -p "$R$(dirname "$conf")" "$R/etc/vigil/jobs.d"
+cat >"$R$conf" <<EOF
+jobs_dir = "/etc/vigil/jobs.d"
+runtime_dir = "/run/vigil"
+state_dir = "/var/lib/vigil"
+log_dir = "/var/log/vigil"
+EOF
+sdjob a
+sdjob b
+# Its READY=1 goes to vigild (the unit's NotifyAccess=main would drop it).
+sdjob n 'command = {"sh", "-c", "systemd-notify --ready --status=job-n; exec sleep 1000"}' \
+	'ready = "notify"'
+
+nspawn_boot || skip "$NSPAWN_WHY"
+if ! out=$(nspawn_run vigild --version 2>&1) ||
+	! out=$(nspawn_run vigilctl --version 2>&1); then
+	case $out in
+	*"error while loading shared libraries"* | *"version \`GLIBC"*)
+		skip "the built binaries do not run in Debian 12: $out" ;;
+	esac
+	fail "vigild --version in the container: $out"
+fi
+
+# ---------------------------------------------------------------- start
+t=$(now_ms)
+sc start "$UNIT" || fail "systemctl start failed: $(sc status "$UNIT")"
+start_ms=$(($(now_ms) - t))
+st=$(prop ActiveState)
+[ "$st" = active ] || fail "ActiveState is $st right after systemctl start"
+for j in a b n; do
+	s=$(cstate "$j")
+	case $s in
+	RUNNING | STARTING) ;;
+	*) bad "job $j is '$s' right after systemctl start returned" ;;
+	esac
+done
+ready_us=$(($(prop ActiveEnterTimestampMonotonic) - \
+	$(prop InactiveExitTimestampMonotonic)))
+log "start ${start_ms} ms, READY=1 $((ready_us / 1000)) ms after exec"
+retry 10 is_cstate a RUNNING && retry 10 is_cstate b RUNNING &&
+	retry 10 is_cstate n RUNNING || fail "jobs not RUNNING: $(vctl status 2>&1)"
+nspawn_run test -S /run/vigil/vigild.sock ||
+	bad "no control socket in RuntimeDirectory=/run/vigil"
+retry 5 running_in_status 3 ||
+	bad "StatusText is '$(prop StatusText)', not 3 running"
+log "StatusText: $(prop StatusText)"
+retry 5 njobs 3 || bad "job processes: $(jobprocs)"
+check_job_env
+
+# ---------------------------------------------------------------- reload
+sdjob c
+t=$(now_ms)
+sc reload "$UNIT" || bad "systemctl reload failed"
+reload_ms=$(($(now_ms) - t))
+s=$(cstate c)
+log "reload ${reload_ms} ms; job c right after it: '${s:-unknown}'"
+retry 10 is_cstate c RUNNING || bad "job c is '$(cstate c)' after reload"
+retry 10 is_active || bad "ActiveState is $(prop ActiveState) after reload"
+[ "$(prop ReloadResult)" = success ] ||
+	bad "ReloadResult is $(prop ReloadResult)"
+retry 5 running_in_status 4 ||
+	bad "StatusText is '$(prop StatusText)' after reload, not 4 running"
+
+# ---------------------------------------------------------------- stop
+# The unit is unloaded once inactive, so its Result= and ExecMain*= are
+# gone: systemd's journal lines tell how it ended.
+SINCE=$(date +%s.%6N)
+t=$(now_ms)
+sc stop "$UNIT" || bad "systemctl stop failed"
+log "stop $(($(now_ms) - t)) ms"
+[ "$(prop ActiveState)" = inactive ] ||
+	bad "ActiveState is $(prop ActiveState) after stop"
+retry 5 journal_has "Deactivated successfully" ||
+	bad "no 'Deactivated successfully' after stop: $(journal | tail -n 3)"
+ended=$(journal | grep -E "Main process exited|Failed with result" || true)
+[ -z "$ended" ] || bad "vigild did not exit 0 when stopped: $ended"
+left=$(jobprocs)
+[ -z "$left" ] || bad "job processes left after stop: $left"
+killed=$(journal | grep -E 'Killing process [0-9]+ .* with signal' || true)
+[ -z "$killed" ] || bad "systemd killed what vigild left: $killed"
+
+# ---------------------------------------------------------------- watchdog
+mkdir -p "$R/etc/systemd/system/$UNIT.d"
+printf '[Service]\nWatchdogSec=2s\n' >"$R/etc/systemd/system/$UNIT.d/watchdog.conf"
+sc daemon-reload
+sc start "$UNIT" || fail "systemctl start with WatchdogSec=2s failed"
+[ "$(prop WatchdogUSec)" = 2s ] || bad "WatchdogUSec is $(prop WatchdogUSec)"
+pid0=$(prop MainPID)
+retry 10 is_cstate a RUNNING && retry 10 is_cstate n RUNNING &&
+	retry 5 njobs 4 || bad "jobs not all up (watchdog run): $(vctl status 2>&1)"
+wd0=$(prop WatchdogTimestampMonotonic)
+# Active with the same main pid for 7 s, more than 3 x WatchdogSec.
+t=$(now_ms)
+while [ "$(now_ms)" -lt $((t + 7000)) ]; do
+	s=$(nspawn_run systemctl show -p ActiveState,MainPID,NRestarts "$UNIT" | sort |
+		tr '\n' ' ')
+	[ "$s" = "ActiveState=active MainPID=$pid0 NRestarts=0 " ] ||
+		fail "watchdog not fed? after $(($(now_ms) - t)) ms: $s"
+	sleep 0.5
+done
+wd1=$(prop WatchdogTimestampMonotonic)
+[ "$wd1" -gt "$wd0" ] || bad "no WATCHDOG=1 in 7 s (timestamp $wd0 -> $wd1)"
+check_job_env
+old=$(jobprocs)
+SINCE=$(date +%s.%6N)
+nspawn_run kill -STOP "$pid0"
+t=$(now_ms)
+retry 15 journal_has "Failed with result 'watchdog'" ||
+	fail "SIGSTOPped vigild was not killed for the watchdog: $(prop Result)"
+log "watchdog fired $(($(now_ms) - t)) ms after SIGSTOP"
+journal_has "Watchdog timeout (limit 2s)" || bad "no 'Watchdog timeout' line"
+# Restart=on-failure: back, with a new main pid and its jobs.
+restarted() {
+	is_active && [ "$(prop NRestarts)" -ge 1 ] &&
+		[ "$(prop MainPID)" != "$pid0" ] && is_cstate a RUNNING
+}
+retry 15 restarted ||
+	bad "not restarted after the watchdog: $(sc status "$UNIT" 2>&1 | head -n 5)"
+for p in $old; do
+	retry 10 dead "$p" || bad "job process $p outlived the killed vigild"
+done
+
+SINCE=$(date +%s.%6N)
+sc stop "$UNIT" || bad "systemctl stop failed (after restart)"
+retry 5 journal_has "Deactivated successfully" ||
+	bad "no 'Deactivated successfully' after the last stop: $(journal | tail -n 3)"
+left=$(jobprocs)
+[ -z "$left" ] || bad "job processes left after the last stop: $left"
+killed=$(journal | grep -E 'Killing process [0-9]+ .* with signal' || true)
+[ -z "$killed" ] || bad "systemd killed what vigild left (last stop): $killed"
+
+[ "$FAILS" -eq 0 ] || fail "$FAILS checks failed"
+log "ok"
