@@ -339,13 +339,13 @@ inst_sid_add(struct inst *in)
 static void
 inst_sid_remove(struct inst *in)
 {
-	struct inst key, *found;
+	struct inst key;
 
 	if (in->pgid == 0)
 		return;
 	memset(&key, 0, sizeof(key));
 	key.pgid = in->pgid;
-	if ((found = RB_FIND(sid_tree, &supervise_sids, &key)) == in)
+	if (RB_FIND(sid_tree, &supervise_sids, &key) == in)
 		RB_REMOVE(sid_tree, &supervise_sids, in);
 }
 

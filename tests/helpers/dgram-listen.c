@@ -34,8 +34,10 @@ main(int argc, char **argv)
 		errx(2, "usage: dgram-listen PATH OUTFILE");
 	if ((fd = notify_open(argv[1], &cause)) == -1)
 		errx(2, "%s", cause);
-	if ((out = fopen(argv[2], "a")) == NULL)
-		err(2, "%s", argv[2]);
+	if ((out = fopen(argv[2], "a")) == NULL) {
+		warn("%s", argv[2]);
+		return (2);
+	}
 	setvbuf(out, NULL, _IOLBF, 0);
 	pfd.fd = fd;
 	pfd.events = POLLIN;
