@@ -147,17 +147,24 @@ reload_run(int dry_run, struct reload_report *r)
 		conf_errors_add(&r->errors, "vigild is shutting down");
 		return (-1);
 	}
+	/*
+	 * RELOADING=1 goes out before anything else: systemd waits for the
+	 * reload only if this arrives before the ExecReload process ends.
+	 */
+	if (!dry_run)
+		(void)sd_notifyf(
+		    0, "RELOADING=1\nMONOTONIC_USEC=%" PRIu64, supervise_now());
 	if (conf_jobs_load(vigild.jobs_dir, &jobs, &r->errors) == -1 ||
 	    r->errors.n > 0) {
 		conf_jobs_clear(&jobs);
 		log_warnx("reload: %zu errors, nothing changed", r->errors.n);
+		if (!dry_run)
+			(void)sd_notify(0, "READY=1");
 		return (-1);
 	}
 	reload_drop_unsupported(&jobs);
 	reload_diff(&jobs, r);
 	if (!dry_run) {
-		(void)sd_notifyf(
-		    0, "RELOADING=1\nMONOTONIC_USEC=%" PRIu64, supervise_now());
 		reload_apply(&jobs, r);
 		log_info("reload: %zu added, %zu changed, %zu removed, %zu "
 		         "unchanged",
