@@ -109,7 +109,9 @@ job_decide(const struct job_spec *spec, const struct job_outcome *o,
 {
 	struct backoff b;
 
-	d->success = job_run_succeeded(spec, o);
+	/* A run stopped for a late READY=1 or WATCHDOG=1 has failed. */
+	d->success =
+	    job_run_succeeded(spec, o) && !o->never_ready && !o->watchdog;
 	d->failed_start =
 	    o->exec_failed || o->never_ready || o->uptime < spec->min_uptime;
 	d->failures = d->failed_start ? o->failures + 1 : 0;

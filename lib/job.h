@@ -35,6 +35,7 @@ struct job_outcome {
 	unsigned int failures; /* consecutive failed starts before this run */
 	int stop_requested;    /* an operator or shutdown stop was under way */
 	int never_ready;       /* ready = "notify" and no READY=1 came */
+	int watchdog;          /* stopped by the watchdog: a failure */
 };
 
 /* What to do next. */

@@ -15,7 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* The largest datagram read; longer ones are cut and counted as garbage. */
+/* The largest datagram read; longer ones are cut to this and parsed. */
 #define NOTIFY_MAX_DATAGRAM 4096
 
 struct notify_msg {

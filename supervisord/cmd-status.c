@@ -97,6 +97,10 @@ cmd_status_json_one(struct cmd_ctx *ctx, const struct inst *in, uint64_t now)
 	cmd_print_json_string(ctx, in->reason);
 	cmd_print(ctx, ",\"status\":");
 	cmd_print_json_string(ctx, in->status);
+	if (in->notify_errno != 0)
+		cmd_print(ctx, ",\"errno\":%d", in->notify_errno);
+	else
+		cmd_print(ctx, ",\"errno\":null");
 	cmd_print(ctx, "}");
 }
 

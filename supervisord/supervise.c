@@ -87,6 +87,7 @@ static void supervise_job_settle_later(struct job *);
 static void supervise_write_holder(struct inst *);
 static void inst_sid_remove(struct inst *);
 static void supervise_job_down(struct job *);
+static void supervise_extend_timeout(void);
 static void supervise_deps_recheck_later(void);
 static void inst_dep_unwait(struct inst *);
 
@@ -216,14 +217,16 @@ inst_kill(struct inst *in, int sig)
 	pid_t pgid = in->pgid != 0 ? in->pgid : in->pid;
 
 	if (in->job->spec->kill_group && pgid > 1) {
-		if (proc_group_signal(pgid, sig) == -1 && errno != ESRCH)
+		if (proc_group_signal(pgid, sig) == 0)
+			return;
+		if (errno != ESRCH)
 			log_warn("%s: kill -%s group %ld", in->label,
 			    signame_name(sig), (long)pgid);
-	} else if (in->pid > 0) {
-		if (kill(in->pid, sig) == -1 && errno != ESRCH)
-			log_warn("%s: kill -%s %ld", in->label,
-			    signame_name(sig), (long)in->pid);
+		/* No group yet: the child has not called setsid(). */
 	}
+	if (in->pid > 0 && kill(in->pid, sig) == -1 && errno != ESRCH)
+		log_warn("%s: kill -%s %ld", in->label, signame_name(sig),
+		    (long)in->pid);
 }
 
 /* After SIGKILL: poll for group members that were not our descendants. */
@@ -373,8 +376,11 @@ supervise_watchdog_expired(sd_event_source *s, uint64_t usec, void *arg)
 	in->watchdog = sd_event_source_disable_unref(in->watchdog);
 	if (in->state != JOB_RUNNING)
 		return (0);
-	log_warnx("%s: no WATCHDOG=1 within %s: stopping it", in->label,
-	    duration_format(in->job->spec->watchdog, buf, sizeof(buf)));
+	if (in->job->spec->watchdog > 0 && s != NULL)
+		log_warnx("%s: no WATCHDOG=1 within %s: stopping it", in->label,
+		    duration_format(in->job->spec->watchdog, buf, sizeof(buf)));
+	else
+		log_warnx("%s: WATCHDOG=trigger: stopping it", in->label);
 	in->watchdog_fired = 1;
 	inst_reason(in, "watchdog");
 	inst_terminate(in);
@@ -583,6 +589,7 @@ supervise_reaped(struct inst *in, int status)
 	    vigild.shutting_down || !in->want;
 	o.never_ready = in->job->spec->ready == CONF_READY_NOTIFY &&
 	    !in->ready_seen && !in->exec_failed;
+	o.watchdog = in->watchdog_fired;
 	job_decide(in->job->spec, &o, arc4random(), &d);
 
 	in->has_exit = !in->exec_failed;
@@ -625,6 +632,12 @@ supervise_backoff_done(sd_event_source *s, uint64_t usec, void *arg)
 	struct inst *in = arg;
 
 	inst_timer_cancel(in);
+	if (vigild.shutting_down || !in->want) {
+		/* A dependency waiting to be stopped at shutdown. */
+		inst_lock_release(in);
+		inst_set_state(in, JOB_STOPPED);
+		return (0);
+	}
 	supervise_spawn(in);
 	return (0);
 }
@@ -843,7 +856,7 @@ supervise_spawn(struct inst *in)
 	in->pid = res.pid;
 	in->pgid = res.pid;
 	inst_sid_add(in);
-	if (spec->ready == CONF_READY_NOTIFY)
+	if (spec->ready == CONF_READY_NOTIFY && spec->ready_timeout > 0)
 		inst_timer_arm(
 		    in, spec->ready_timeout, supervise_ready_expired);
 	in->started = supervise_now();
@@ -1051,6 +1064,8 @@ supervise_job_down(struct job *j)
 			continue;
 		for (i = 0; i < dep->ninsts; i++)
 			supervise_inst_stop(&dep->insts[i]);
+		/* Each step of a dependency chain may take a stop_timeout. */
+		supervise_extend_timeout();
 	}
 }
 

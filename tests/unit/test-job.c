@@ -162,6 +162,28 @@ TEST(on_failure_policy)
 	return (0);
 }
 
+TEST(late_ready_or_watchdog_is_a_failure)
+{
+	struct job_outcome o;
+	struct job_decision d;
+
+	spec_reset();
+	spec.restart = CONF_RESTART_ON_FAILURE;
+	/* Exit 0 on the stop signal still counts as a failure. */
+	outcome(&o, EXITED(0), 90 * SEC, 0);
+	o.never_ready = 1;
+	job_decide(&spec, &o, MID, &d);
+	ASSERT_EQ(d.success, 0);
+	ASSERT_EQ(d.failed_start, 1);
+	ASSERT_EQ(d.state, JOB_BACKOFF);
+	outcome(&o, EXITED(0), 90 * SEC, 0);
+	o.watchdog = 1;
+	job_decide(&spec, &o, MID, &d);
+	ASSERT_EQ(d.success, 0);
+	ASSERT_EQ(d.state, JOB_STARTING);
+	return (0);
+}
+
 TEST(never_policy)
 {
 	struct job_outcome o;
@@ -239,6 +261,7 @@ main(void)
 	RUN(max_restarts_gives_fatal);
 	RUN(exec_failure_is_failed_start);
 	RUN(on_failure_policy);
+	RUN(late_ready_or_watchdog_is_a_failure);
 	RUN(never_policy);
 	RUN(stop_requested_wins);
 	RUN(zero_delay_restarts_at_once);
