@@ -141,14 +141,17 @@ R=$NSPAWN_ROOT
 install -D -m 0755 "$VIGILD" "$R/usr/local/sbin/vigild"
 install -D -m 0755 "$VIGILCTL" "$R/usr/local/bin/vigilctl"
 copy_libs "$VIGILD" "$VIGILCTL"
-sed -e 's|@sbindir@|/usr/local/sbin|g' "$SRC/contrib/vigild.service.in" \
-	>"$R/etc/systemd/system/$UNIT"
-# vigild reads its built-in config path; point its directories where the
-# unit's RuntimeDirectory=, StateDirectory= and LogsDirectory= are, as a
-# distribution build (--sysconfdir=/etc --localstatedir=/var) has them.
-conf=$("$VIGILD" --help 2>&1 | sed -n 's/.*--config FILE.*(default \(.*\))$/\1/p')
-[ -n "$conf" ] || fail "no default config path in vigild --help"
-mkdir -p "$R$(dirname "$conf")" "$R/etc/vigil/jobs.d"
+# The unit runs vigild with an explicit -c: its built-in default follows
+# the configure prefix of this build (distcheck installs under _inst/).
+sed -e 's|@sbindir@|/usr/local/sbin|g' \
+	-e 's|^ExecStart=\(.*\)$|ExecStart=\1 -c /etc/vigil/vigil.conf|' \
+	"$SRC/contrib/vigild.service.in" >"$R/etc/systemd/system/$UNIT"
+grep -q '^ExecStart=.* -c /etc/vigil/vigil.conf$' "$R/etc/systemd/system/$UNIT" ||
+	fail "could not point the unit at /etc/vigil/vigil.conf"
+# Point vigild's directories where the unit's RuntimeDirectory=,
+# StateDirectory= and LogsDirectory= are.
+conf=/etc/vigil/vigil.conf
+mkdir -p "$R/etc/vigil/jobs.d"
 cat >"$R$conf" <<EOF
 jobs_dir = "/etc/vigil/jobs.d"
 runtime_dir = "/run/vigil"

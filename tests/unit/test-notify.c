@@ -118,6 +118,7 @@ TEST(socket_credentials_and_fds)
 	iov.iov_base = "READY=1";
 	iov.iov_len = 7;
 	memset(&mh, 0, sizeof(mh));
+	memset(&control, 0, sizeof(control));
 	mh.msg_name = &sun;
 	mh.msg_namelen = sizeof(sun);
 	mh.msg_iov = &iov;
