@@ -417,13 +417,6 @@ server_client_finish(struct client *c, int code)
 	server_client_events(c);
 }
 
-/* Return 1 if the client asked for JSON output. */
-int
-server_client_json(const struct client *c)
-{
-	return (c->json);
-}
-
 /* Return the uid of the client's peer. */
 uid_t
 server_client_uid(const struct client *c)

@@ -184,7 +184,6 @@ void server_close(void);
 void server_client_write(
     struct client *, enum proto_type, const void *, size_t);
 void server_client_finish(struct client *, int);
-int server_client_json(const struct client *);
 uid_t server_client_uid(const struct client *);
 int server_client_in_group(const struct client *, gid_t);
 int server_waiter_add(
