@@ -46,7 +46,6 @@ struct client {
 	sd_event_source *io;
 	struct proto_buf in;
 	struct proto_buf out;
-	int json;
 	int done;      /* PROTO_EXIT queued: close once flushed */
 	int busy;      /* a command is running (CMD_WAIT) */
 	int wait_code; /* exit code to send when the waits end */
@@ -137,7 +136,6 @@ server_client_parse(struct client *c)
 		}
 		proto_buf_consume(&c->in, PROTO_HEADER_SIZE + h.len);
 		c->timer = sd_event_source_disable_unref(c->timer);
-		c->json = (flags & PROTO_F_JSON) != 0;
 		cmd_dispatch(c, flags, argc, argv);
 		for (i = 0; i < argc; i++)
 			free(argv[i]);
