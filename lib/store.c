@@ -1,0 +1,690 @@
+/* SPDX-License-Identifier: ISC */
+/* Copyright (c) 2026 The vigil authors */
+
+/*
+ * state.db: run history and operator intent in SQLite.  This is the only
+ * file that speaks SQL.  The database runs in WAL mode with synchronous
+ * NORMAL (a commit costs no fsync; a power cut may lose the last runs, never
+ * the file) and a 50 ms busy timeout, since vigild is single-threaded and
+ * must not wait long.  The schema is versioned by PRAGMA user_version and
+ * migrated forward at open; a file from a newer vigil is left alone.  A
+ * file that is not a database or is corrupt is moved aside and replaced.
+ *
+ * Every statement is prepared once, at open, and reset after each use, so
+ * a failed call leaves nothing behind: the store keeps working once the
+ * disk has room again or the lock is free.  Retention is incremental: each
+ * ended run deletes only the rows of its job that fell out of the newest
+ * history_keep, found through the (job, id) index, so the cost of a run
+ * does not grow with the number of runs ever recorded.
+ */
+
+#include "config.h"
+
+#include <sys/types.h>
+
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <sqlite3.h>
+
+#include "store.h"
+#include "xmalloc.h"
+
+#define STORE_BUSY_MS 50
+
+enum store_stmt {
+	STORE_BEGIN,
+	STORE_COMMIT,
+	STORE_ROLLBACK,
+	STORE_RUN_INSERT,
+	STORE_RUN_READY,
+	STORE_RUN_END,
+	STORE_RUN_PRUNE,
+	STORE_RUNS_CLOSE,
+	STORE_HISTORY,
+	STORE_INTENT_SET,
+	STORE_INTENT_CLEAR,
+	STORE_INTENTS,
+	STORE_NSTMT,
+};
+
+struct store {
+	sqlite3 *db;
+	sqlite3_stmt *st[STORE_NSTMT];
+};
+
+/*
+ * The statements, prepared at open.  The prune (?1 a run's id, ?2 keep)
+ * deletes the ended rows of that run's job older than its keep newest;
+ * both the OFFSET walk and the range delete run on the (job, id) index, so
+ * they touch about keep index entries and the rows deleted, however long
+ * the job's past.  Open runs are not pruned: their vigild still holds
+ * their id.
+ */
+static const char *store_sql[STORE_NSTMT] = {
+	[STORE_BEGIN] = "BEGIN IMMEDIATE",
+	[STORE_COMMIT] = "COMMIT",
+	[STORE_ROLLBACK] = "ROLLBACK",
+	[STORE_RUN_INSERT] = "INSERT INTO runs (job, instance, run_id, pid, "
+	                     "started) VALUES (?1, ?2, ?3, ?4, ?5)",
+	[STORE_RUN_READY] = "UPDATE runs SET ready = ?2 WHERE id = ?1",
+	[STORE_RUN_END] = "UPDATE runs SET ended = ?2, exit_code = ?3, "
+	                  "signal = ?4, reason = ?5 WHERE id = ?1",
+	[STORE_RUN_PRUNE] = "DELETE FROM runs WHERE job = "
+	                    "(SELECT job FROM runs WHERE id = ?1) AND id <= "
+	                    "(SELECT id FROM runs WHERE job = "
+	                    "(SELECT job FROM runs WHERE id = ?1) "
+	                    "ORDER BY id DESC LIMIT 1 OFFSET ?2) "
+	                    "AND ended IS NOT NULL",
+	[STORE_RUNS_CLOSE] = "UPDATE runs SET ended = ?1, reason = ?2 "
+	                     "WHERE ended IS NULL",
+	[STORE_HISTORY] = "SELECT id, job, instance, run_id, pid, started, "
+	                  "ready, ended, exit_code, signal, reason FROM "
+	                  "(SELECT * FROM runs WHERE job = ?1 "
+	                  "ORDER BY id DESC LIMIT ?2) ORDER BY id",
+	[STORE_INTENT_SET] =
+	    "INSERT INTO intent (job, instance, held, "
+	    "started, uid, at) VALUES (?1, ?2, ?3, ?4, ?5, "
+	    "?6) ON CONFLICT (job, instance) DO UPDATE SET "
+	    "held = excluded.held, started = excluded.started, "
+	    "uid = excluded.uid, at = excluded.at",
+	[STORE_INTENT_CLEAR] = "DELETE FROM intent WHERE job = ?1 AND "
+	                       "instance = ?2",
+	[STORE_INTENTS] = "SELECT job, instance, held, started, uid, at "
+	                  "FROM intent ORDER BY job, instance",
+};
+
+/*
+ * Forward migrations: store_migrations[v] takes user_version v to v + 1.
+ * Append only; never edit a step that has shipped.
+ */
+static const char *store_migrations[] = {
+	/* 0 -> 1 */
+	"CREATE TABLE runs (id INTEGER PRIMARY KEY, job TEXT NOT NULL, "
+	"instance INTEGER NOT NULL, run_id TEXT NOT NULL, pid INTEGER, "
+	"started INTEGER NOT NULL, ready INTEGER, ended INTEGER, "
+	"exit_code INTEGER, signal INTEGER, reason TEXT);"
+	"CREATE INDEX runs_job ON runs (job, id);"
+	"CREATE INDEX runs_open ON runs (id) WHERE ended IS NULL;"
+	"CREATE TABLE intent (job TEXT NOT NULL, instance INTEGER NOT NULL, "
+	"held INTEGER NOT NULL, started INTEGER NOT NULL, uid INTEGER, "
+	"at INTEGER, PRIMARY KEY (job, instance));",
+};
+#define STORE_VERSION                                                          \
+	((int)(sizeof(store_migrations) / sizeof(store_migrations[0])))
+
+/*
+ * The connection's last error message, with the system's reason when the
+ * file could not be opened or read.  The caller frees it.
+ */
+static char *
+store_errstr(sqlite3 *db)
+{
+	char *msg;
+	int rc, e;
+
+	if (db == NULL)
+		return (xstrdup("out of memory"));
+	rc = sqlite3_errcode(db) & 0xff;
+	e = sqlite3_system_errno(db);
+	if ((rc == SQLITE_CANTOPEN || rc == SQLITE_IOERR) && e != 0)
+		xasprintf(&msg, "%s (%s)", sqlite3_errmsg(db), strerror(e));
+	else
+		msg = xstrdup(sqlite3_errmsg(db));
+	return (msg);
+}
+
+/* Is the connection's last error one of a damaged or foreign file? */
+static int
+store_is_corrupt(sqlite3 *db)
+{
+	int rc = sqlite3_errcode(db) & 0xff;
+
+	return (rc == SQLITE_NOTADB || rc == SQLITE_CORRUPT);
+}
+
+/* Read the integer a pragma returns, into *v. */
+static int
+store_pragma_int(sqlite3 *db, const char *sql, int *v)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+		return (-1);
+	if ((rc = sqlite3_step(st)) == SQLITE_ROW)
+		*v = sqlite3_column_int(st, 0);
+	sqlite3_finalize(st);
+	return (rc == SQLITE_ROW ? 0 : -1);
+}
+
+/*
+ * Run PRAGMA quick_check, which reads every page (but skips the index
+ * cross-checks of integrity_check).  Return 0 when the file is sound, -1
+ * with *why, and *corrupt set when it is damaged rather than unreadable.
+ */
+static int
+store_quick_check(sqlite3 *db, int *corrupt, char **why)
+{
+	sqlite3_stmt *st;
+	const char *msg;
+	int rc;
+
+	if (sqlite3_prepare_v2(db, "PRAGMA quick_check(1)", -1, &st, NULL) !=
+	    SQLITE_OK)
+		goto fail;
+	if ((rc = sqlite3_step(st)) != SQLITE_ROW) {
+		sqlite3_finalize(st);
+		goto fail;
+	}
+	msg = (const char *)sqlite3_column_text(st, 0);
+	if (msg != NULL && strcmp(msg, "ok") == 0) {
+		sqlite3_finalize(st);
+		return (0);
+	}
+	*corrupt = 1;
+	xasprintf(why, "quick_check: %s", msg != NULL ? msg : "failed");
+	sqlite3_finalize(st);
+	return (-1);
+fail:
+	*corrupt = store_is_corrupt(db);
+	*why = store_errstr(db);
+	return (-1);
+}
+
+/* Bring the schema from version to STORE_VERSION, in one transaction. */
+static int
+store_migrate(sqlite3 *db, int version, char **why)
+{
+	char sql[64];
+	int v;
+
+	if (version == STORE_VERSION)
+		return (0);
+	if (sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK)
+		goto fail;
+	for (v = version; v < STORE_VERSION; v++) {
+		if (sqlite3_exec(db, store_migrations[v], NULL, NULL, NULL) !=
+		    SQLITE_OK)
+			goto fail;
+	}
+	snprintf(sql, sizeof(sql), "PRAGMA user_version = %d", STORE_VERSION);
+	if (sqlite3_exec(db, sql, NULL, NULL, NULL) != SQLITE_OK ||
+	    sqlite3_exec(db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK)
+		goto fail;
+	return (0);
+fail:
+	*why = store_errstr(db);
+	if (!sqlite3_get_autocommit(db))
+		sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+	return (-1);
+}
+
+/*
+ * Open the database at path and make it ready: version check, quick_check,
+ * WAL, migrations.  The version is read before anything is written, so a
+ * file from a newer vigil is not touched.  Return 0 with *dbp, or -1 with
+ * *why (a bare message) and *corrupt set when the file should be moved
+ * aside.
+ */
+static int
+store_open_db(const char *path, sqlite3 **dbp, int *corrupt, char **why)
+{
+	sqlite3 *db = NULL;
+	int version;
+
+	*corrupt = 0;
+	if (sqlite3_open_v2(path, &db,
+	        SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
+	            SQLITE_OPEN_NOMUTEX,
+	        NULL) != SQLITE_OK)
+		goto fail;
+	/* SQLite falls back to read-only quietly; every write would fail. */
+	if (sqlite3_db_readonly(db, "main") == 1) {
+		*why = xstrdup("the file is read-only");
+		sqlite3_close(db);
+		return (-1);
+	}
+	sqlite3_busy_timeout(db, STORE_BUSY_MS);
+	if (store_pragma_int(db, "PRAGMA user_version", &version) == -1)
+		goto fail;
+	if (version < 0 || version > STORE_VERSION) {
+		xasprintf(why,
+		    "schema version %d is not one this vigil knows "
+		    "(newest %d); not touching it",
+		    version, STORE_VERSION);
+		sqlite3_close(db);
+		return (-1);
+	}
+	if (store_quick_check(db, corrupt, why) == -1) {
+		sqlite3_close(db);
+		return (-1);
+	}
+	if (sqlite3_exec(db, "PRAGMA journal_mode = WAL", NULL, NULL, NULL) !=
+	        SQLITE_OK ||
+	    sqlite3_exec(db, "PRAGMA synchronous = NORMAL", NULL, NULL, NULL) !=
+	        SQLITE_OK)
+		goto fail;
+	if (store_migrate(db, version, why) == -1) {
+		*corrupt = store_is_corrupt(db);
+		sqlite3_close(db);
+		return (-1);
+	}
+	*dbp = db;
+	return (0);
+fail:
+	*corrupt = db != NULL && store_is_corrupt(db);
+	*why = store_errstr(db);
+	sqlite3_close(db);
+	return (-1);
+}
+
+/*
+ * Rename path, and its -wal and -shm files when they exist, to
+ * path.corrupt-SECONDS (the WAL goes along so that it is never replayed
+ * into the new file).  Return 0 with the new name in *aside, or -1 with
+ * *why.
+ */
+static int
+store_move_aside(const char *path, char **aside, char **why)
+{
+	static const char *suffix[] = { "", "-wal", "-shm" };
+	char *from, *to;
+	long long now = (long long)time(NULL);
+	size_t i;
+
+	for (i = 0; i < sizeof(suffix) / sizeof(suffix[0]); i++) {
+		xasprintf(&from, "%s%s", path, suffix[i]);
+		xasprintf(&to, "%s.corrupt-%lld%s", path, now, suffix[i]);
+		if (rename(from, to) == -1 && (i == 0 || errno != ENOENT)) {
+			xasprintf(why, "cannot move %s aside: %s", from,
+			    strerror(errno));
+			free(from);
+			free(to);
+			if (i > 0)
+				free(*aside);
+			return (-1);
+		}
+		free(from);
+		if (i == 0)
+			*aside = to;
+		else
+			free(to);
+	}
+	return (0);
+}
+
+/*
+ * Open path, moving a corrupt file aside.  Return 0 with *dbp (and *aside
+ * set to the corrupt file's new name, with *why saying what was wrong,
+ * when one was moved), or -1 with *why.
+ */
+static int
+store_open_or_replace(const char *path, sqlite3 **dbp, char **aside, char **why)
+{
+	char *first = NULL;
+	int corrupt;
+
+	*aside = NULL;
+	if (store_open_db(path, dbp, &corrupt, &first) == 0)
+		return (0);
+	if (!corrupt || strcmp(path, ":memory:") == 0 || *path == '\0') {
+		*why = first;
+		return (-1);
+	}
+	if (store_move_aside(path, aside, why) == -1) {
+		free(first);
+		return (-1);
+	}
+	if (store_open_db(path, dbp, &corrupt, why) == -1) {
+		free(first);
+		free(*aside);
+		*aside = NULL;
+		return (-1);
+	}
+	*why = first;
+	return (0);
+}
+
+/*
+ * Open (creating it if needed) the state database at path, migrating its
+ * schema forward.  Return the store, to be closed with store_close, or
+ * NULL with *cause set: unreadable, read-only or locked file, missing
+ * directory, or a schema newer than this vigil (the file is then left
+ * untouched).
+ *
+ * A file that is not a database or fails quick_check is renamed, with its
+ * -wal and -shm, to path.corrupt-SECONDS and a new database is created.
+ * Then the store is returned AND *cause is set to a message that starts
+ * with "moved aside", for the caller to log.  On success without that,
+ * *cause is left alone.  *cause is owned by the caller; cause may be NULL.
+ */
+struct store *
+store_open(const char *path, char **cause)
+{
+	struct store *s;
+	sqlite3 *db;
+	char *why = NULL, *aside = NULL;
+	int i;
+
+	if (store_open_or_replace(path, &db, &aside, &why) == -1) {
+		if (cause != NULL)
+			xasprintf(cause, "state.db: %s", why);
+		free(why);
+		return (NULL);
+	}
+	s = xcalloc(1, sizeof(*s));
+	s->db = db;
+	for (i = 0; i < STORE_NSTMT; i++) {
+		if (sqlite3_prepare_v3(db, store_sql[i], -1,
+		        SQLITE_PREPARE_PERSISTENT, &s->st[i],
+		        NULL) != SQLITE_OK) {
+			if (cause != NULL)
+				xasprintf(
+				    cause, "state.db: %s", sqlite3_errmsg(db));
+			store_close(s);
+			free(why);
+			free(aside);
+			return (NULL);
+		}
+	}
+	if (aside != NULL && cause != NULL)
+		xasprintf(cause, "moved aside as %s (%s), created a new one",
+		    aside, why);
+	free(why);
+	free(aside);
+	return (s);
+}
+
+/* Finalise the statements and close the database.  NULL is a no-op. */
+void
+store_close(struct store *s)
+{
+	int i;
+
+	if (s == NULL)
+		return;
+	for (i = 0; i < STORE_NSTMT; i++)
+		sqlite3_finalize(s->st[i]);
+	sqlite3_close(s->db);
+	free(s);
+}
+
+/*
+ * A statement failed: set *cause from the connection, reset the statement
+ * and roll back a transaction left open, so the next call starts clean.
+ * Return -1.
+ */
+static int
+store_fail(struct store *s, sqlite3_stmt *st, char **cause)
+{
+	sqlite3_stmt *rb = s->st[STORE_ROLLBACK];
+	char *msg;
+
+	if (cause != NULL) {
+		msg = store_errstr(s->db);
+		xasprintf(cause, "state.db: %s", msg);
+		free(msg);
+	}
+	if (st != NULL)
+		sqlite3_reset(st);
+	if (!sqlite3_get_autocommit(s->db)) {
+		sqlite3_step(rb);
+		sqlite3_reset(rb);
+	}
+	return (-1);
+}
+
+/* Step a statement that returns no row, then reset it. */
+static int
+store_done(struct store *s, sqlite3_stmt *st, char **cause)
+{
+	if (sqlite3_step(st) != SQLITE_DONE)
+		return (store_fail(s, st, cause));
+	sqlite3_reset(st);
+	return (0);
+}
+
+/* Bind an integer, or NULL when it is negative (not known). */
+static int
+store_bind_opt(sqlite3_stmt *st, int i, int64_t v)
+{
+	if (v < 0)
+		return (sqlite3_bind_null(st, i));
+	return (sqlite3_bind_int64(st, i, v));
+}
+
+/*
+ * Record the start of a run of instance of job, with its run id, pid and
+ * start time (usec since the epoch).  Return 0 with the run's row id
+ * (always > 0) in *id, for store_run_ready and store_run_end, or -1 with
+ * *cause.
+ */
+int
+store_run_begin(struct store *s, const char *job, int instance,
+    const char *run_id, long pid, int64_t started, int64_t *id, char **cause)
+{
+	sqlite3_stmt *st = s->st[STORE_RUN_INSERT];
+
+	if (sqlite3_bind_text(st, 1, job, -1, SQLITE_STATIC) != SQLITE_OK ||
+	    sqlite3_bind_int(st, 2, instance) != SQLITE_OK ||
+	    sqlite3_bind_text(st, 3, run_id, -1, SQLITE_STATIC) != SQLITE_OK ||
+	    store_bind_opt(st, 4, pid > 0 ? pid : -1) != SQLITE_OK ||
+	    sqlite3_bind_int64(st, 5, started) != SQLITE_OK)
+		return (store_fail(s, st, cause));
+	if (store_done(s, st, cause) == -1)
+		return (-1);
+	*id = sqlite3_last_insert_rowid(s->db);
+	return (0);
+}
+
+/*
+ * Record when run id became ready (usec since the epoch).  A run that is
+ * no longer recorded is not an error.  Return 0, or -1 with *cause.
+ */
+int
+store_run_ready(struct store *s, int64_t id, int64_t ready, char **cause)
+{
+	sqlite3_stmt *st = s->st[STORE_RUN_READY];
+
+	if (sqlite3_bind_int64(st, 1, id) != SQLITE_OK ||
+	    sqlite3_bind_int64(st, 2, ready) != SQLITE_OK)
+		return (store_fail(s, st, cause));
+	return (store_done(s, st, cause));
+}
+
+/*
+ * Record the end of run id: when (usec), the exit code or the signal (-1
+ * for none) and the reason (exited, stopped, killed, exec failed, timeout,
+ * lost; NULL for none).  Then delete that job's ended runs older than its
+ * newest keep (keep < 1: delete nothing), in the same transaction.  A run
+ * that is no longer recorded is not an error.  Return 0, or -1 with
+ * *cause; nothing is changed then.
+ */
+int
+store_run_end(struct store *s, int64_t id, int64_t ended, int exit_code,
+    int signal, const char *reason, int keep, char **cause)
+{
+	sqlite3_stmt *st = s->st[STORE_RUN_END];
+	sqlite3_stmt *pr = s->st[STORE_RUN_PRUNE];
+
+	if (store_done(s, s->st[STORE_BEGIN], cause) == -1)
+		return (-1);
+	if (sqlite3_bind_int64(st, 1, id) != SQLITE_OK ||
+	    sqlite3_bind_int64(st, 2, ended) != SQLITE_OK ||
+	    store_bind_opt(st, 3, exit_code) != SQLITE_OK ||
+	    store_bind_opt(st, 4, signal) != SQLITE_OK ||
+	    sqlite3_bind_text(st, 5, reason, -1, SQLITE_STATIC) != SQLITE_OK)
+		return (store_fail(s, st, cause));
+	if (store_done(s, st, cause) == -1)
+		return (-1);
+	if (keep > 0) {
+		if (sqlite3_bind_int64(pr, 1, id) != SQLITE_OK ||
+		    sqlite3_bind_int(pr, 2, keep) != SQLITE_OK)
+			return (store_fail(s, pr, cause));
+		if (store_done(s, pr, cause) == -1)
+			return (-1);
+	}
+	return (store_done(s, s->st[STORE_COMMIT], cause));
+}
+
+/*
+ * Close every run still open (left so by a vigild that died) with the
+ * given end time and reason, and no exit code or signal.  Return 0 with
+ * their number in *n (n may be NULL), or -1 with *cause.
+ */
+int
+store_runs_close_open(
+    struct store *s, int64_t now, const char *reason, size_t *n, char **cause)
+{
+	sqlite3_stmt *st = s->st[STORE_RUNS_CLOSE];
+
+	if (sqlite3_bind_int64(st, 1, now) != SQLITE_OK ||
+	    sqlite3_bind_text(st, 2, reason, -1, SQLITE_STATIC) != SQLITE_OK)
+		return (store_fail(s, st, cause));
+	if (store_done(s, st, cause) == -1)
+		return (-1);
+	if (n != NULL)
+		*n = (size_t)sqlite3_changes(s->db);
+	return (0);
+}
+
+/* Copy a text column into buf, "" when NULL. */
+static void
+store_column_text(sqlite3_stmt *st, int i, char *buf, size_t len)
+{
+	const char *v = (const char *)sqlite3_column_text(st, i);
+
+	strlcpy(buf, v != NULL ? v : "", len);
+}
+
+/* An integer column, or dflt when NULL. */
+static int64_t
+store_column_opt(sqlite3_stmt *st, int i, int64_t dflt)
+{
+	if (sqlite3_column_type(st, i) == SQLITE_NULL)
+		return (dflt);
+	return (sqlite3_column_int64(st, i));
+}
+
+/* Fill r from a row of STORE_HISTORY. */
+static void
+store_run_fill(sqlite3_stmt *st, struct store_run *r)
+{
+	memset(r, 0, sizeof(*r));
+	r->id = sqlite3_column_int64(st, 0);
+	store_column_text(st, 1, r->job, sizeof(r->job));
+	r->instance = sqlite3_column_int(st, 2);
+	store_column_text(st, 3, r->run_id, sizeof(r->run_id));
+	r->pid = (long)sqlite3_column_int64(st, 4);
+	r->started = sqlite3_column_int64(st, 5);
+	r->ready = sqlite3_column_int64(st, 6);
+	r->ended = sqlite3_column_int64(st, 7);
+	r->exit_code = (int)store_column_opt(st, 8, -1);
+	r->signal = (int)store_column_opt(st, 9, -1);
+	store_column_text(st, 10, r->reason, sizeof(r->reason));
+}
+
+/*
+ * Call cb(run, arg) for the newest n runs of job (all of them when n is
+ * negative), oldest first.  Times not known are 0, a missing exit code or
+ * signal is -1, a missing reason "" (a run still open).  The run is
+ * borrowed for the call.  cb may use the store, but not store_history.
+ * Return 0, or -1 with *cause (cb may have been called for some runs).
+ */
+int
+store_history(struct store *s, const char *job, int n, store_run_cb cb,
+    void *arg, char **cause)
+{
+	sqlite3_stmt *st = s->st[STORE_HISTORY];
+	struct store_run r;
+	int rc;
+
+	if (sqlite3_bind_text(st, 1, job, -1, SQLITE_STATIC) != SQLITE_OK ||
+	    sqlite3_bind_int(st, 2, n < 0 ? -1 : n) != SQLITE_OK)
+		return (store_fail(s, st, cause));
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		store_run_fill(st, &r);
+		cb(&r, arg);
+	}
+	if (rc != SQLITE_DONE)
+		return (store_fail(s, st, cause));
+	sqlite3_reset(st);
+	return (0);
+}
+
+/*
+ * Record what the operator asked of instance it->instance of it->job,
+ * replacing what was recorded for it.  Return 0, or -1 with *cause.
+ */
+int
+store_intent_set(struct store *s, const struct store_intent *it, char **cause)
+{
+	sqlite3_stmt *st = s->st[STORE_INTENT_SET];
+
+	if (sqlite3_bind_text(st, 1, it->job, -1, SQLITE_STATIC) != SQLITE_OK ||
+	    sqlite3_bind_int(st, 2, it->instance) != SQLITE_OK ||
+	    sqlite3_bind_int(st, 3, it->held != 0) != SQLITE_OK ||
+	    sqlite3_bind_int(st, 4, it->started != 0) != SQLITE_OK ||
+	    sqlite3_bind_int64(st, 5, it->uid) != SQLITE_OK ||
+	    sqlite3_bind_int64(st, 6, it->at) != SQLITE_OK)
+		return (store_fail(s, st, cause));
+	return (store_done(s, st, cause));
+}
+
+/*
+ * Forget the intent recorded for instance of job (none recorded is not an
+ * error).  Return 0, or -1 with *cause.
+ */
+int
+store_intent_clear(struct store *s, const char *job, int instance, char **cause)
+{
+	sqlite3_stmt *st = s->st[STORE_INTENT_CLEAR];
+
+	if (sqlite3_bind_text(st, 1, job, -1, SQLITE_STATIC) != SQLITE_OK ||
+	    sqlite3_bind_int(st, 2, instance) != SQLITE_OK)
+		return (store_fail(s, st, cause));
+	return (store_done(s, st, cause));
+}
+
+/*
+ * Call cb(intent, arg) for every recorded intent, by job then instance.
+ * The intent is borrowed for the call.  cb may use the store, but not
+ * store_intents.  Return 0, or -1 with *cause.
+ */
+int
+store_intents(struct store *s, store_intent_cb cb, void *arg, char **cause)
+{
+	sqlite3_stmt *st = s->st[STORE_INTENTS];
+	struct store_intent it;
+	int rc;
+
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		memset(&it, 0, sizeof(it));
+		store_column_text(st, 0, it.job, sizeof(it.job));
+		it.instance = sqlite3_column_int(st, 1);
+		it.held = sqlite3_column_int(st, 2);
+		it.started = sqlite3_column_int(st, 3);
+		it.uid = (long)store_column_opt(st, 4, -1);
+		it.at = sqlite3_column_int64(st, 5);
+		cb(&it, arg);
+	}
+	if (rc != SQLITE_DONE)
+		return (store_fail(s, st, cause));
+	sqlite3_reset(st);
+	return (0);
+}
+
+/* The wall clock in microseconds since the Unix epoch. */
+int64_t
+store_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return ((int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000);
+}
