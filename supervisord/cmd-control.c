@@ -66,15 +66,23 @@ const struct cmd_entry cmd_signal_entry = {
 };
 
 static void
-cmd_control_one(const char *verb, struct inst *in)
+cmd_control_one(struct cmd_ctx *ctx, const char *verb, struct inst *in)
 {
+	long uid = (long)server_client_uid(ctx->client);
+
 	/* restart is a stop, then a start once the stop completed. */
 	if (strcmp(verb, "start") != 0)
 		supervise_inst_stop(in);
-	if (strcmp(verb, "stop") != 0)
+	if (strcmp(verb, "stop") != 0) {
 		supervise_inst_start(in);
-	else
-		in->held = 1; /* even a reload does not start it again */
+		in->by_hand = 1;
+		state_intent(in, 0, 1, uid);
+	} else {
+		/* Neither a reload nor a restart of vigild starts it. */
+		in->held = 1;
+		in->by_hand = 0;
+		state_intent(in, 1, 0, uid);
+	}
 }
 
 static enum cmd_retval
@@ -89,7 +97,7 @@ cmd_control_exec(struct cmd_ctx *ctx)
 	if (cmd_resolve(ctx, ctx->argc, ctx->argv, &v, &n) == -1)
 		return (CMD_ERROR);
 	for (i = 0; i < n; i++)
-		cmd_control_one(verb, v[i]);
+		cmd_control_one(ctx, verb, v[i]);
 	kind = strcmp(verb, "stop") == 0 ? WAIT_STOP : WAIT_START;
 	for (i = 0; i < n && !ctx->opts['W']; i++) {
 		if (server_waiter_add(ctx->client, v[i], kind, JOB_RUNNING))

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "duration.h"
@@ -125,11 +126,25 @@ cmd_status_row(
 	    job_state_name(in->state), pid, up, in->restarts, ex);
 }
 
+/* An ISO 8601 UTC time for wall-clock microseconds. */
+static char *
+cmd_status_time(int64_t usec, char *buf, size_t len)
+{
+	struct tm tm;
+	time_t t = (time_t)(usec / 1000000);
+
+	if (usec <= 0 || gmtime_r(&t, &tm) == NULL)
+		strlcpy(buf, "-", len);
+	else
+		strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
+	return (buf);
+}
+
 /* The detail lines of status for one named instance. */
 static void
 cmd_status_detail(struct cmd_ctx *ctx, const struct inst *in, uint64_t now)
 {
-	char next[32], delay[32];
+	char next[32], delay[32], when[64];
 	uint64_t left = in->next_start > now ? in->next_start - now : 0;
 
 	if (in->state == JOB_BACKOFF)
@@ -140,6 +155,10 @@ cmd_status_detail(struct cmd_ctx *ctx, const struct inst *in, uint64_t now)
 		    in->failures);
 	if (in->reason != NULL)
 		cmd_print(ctx, "  reason: %s\n", in->reason);
+	if (in->held || in->by_hand)
+		cmd_print(ctx, "  %s by uid %ld at %s\n",
+		    in->held ? "stopped" : "started", in->intent_uid,
+		    cmd_status_time(in->intent_at, when, sizeof(when)));
 	if (in->status != NULL)
 		cmd_print(ctx, "  status: %s\n", in->status);
 	if (in->notify_errno != 0)

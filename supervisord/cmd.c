@@ -27,10 +27,11 @@
 extern const struct cmd_entry cmd_status_entry, cmd_pid_entry, cmd_start_entry,
     cmd_stop_entry, cmd_restart_entry, cmd_signal_entry, cmd_ping_entry,
     cmd_version_entry, cmd_shutdown_entry, cmd_list_commands_entry,
-    cmd_reload_entry, cmd_wait_entry;
+    cmd_reload_entry, cmd_wait_entry, cmd_history_entry;
 
 /* Sorted by name, as list-commands prints them. */
 const struct cmd_entry *const cmd_table[] = {
+	&cmd_history_entry,
 	&cmd_list_commands_entry,
 	&cmd_pid_entry,
 	&cmd_ping_entry,

@@ -433,6 +433,7 @@ supervise_inst_ready(struct inst *in)
 	inst_reason(in, NULL);
 	log_info("%s: ready", in->label);
 	inst_set_state(in, JOB_RUNNING);
+	state_run_ready(in);
 	inst_watchdog_arm(in);
 }
 
@@ -534,6 +535,21 @@ supervise_notify_open(void)
 		fatalx("sd_event_add_io: %s", strerror(-r));
 }
 
+/* The reason recorded in state.db for the end of a run. */
+static const char *
+supervise_end_reason(const struct inst *in, const struct job_outcome *o)
+{
+	if (in->exec_failed)
+		return ("exec failed");
+	if (in->ready_timed_out)
+		return ("ready timeout");
+	if (in->watchdog_fired)
+		return ("watchdog");
+	if (o->stop_requested)
+		return (in->killed ? "killed after stop_timeout" : "stopped");
+	return ("exited");
+}
+
 /*
  * The leader exited, but the job named another of its processes with
  * MAINPID= (a daemon that forks): that one is the run now.  It was
@@ -592,6 +608,7 @@ supervise_reaped(struct inst *in, int status)
 	o.watchdog = in->watchdog_fired;
 	job_decide(in->job->spec, &o, arc4random(), &d);
 
+	state_run_end(in, status, supervise_end_reason(in, &o));
 	in->has_exit = !in->exec_failed;
 	in->last_status = status;
 	in->failures = d.failures;
@@ -709,6 +726,7 @@ supervise_report(sd_event_source *s, int fd, uint32_t revents, void *arg)
 		    in->job->spec->ready == CONF_READY_EXEC) {
 			inst_reason(in, NULL);
 			inst_set_state(in, JOB_RUNNING);
+			state_run_ready(in);
 		}
 		break;
 	case 1:
@@ -856,6 +874,7 @@ supervise_spawn(struct inst *in)
 	in->pid = res.pid;
 	in->pgid = res.pid;
 	inst_sid_add(in);
+	state_run_begin(in);
 	if (spec->ready == CONF_READY_NOTIFY && spec->ready_timeout > 0)
 		inst_timer_arm(
 		    in, spec->ready_timeout, supervise_ready_expired);
@@ -1413,10 +1432,14 @@ supervise_job_start(struct job *j)
 {
 	int i;
 
-	if (!j->spec->autostart || j->spec->kind != CONF_KIND_SERVICE)
+	if (j->spec->kind != CONF_KIND_SERVICE)
 		return;
-	for (i = 0; i < j->ninsts; i++)
-		supervise_inst_start(&j->insts[i]);
+	/* The operator's word, kept in state.db, beats autostart. */
+	for (i = 0; i < j->ninsts; i++) {
+		if (!j->insts[i].held &&
+		    (j->spec->autostart || j->insts[i].by_hand))
+			supervise_inst_start(&j->insts[i]);
+	}
 }
 
 static int

@@ -304,8 +304,9 @@ vigild_make_dirs(void)
 	    vigild_mkdirs(locks, 0755) == -1)
 		fatal("mkdir %s", locks);
 	free(locks);
+	/* state.db is never in the way: without it, vigild goes on. */
 	if (vigild_mkdirs(vigild.state_dir, 0755) == -1)
-		fatal("mkdir %s", vigild.state_dir);
+		log_warn("mkdir %s", vigild.state_dir);
 	if (vigild_mkdirs(vigild.log_dir, 0755) == -1)
 		fatal("mkdir %s", vigild.log_dir);
 }
@@ -376,6 +377,8 @@ main(int argc, char **argv)
 	supervise_init();
 	supervise_notify_open();
 	(void)vigild_load_jobs(0);
+	state_open();
+	state_intents_load();
 	vigild_open_socket();
 	log_info("vigild %s started: %zu jobs from %s", PACKAGE_VERSION,
 	    vigild.njobs, vigild.jobs_dir);
@@ -387,6 +390,7 @@ main(int argc, char **argv)
 	log_info("all jobs stopped, exiting");
 	server_close();
 	supervise_free_all();
+	state_close();
 	conf_free(vigild.conf);
 	vigild.event = sd_event_unref(vigild.event);
 	close(vigild.lock_fd);

@@ -22,6 +22,7 @@
 #include "job.h"
 #include "lock.h"
 #include "proto.h"
+#include "store.h"
 
 struct client;
 struct job;
@@ -60,6 +61,10 @@ struct inst {
 
 	int want;             /* the operator or autostart wants it up */
 	int held;             /* stopped by the operator: stays down */
+	int by_hand;          /* started by the operator: stays up */
+	long intent_uid;      /* who asked for held/by_hand */
+	int64_t intent_at;    /* when, wall clock usec */
+	int64_t run_row;      /* state.db row of the current run, or 0 */
 	int reload_start;     /* start after a reload replaced the job */
 	int stop_requested;   /* the current stop is on purpose */
 	int start_after_stop; /* a start came during a stop */
@@ -160,6 +165,16 @@ void supervise_free_all(void);
 void supervise_status_changed(void);
 void supervise_notify_open(void);
 uint64_t supervise_now(void);
+
+/* state.c */
+void state_open(void);
+void state_close(void);
+void state_run_begin(struct inst *);
+void state_run_ready(struct inst *);
+void state_run_end(struct inst *, int, const char *);
+void state_intent(struct inst *, int, int, long);
+void state_intents_load(void);
+int state_history(const char *, int, store_run_cb, void *, char **);
 
 /* reload.c */
 struct reload_list {

@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: ISC */
+/* Copyright (c) 2026 The vigil authors */
+
+/*
+ * state.db: vigil's memory in SQLite (WAL).  Run history with bounded
+ * retention, the operator's intent per instance, and crash recovery of
+ * runs left open.  All SQL lives in store.c; callers see no sqlite3 type.
+ * Every call may fail (disk full, read-only, corrupt, locked): it returns
+ * -1 with *cause set, and supervision goes on without it.
+ */
+
+#ifndef VIGIL_STORE_H
+#define VIGIL_STORE_H
+
+#include <sys/types.h>
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct store;
+
+/* One recorded run.  Times are microseconds since the Unix epoch, 0 when
+ * not (yet) known. */
+struct store_run {
+	int64_t id;
+	char job[65];
+	int instance;
+	char run_id[33];
+	long pid;
+	int64_t started;
+	int64_t ready;
+	int64_t ended;
+	int exit_code; /* -1 when it did not exit normally */
+	int signal;    /* -1 when it was not killed by a signal */
+	char reason[64];
+};
+
+/* What the operator asked of one instance. */
+struct store_intent {
+	char job[65];
+	int instance;
+	int held;    /* stopped with vigilctl stop: stays down */
+	int started; /* started with vigilctl start: stays up */
+	long uid;    /* who */
+	int64_t at;  /* when, microseconds since the epoch */
+};
+
+typedef void (*store_run_cb)(const struct store_run *, void *);
+typedef void (*store_intent_cb)(const struct store_intent *, void *);
+
+struct store *store_open(const char *, char **);
+void store_close(struct store *);
+int store_run_begin(struct store *, const char *, int, const char *, long,
+    int64_t, int64_t *, char **);
+int store_run_ready(struct store *, int64_t, int64_t, char **);
+int store_run_end(
+    struct store *, int64_t, int64_t, int, int, const char *, int, char **);
+int store_runs_close_open(
+    struct store *, int64_t, const char *, size_t *, char **);
+int store_history(
+    struct store *, const char *, int, store_run_cb, void *, char **);
+int store_intent_set(struct store *, const struct store_intent *, char **);
+int store_intent_clear(struct store *, const char *, int, char **);
+int store_intents(struct store *, store_intent_cb, void *, char **);
+int64_t store_now(void);
+
+#endif

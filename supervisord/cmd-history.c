@@ -1,0 +1,166 @@
+/* SPDX-License-Identifier: ISC */
+/* Copyright (c) 2026 The vigil authors */
+
+/*
+ * history [-n N] JOB: past runs of a job from state.db, oldest first:
+ * start, end, duration, exit code or signal, and why it ended.
+ */
+
+#include "config.h"
+
+#include <sys/types.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "duration.h"
+#include "signame.h"
+#include "vigild.h"
+
+static enum cmd_retval cmd_history_exec(struct cmd_ctx *);
+
+const struct cmd_entry cmd_history_entry = {
+	.name = "history",
+	.usage = "[-n N] job",
+	.optstring = "n:",
+	.longopts = "lines=n",
+	.min_args = 1,
+	.max_args = 1,
+	.flags = CMD_READONLY,
+	.help = "show the past runs of a job",
+	.exec = cmd_history_exec,
+};
+
+struct cmd_history {
+	struct cmd_ctx *ctx;
+	int count;
+};
+
+static char *
+cmd_history_time(int64_t usec, char *buf, size_t len)
+{
+	struct tm tm;
+	time_t t = (time_t)(usec / 1000000);
+
+	if (usec <= 0 || localtime_r(&t, &tm) == NULL)
+		strlcpy(buf, "-", len);
+	else
+		snprintf(buf, len, "%04d-%02d-%02dT%02d:%02d:%02d.%03d",
+		    tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour,
+		    tm.tm_min, tm.tm_sec, (int)(usec % 1000000 / 1000));
+	return (buf);
+}
+
+static char *
+cmd_history_exit(const struct store_run *r, char *buf, size_t len)
+{
+	const char *name;
+
+	if (r->exit_code >= 0)
+		snprintf(buf, len, "exit %d", r->exit_code);
+	else if (r->signal > 0 && (name = signame_name(r->signal)) != NULL)
+		snprintf(buf, len, "signal %s", name);
+	else if (r->signal > 0)
+		snprintf(buf, len, "signal %d", r->signal);
+	else
+		strlcpy(buf, "-", len);
+	return (buf);
+}
+
+static void
+cmd_history_json(struct cmd_ctx *ctx, const struct store_run *r)
+{
+	cmd_print(ctx, "{\"job\":");
+	cmd_print_json_string(ctx, r->job);
+	cmd_print(ctx, ",\"instance\":%d,\"run_id\":", r->instance);
+	cmd_print_json_string(ctx, r->run_id);
+	cmd_print(ctx, ",\"pid\":%ld,\"started_us\":%lld", r->pid,
+	    (long long)r->started);
+	if (r->ready > 0)
+		cmd_print(ctx, ",\"ready_us\":%lld", (long long)r->ready);
+	else
+		cmd_print(ctx, ",\"ready_us\":null");
+	if (r->ended > 0)
+		cmd_print(ctx, ",\"ended_us\":%lld,\"duration_s\":%.3f",
+		    (long long)r->ended, (double)(r->ended - r->started) / 1e6);
+	else
+		cmd_print(ctx, ",\"ended_us\":null,\"duration_s\":null");
+	cmd_print(ctx,
+	    r->exit_code >= 0 ? ",\"exit_code\":%d" : ",\"exit_code\":null",
+	    r->exit_code);
+	if (r->signal > 0) {
+		cmd_print(ctx, ",\"signal\":");
+		cmd_print_json_string(ctx, signame_name(r->signal));
+	} else
+		cmd_print(ctx, ",\"signal\":null");
+	cmd_print(ctx, ",\"reason\":");
+	cmd_print_json_string(ctx, r->reason[0] != '\0' ? r->reason : NULL);
+	cmd_print(ctx, "}");
+}
+
+static void
+cmd_history_row(const struct store_run *r, void *arg)
+{
+	struct cmd_history *h = arg;
+	char start[64], end[64], dur[32], ex[32];
+
+	if (h->ctx->json) {
+		cmd_print(h->ctx, "%s", h->count > 0 ? "," : "");
+		cmd_history_json(h->ctx, r);
+	} else {
+		if (r->ended > 0)
+			duration_format(
+			    (uint64_t)(r->ended - r->started) / 1000 * 1000,
+			    dur, sizeof(dur));
+		else
+			strlcpy(dur, "-", sizeof(dur));
+		cmd_print(h->ctx, "%-23s %-23s %9s %-12s %s\n",
+		    cmd_history_time(r->started, start, sizeof(start)),
+		    cmd_history_time(r->ended, end, sizeof(end)), dur,
+		    cmd_history_exit(r, ex, sizeof(ex)),
+		    r->reason[0] != '\0' ? r->reason : "running");
+	}
+	h->count++;
+}
+
+static enum cmd_retval
+cmd_history_exec(struct cmd_ctx *ctx)
+{
+	struct cmd_history h;
+	char *cause = NULL, *end;
+	long n = 20;
+
+	if (ctx->opts['n']) {
+		n = strtol(ctx->optarg['n'], &end, 10);
+		if (*ctx->optarg['n'] == '\0' || *end != '\0' || n < 1 ||
+		    n > 1000000) {
+			cmd_error(ctx, "history: -n: not a count: %s",
+			    ctx->optarg['n']);
+			ctx->code = CMD_EXIT_USAGE;
+			return (CMD_ERROR);
+		}
+	}
+	if (supervise_find_job(ctx->argv[0]) == NULL) {
+		cmd_error(ctx, "%s: no such job", ctx->argv[0]);
+		ctx->code = CMD_EXIT_NO_JOB;
+		return (CMD_ERROR);
+	}
+	h.ctx = ctx;
+	h.count = 0;
+	if (ctx->json)
+		cmd_print(ctx, "{\"runs\":[");
+	else
+		cmd_print(ctx, "%-23s %-23s %9s %-12s %s\n", "START", "END",
+		    "DURATION", "EXIT", "REASON");
+	if (state_history(ctx->argv[0], (int)n, cmd_history_row, &h, &cause) ==
+	    -1) {
+		cmd_error(ctx, "history: %s", cause);
+		free(cause);
+		return (CMD_ERROR);
+	}
+	if (ctx->json)
+		cmd_print(ctx, "]}\n");
+	return (CMD_OK);
+}

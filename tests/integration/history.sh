@@ -1,0 +1,94 @@
+#!/bin/bash
+# state.db: a row per run with exit code or signal and a reason; retention
+# at history_keep; the operator's stop and start survive a vigild restart;
+# a run open when vigild was killed is recorded as lost; a corrupt or
+# read-only state.db never stops supervision.
+. "$(dirname "$0")/lib.sh"
+command -v jq >/dev/null || exit 77
+
+printf 'history_keep = 50\n' >"$T/vigil.conf"
+job seven 'command = {"sh", "-c", "exit 7"}' 'restart = "never"'
+job victim 'command = "sleep 1000"' 'restart = "never"'
+job many 'command = "true"' 'min_uptime = "0"' 'restart_delay = "0"'
+job held 'command = "sleep 1001"'
+job manual 'command = "sleep 1002"' 'autostart = false'
+job crash 'command = "false"' 'restart_delay = "10ms"' 'restart_delay_max = "20ms"'
+start_vigild
+wait_state seven EXITED
+wait_state victim RUNNING
+ctl signal KILL victim >/dev/null
+wait_state victim EXITED
+
+ctl --json history seven >"$T/h.json" || fail "history seven"
+jq -e '.runs | length == 1 and .[0].exit_code == 7 and .[0].signal == null
+	and .[0].reason == "exited" and .[0].duration_s >= 0' "$T/h.json" >/dev/null ||
+	fail "seven: $(cat "$T/h.json")"
+ctl --json history victim | jq -e '.runs[0].signal == "KILL" and .runs[0].exit_code == null' \
+	>/dev/null || fail "victim: $(ctl --json history victim)"
+ctl history seven | grep -q "exit 7 .*exited" || fail "history table: $(ctl history seven)"
+
+# Retention: thousands of runs, never more than history_keep rows.
+runs() { ctl status many | awk 'NR == 2 { print $5 }'; }
+lots() { [ "$(runs)" -ge 3000 ]; }
+retry 60 lots || fail "many made only $(runs) runs"
+# (A run still open is never pruned: count once the last one ended.)
+ctl stop many >/dev/null
+n=$(ctl --json history -n 100000 many | jq '.runs | length')
+[ "$n" -eq 50 ] || fail "many has $n rows, history_keep is 50"
+
+# The operator's intent outlives vigild.
+ctl stop held >/dev/null
+ctl start manual >/dev/null
+ctl status held | grep -q "stopped by uid $(id -u) at " || fail "status does not say who stopped held"
+stop_vigild
+start_vigild
+wait_state manual RUNNING
+is_state held STOPPED || fail "held was started again by a restart of vigild"
+is_state many STOPPED || fail "many was started again by a restart of vigild"
+ctl start held >/dev/null
+stop_vigild
+start_vigild
+wait_state held RUNNING
+
+# kill -9 of vigild: the open run is recorded as lost.
+hp=$(job_pid held)
+track "$hp"
+kill -KILL "$VIGILD_PID"
+wait "$VIGILD_PID" 2>/dev/null || true
+VIGILD_PID=
+retry 2 dead "$hp" || fail "held survived vigild"
+start_vigild
+wait_state held RUNNING
+ctl --json history held | jq -e '[.runs[] | select(.reason == "lost")] | length >= 1' \
+	>/dev/null || fail "no lost run: $(ctl --json history held)"
+grep -q "recorded as lost" "$VLOG" || fail "no lost message"
+
+# Corrupt state.db under a running vigild: crash restarts go on.
+wait_state crash BACKOFF
+dd if=/dev/zero of="$STATE/state.db" bs=4096 count=4 conv=notrunc status=none
+rm -f "$STATE/state.db-wal" "$STATE/state.db-shm"
+r0=$(ctl status crash | awk 'NR == 2 { print $5 }')
+more() { [ "$(ctl status crash | awk 'NR == 2 { print $5 }')" -ge $((r0 + 20)) ]; }
+retry 20 more || fail "crash stopped restarting after state.db was corrupted"
+ctl ping >/dev/null || fail "vigild does not answer"
+stop_vigild
+
+# A corrupt state.db at start-up is moved aside.
+dd if=/dev/zero of="$STATE/state.db" bs=4096 count=4 conv=notrunc status=none
+rm -f "$STATE/state.db-wal" "$STATE/state.db-shm"
+start_vigild
+retry 5 sh -c "ls '$STATE'/state.db.corrupt-* >/dev/null 2>&1" ||
+	fail "the corrupt state.db was not moved aside"
+wait_state held RUNNING
+stop_vigild
+
+# A state dir vigild cannot write does not stop supervision.
+printf 'not a directory\n' >"$T/file"
+start_vigild --state-dir "$T/file/state"
+wait_state held RUNNING
+wait_state seven EXITED
+rc=0
+ctl history seven >/dev/null 2>&1 || rc=$?
+[ "$rc" -eq 1 ] || fail "history without state.db exited $rc"
+stop_vigild
+log "ok"
