@@ -172,12 +172,11 @@ store_quick_check(sqlite3 *db, int *corrupt, char **why)
 {
 	sqlite3_stmt *st;
 	const char *msg;
-	int rc;
 
 	if (sqlite3_prepare_v2(db, "PRAGMA quick_check(1)", -1, &st, NULL) !=
 	    SQLITE_OK)
 		goto fail;
-	if ((rc = sqlite3_step(st)) != SQLITE_ROW) {
+	if (sqlite3_step(st) != SQLITE_ROW) {
 		sqlite3_finalize(st);
 		goto fail;
 	}
