@@ -18,7 +18,6 @@
 
 #include "duration.h"
 #include "vigild.h"
-#include "xmalloc.h"
 
 static enum cmd_retval cmd_status_exec(struct cmd_ctx *);
 static enum cmd_retval cmd_pid_exec(struct cmd_ctx *);
@@ -169,26 +168,16 @@ cmd_status_detail(struct cmd_ctx *ctx, const struct inst *in, uint64_t now)
 static enum cmd_retval
 cmd_status_exec(struct cmd_ctx *ctx)
 {
+	static char *all[] = { "all" };
 	struct inst **v = NULL;
-	struct job *j;
-	size_t n = 0, i, cap = 0;
+	size_t n = 0, i;
 	uint64_t now = supervise_now();
 	int width = 3, len, notrunning = 0;
 
-	if (ctx->argc > 0) {
-		if (cmd_resolve(ctx, ctx->argc, ctx->argv, &v, &n) == -1)
-			return (CMD_ERROR);
-	} else {
-		RB_FOREACH(j, job_tree, &vigild.jobs) {
-			for (len = 0; len < j->ninsts; len++) {
-				if (n == cap) {
-					cap = cap ? cap * 2 : 64;
-					v = xreallocarray(v, cap, sizeof(*v));
-				}
-				v[n++] = &j->insts[len];
-			}
-		}
-	}
+	/* No operand: every instance, as "all". */
+	if (cmd_resolve(ctx, ctx->argc > 0 ? ctx->argc : 1,
+	        ctx->argc > 0 ? ctx->argv : all, &v, &n) == -1)
+		return (CMD_ERROR);
 	for (i = 0; i < n; i++) {
 		if ((len = (int)strlen(v[i]->label)) > width)
 			width = len;

@@ -893,6 +893,15 @@ supervise_spawn(struct inst *in)
 	inst_set_state(in, JOB_STARTING);
 }
 
+/* Double the BLOCKED poll interval, up to SUPERVISE_RECHECK_MAX. */
+static void
+inst_recheck_grow(struct inst *in)
+{
+	in->recheck *= 2;
+	if (in->recheck > SUPERVISE_RECHECK_MAX)
+		in->recheck = SUPERVISE_RECHECK_MAX;
+}
+
 /* Poll while BLOCKED: has the leftover holder gone? */
 static int
 supervise_blocked_recheck(sd_event_source *s, uint64_t usec, void *arg)
@@ -942,9 +951,7 @@ supervise_reclaim(struct inst *in, const struct lock_holder *h)
 			(void)kill(h->pid, SIGKILL);
 			in->killed = 1;
 		}
-		in->recheck = in->recheck * 2 > SUPERVISE_RECHECK_MAX ?
-		    SUPERVISE_RECHECK_MAX :
-		    in->recheck * 2;
+		inst_recheck_grow(in);
 	}
 	delay = in->recheck;
 	if (!in->killed && in->kill_at - now < delay)
@@ -965,9 +972,7 @@ supervise_wait_unknown(struct inst *in, const char *path)
 		in->recheck = SUPERVISE_RECHECK_MIN;
 		inst_set_state(in, JOB_BLOCKED);
 	} else
-		in->recheck = in->recheck * 2 > SUPERVISE_RECHECK_MAX ?
-		    SUPERVISE_RECHECK_MAX :
-		    in->recheck * 2;
+		inst_recheck_grow(in);
 	inst_timer_arm(in, in->recheck, supervise_blocked_recheck);
 }
 
