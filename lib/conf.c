@@ -47,6 +47,7 @@
 #include "conf.h"
 #include "duration.h"
 #include "log.h"
+#include "output.h"
 #include "signame.h"
 #include "words.h"
 #include "xmalloc.h"
@@ -601,11 +602,23 @@ conf_parse_duration(struct conf_ctx *ctx, const struct conf_field *f,
 	return (duration_parse(conf_str(opt), conf_ptr(ctx, f), cause));
 }
 
+/* A log file size limit: 0 (never rotate) or at least OUTPUT_MIN_SIZE. */
 static int
-conf_parse_size(struct conf_ctx *ctx, const struct conf_field *f,
+conf_parse_log_size(struct conf_ctx *ctx, const struct conf_field *f,
     cfg_opt_t *opt, char **cause)
 {
-	return (duration_size_parse(conf_str(opt), conf_ptr(ctx, f), cause));
+	uint64_t v;
+
+	if (duration_size_parse(conf_str(opt), &v, cause) == -1)
+		return (-1);
+	if (v != 0 && v < OUTPUT_MIN_SIZE) {
+		xasprintf(cause,
+		    "%s is below the minimum of %dK (0: never rotate)",
+		    conf_str(opt), OUTPUT_MIN_SIZE / 1024);
+		return (-1);
+	}
+	*(uint64_t *)conf_ptr(ctx, f) = v;
+	return (0);
 }
 
 static int
@@ -1034,7 +1047,7 @@ static const struct conf_field conf_job_fields[] = {
 	JOB_LIMIT("limit_memlock", CONF_LIMIT_MEMLOCK),
 	JOB_WORD("stdout", out, conf_output_words),
 	JOB_WORD("stderr", err, conf_output_words),
-	{ "log_max_size", 0, conf_parse_size, JOB_OFF(log_max_size), 0, 0,
+	{ "log_max_size", 0, conf_parse_log_size, JOB_OFF(log_max_size), 0, 0,
 	    NULL },
 	JOB_INT("log_keep", log_keep, 0, INT_MAX),
 	JOB_BOOL("log_timestamps", log_timestamps),

@@ -38,6 +38,10 @@
 #define SPAWN_DEFAULT_PATH                                                     \
 	"/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 
+/* vigild's RLIMIT_NOFILE as it started, given back to every child. */
+static struct rlimit spawn_nofile;
+static int spawn_nofile_raised;
+
 struct spawn_env {
 	char **v;
 	size_t n;
@@ -353,6 +357,9 @@ spawn_child_attrs(const struct spawn_plan *p)
 	char what[PATH_MAX + 16];
 	int i;
 
+	if (spawn_nofile_raised &&
+	    setrlimit(RLIMIT_NOFILE, &spawn_nofile) == -1)
+		spawn_child_fail(p, "setrlimit", errno);
 	for (i = 0; i < CONF_LIMIT_COUNT; i++) {
 		if (s->limits[i].set &&
 		    setrlimit(s->limits[i].resource, &s->limits[i].rl) == -1)
@@ -414,6 +421,26 @@ static void __attribute__((noreturn)) spawn_child(struct spawn_plan *p)
 	spawn_child_fds(p);
 	spawn_child_attrs(p);
 	spawn_child_exec(p);
+}
+
+/*
+ * Raise the soft limit on open files to the hard limit: vigild holds a
+ * lock, a pipe and a log file per job.  Children get the limit vigild
+ * started with (select(2) users break above 1024), unless limit_nofile
+ * says otherwise.
+ */
+void
+spawn_init(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &spawn_nofile) == -1 ||
+	    spawn_nofile.rlim_cur >= spawn_nofile.rlim_max)
+		return;
+	rl = spawn_nofile;
+	rl.rlim_cur = rl.rlim_max;
+	if (setrlimit(RLIMIT_NOFILE, &rl) == 0)
+		spawn_nofile_raised = 1;
 }
 
 /*

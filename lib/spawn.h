@@ -32,6 +32,7 @@ struct spawn_result {
 	int report_fd; /* read end: EOF = exec done, text = failure */
 };
 
+void spawn_init(void);
 int spawn_start(const struct spawn_request *, struct spawn_result *, char **);
 int spawn_report_read(int, char **);
 

@@ -27,12 +27,14 @@
 extern const struct cmd_entry cmd_status_entry, cmd_pid_entry, cmd_start_entry,
     cmd_stop_entry, cmd_restart_entry, cmd_signal_entry, cmd_ping_entry,
     cmd_version_entry, cmd_shutdown_entry, cmd_list_commands_entry,
-    cmd_reload_entry, cmd_wait_entry, cmd_history_entry;
+    cmd_reload_entry, cmd_wait_entry, cmd_history_entry, cmd_tail_entry,
+    cmd_logrotate_entry;
 
 /* Sorted by name, as list-commands prints them. */
 const struct cmd_entry *const cmd_table[] = {
 	&cmd_history_entry,
 	&cmd_list_commands_entry,
+	&cmd_logrotate_entry,
 	&cmd_pid_entry,
 	&cmd_ping_entry,
 	&cmd_reload_entry,
@@ -42,6 +44,7 @@ const struct cmd_entry *const cmd_table[] = {
 	&cmd_start_entry,
 	&cmd_status_entry,
 	&cmd_stop_entry,
+	&cmd_tail_entry,
 	&cmd_version_entry,
 	&cmd_wait_entry,
 	NULL,
@@ -194,7 +197,7 @@ cmd_parse_options(
  * when they connected (SO_PEERCRED, SO_PEERGROUPS).  Anyone else who can reach
  * the socket (socket_mode decides who can) may only read.
  */
-static int
+int
 cmd_peer_may_act(struct client *c)
 {
 	uid_t uid = server_client_uid(c);

@@ -357,6 +357,7 @@ server_client_free(struct client *c)
 {
 	struct waiter *w;
 
+	output_client_gone(c);
 	while ((w = TAILQ_FIRST(&c->waits)) != NULL) {
 		TAILQ_REMOVE(&c->waits, w, centry);
 		TAILQ_REMOVE(&w->inst->waiters, w, ientry);

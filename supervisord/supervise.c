@@ -34,7 +34,6 @@
 #include <unistd.h>
 
 #include <systemd/sd-daemon.h>
-#include <systemd/sd-journal.h>
 
 #include "duration.h"
 #include "log.h"
@@ -250,11 +249,14 @@ static int
 supervise_kill_timeout(sd_event_source *s, uint64_t usec, void *arg)
 {
 	struct inst *in = arg;
+	char buf[32];
 
 	inst_timer_cancel(in);
 	log_warnx(
 	    "%s: still running after stop_timeout, sending KILL", in->label);
 	in->killed = 1;
+	output_mark(in, "still running after stop_timeout (%s): sending KILL",
+	    duration_format(in->job->spec->stop_timeout, buf, sizeof(buf)));
 	inst_kill(in, SIGKILL);
 	/* Each reaped member's SIGCHLD rechecks the group; this is a net. */
 	inst_timer_arm(in, SUPERVISE_RECHECK_MAX, supervise_stop_poll);
@@ -273,6 +275,10 @@ inst_terminate(struct inst *in)
 	inst_set_state(in, JOB_STOPPING);
 	if (in->killed)
 		return;
+	output_mark(in, "stopping: sending %s to %s %ld",
+	    signame_name(spec->stop_signal),
+	    spec->kill_group ? "process group" : "pid",
+	    (long)(in->pgid != 0 ? in->pgid : in->pid));
 	inst_kill(in, spec->stop_signal);
 	if (spec->stop_signal != SIGKILL && spec->stop_signal != SIGCONT)
 		inst_kill(in, SIGCONT);
@@ -572,6 +578,32 @@ supervise_mainpid_takes_over(struct inst *in)
 }
 
 /* The leader of an instance was reaped with the given wait status. */
+/* The end of a run, in the job's log. */
+static void
+supervise_mark_end(
+    struct inst *in, int status, const char *end, uint64_t uptime, int stopped)
+{
+	char up[32], sig[32];
+	const char *name;
+
+	duration_format(uptime / 1000 * 1000, up, sizeof(up));
+	if (in->exec_failed)
+		output_mark(in, "pid %ld failed: %s", (long)in->pid, end);
+	else if (WIFSIGNALED(status)) {
+		if ((name = signame_name(WTERMSIG(status))) == NULL) {
+			snprintf(sig, sizeof(sig), "%d", WTERMSIG(status));
+			name = sig;
+		}
+		output_mark(in, "pid %ld killed by signal %s%s after %s%s",
+		    (long)in->pid, name,
+		    WCOREDUMP(status) ? " (core dumped)" : "", up,
+		    stopped ? " (stopped)" : "");
+	} else
+		output_mark(in, "pid %ld exited with status %d after %s%s",
+		    (long)in->pid, WEXITSTATUS(status), up,
+		    stopped ? " (stopped)" : "");
+}
+
 static void
 supervise_reaped(struct inst *in, int status)
 {
@@ -584,6 +616,7 @@ supervise_reaped(struct inst *in, int status)
 	RB_REMOVE(pid_tree, &supervise_pids, in);
 	if (supervise_mainpid_takes_over(in))
 		return;
+	output_inst_drain(in);
 	in->watchdog = sd_event_source_disable_unref(in->watchdog);
 	if (in->report != NULL) {
 		char *cause = NULL;
@@ -613,6 +646,8 @@ supervise_reaped(struct inst *in, int status)
 	in->last_status = status;
 	in->failures = d.failures;
 	end = inst_describe_end(in, status, buf, sizeof(buf));
+	supervise_mark_end(in, status, end, o.uptime, o.stop_requested);
+	output_inst_release(in);
 	if (o.stop_requested)
 		log_info(
 		    "%s: pid %ld stopped (%s)", in->label, (long)in->pid, end);
@@ -740,47 +775,6 @@ supervise_report(sd_event_source *s, int fd, uint32_t revents, void *arg)
 	return (0);
 }
 
-/* Open the stdout/stderr target of a job; -1 means inherit vigild's. */
-static int
-supervise_output_fd(
-    struct inst *in, enum conf_output o, int stream, char **cause)
-{
-	char *path;
-	int fd;
-
-	switch (o) {
-	case CONF_OUTPUT_INHERIT:
-		return (-1);
-	case CONF_OUTPUT_NULL:
-		fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
-		break;
-	case CONF_OUTPUT_JOURNAL:
-		fd = sd_journal_stream_fd(
-		    in->job->name, stream == 1 ? LOG_INFO : LOG_WARNING, 0);
-		if (fd < 0) {
-			xasprintf(cause, "journal stream: %s", strerror(-fd));
-			return (-2);
-		}
-		return (fd);
-	case CONF_OUTPUT_FILE:
-	default:
-		xasprintf(&path, "%s/%s.log", vigild.log_dir, in->job->name);
-		fd = open(path,
-		    O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOCTTY, 0640);
-		if (fd == -1)
-			xasprintf(cause, "open %s: %s", path, strerror(errno));
-		free(path);
-		if (fd == -1)
-			return (-2);
-		return (fd);
-	}
-	if (fd == -1) {
-		xasprintf(cause, "open /dev/null: %s", strerror(errno));
-		return (-2);
-	}
-	return (fd);
-}
-
 /* A start that failed before fork counts as a failed start. */
 static void
 supervise_spawn_failed(struct inst *in, const char *cause)
@@ -789,6 +783,7 @@ supervise_spawn_failed(struct inst *in, const char *cause)
 	struct job_decision d;
 
 	log_warnx("%s: cannot start: %s", in->label, cause);
+	output_mark(in, "cannot start: %s", cause);
 	inst_reason(in, "%s", cause);
 	memset(&o, 0, sizeof(o));
 	o.exec_failed = 1;
@@ -827,20 +822,12 @@ supervise_spawn(struct inst *in)
 	struct spawn_request req;
 	struct spawn_result res;
 	char *cause = NULL, *env[3] = { NULL, NULL, NULL };
-	int outfd, errfd = -1, r;
+	int fds[2], r;
 
 	inst_notify_reset(in);
 	snprintf(in->run_id, sizeof(in->run_id), "%08" PRIx32 "%08" PRIx32,
 	    arc4random(), arc4random());
-	outfd = supervise_output_fd(in, spec->out, 1, &cause);
-	if (outfd != -2 && spec->err == spec->out &&
-	    spec->out != CONF_OUTPUT_JOURNAL)
-		errfd = outfd;
-	else if (outfd != -2)
-		errfd = supervise_output_fd(in, spec->err, 2, &cause);
-	if (outfd == -2 || errfd == -2) {
-		if (outfd >= 0)
-			close(outfd);
+	if (output_child_fds(in, fds, &cause) == -1) {
 		supervise_spawn_failed(in, cause);
 		free(cause);
 		return;
@@ -850,8 +837,8 @@ supervise_spawn(struct inst *in)
 	req.instance = in->index;
 	req.run_id = in->run_id;
 	req.lock_fd = in->lock_fd;
-	req.stdout_fd = outfd;
-	req.stderr_fd = errfd;
+	req.stdout_fd = fds[0];
+	req.stderr_fd = fds[1];
 	if (spec->ready == CONF_READY_NOTIFY) {
 		xasprintf(&env[0], "NOTIFY_SOCKET=%s", vigild.notify_path);
 		if (spec->watchdog > 0)
@@ -862,11 +849,9 @@ supervise_spawn(struct inst *in)
 	r = spawn_start(&req, &res, &cause);
 	free(env[0]);
 	free(env[1]);
-	if (outfd >= 0)
-		close(outfd);
-	if (errfd >= 0 && errfd != outfd)
-		close(errfd);
+	output_child_fds_close(fds);
 	if (r == -1) {
+		output_inst_release(in);
 		supervise_spawn_failed(in, cause);
 		free(cause);
 		return;
@@ -890,6 +875,7 @@ supervise_spawn(struct inst *in)
 		fatalx("%s: sd_event_add_io: %s", __func__, strerror(-r));
 	supervise_nspawning++;
 	log_info("%s: started pid %ld", in->label, (long)in->pid);
+	output_mark(in, "started pid %ld run %s", (long)in->pid, in->run_id);
 	inst_set_state(in, JOB_STARTING);
 }
 
@@ -1350,6 +1336,7 @@ supervise_job_build(struct job *j)
 
 	j->ninsts = j->spec->instances;
 	j->insts = xcalloc((size_t)j->ninsts, sizeof(*j->insts));
+	output_job_attach(j);
 	for (i = 0; i < j->ninsts; i++) {
 		in = &j->insts[i];
 		in->job = j;
@@ -1384,6 +1371,7 @@ supervise_insts_free(struct inst *insts, int n)
 		in->stable = sd_event_source_disable_unref(in->stable);
 		inst_report_close(in);
 		inst_lock_release(in);
+		output_inst_release(in);
 		if (in->group_wait)
 			TAILQ_REMOVE(&supervise_group_waits, in, gw_entry);
 		if (in->pid > 0)
@@ -1407,6 +1395,7 @@ static void
 supervise_job_free(struct job *j)
 {
 	supervise_job_unbuild(j);
+	output_job_detach(j);
 	j->settle = sd_event_source_disable_unref(j->settle);
 	RB_REMOVE(job_tree, &vigild.jobs, j);
 	vigild.njobs--;
@@ -1698,6 +1687,15 @@ supervise_sighup(
 }
 
 static int
+supervise_sigusr2(
+    sd_event_source *s, const struct signalfd_siginfo *si, void *arg)
+{
+	log_info("received USR2: reopening log files");
+	(void)output_reopen_all();
+	return (0);
+}
+
+static int
 supervise_never(sd_event_source *s, uint64_t usec, void *arg)
 {
 	return (0);
@@ -1705,7 +1703,7 @@ supervise_never(sd_event_source *s, uint64_t usec, void *arg)
 
 /*
  * Set up supervision: become a child subreaper and route SIGCHLD, SIGTERM,
- * SIGINT and SIGHUP through the event loop (they are blocked by main).
+ * SIGINT, SIGHUP and SIGUSR2 through the event loop (main blocks them).
  */
 void
 supervise_init(void)
@@ -1737,6 +1735,8 @@ supervise_init(void)
 	    (r = sd_event_add_signal(
 	         vigild.event, NULL, SIGINT, supervise_sigterm, NULL)) < 0 ||
 	    (r = sd_event_add_signal(
-	         vigild.event, NULL, SIGHUP, supervise_sighup, NULL)) < 0)
+	         vigild.event, NULL, SIGHUP, supervise_sighup, NULL)) < 0 ||
+	    (r = sd_event_add_signal(
+	         vigild.event, NULL, SIGUSR2, supervise_sigusr2, NULL)) < 0)
 		fatalx("sd_event_add_signal: %s", strerror(-r));
 }

@@ -27,6 +27,7 @@
 #include "conf.h"
 #include "lock.h"
 #include "log.h"
+#include "spawn.h"
 #include "vigild.h"
 #include "xmalloc.h"
 
@@ -332,6 +333,7 @@ vigild_signals(void)
 	sigaddset(&set, SIGTERM);
 	sigaddset(&set, SIGINT);
 	sigaddset(&set, SIGHUP);
+	sigaddset(&set, SIGUSR2);
 	if (sigprocmask(SIG_BLOCK, &set, NULL) == -1)
 		fatal("sigprocmask");
 	signal(SIGPIPE, SIG_IGN);
@@ -372,6 +374,7 @@ main(int argc, char **argv)
 	vigild_make_dirs();
 	vigild_lock();
 	vigild_signals();
+	spawn_init();
 	if ((r = sd_event_default(&vigild.event)) < 0)
 		fatalx("sd_event_default: %s", strerror(-r));
 	supervise_init();
@@ -388,6 +391,7 @@ main(int argc, char **argv)
 	if ((r = sd_event_loop(vigild.event)) < 0)
 		log_warnx("sd_event_loop: %s", strerror(-r));
 	log_info("all jobs stopped, exiting");
+	output_free_all();
 	server_close();
 	supervise_free_all();
 	state_close();

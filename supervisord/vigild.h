@@ -26,6 +26,8 @@
 
 struct client;
 struct job;
+struct logfile;
+struct outpipe;
 
 /* A wait of a client for an instance to reach a state. */
 enum wait_kind {
@@ -100,6 +102,7 @@ struct inst {
 	int dep_wait;              /* waiting for its dependencies */
 	TAILQ_ENTRY(inst) dep_entry;
 	sd_event_source *report;
+	struct outpipe *out; /* the pipe of the current run, or NULL */
 	struct waiter_list waiters;
 	RB_ENTRY(inst) pid_entry;
 	TAILQ_ENTRY(inst) gw_entry; /* on the group-wait list */
@@ -113,6 +116,7 @@ struct job {
 	int nactive;                /* instances in an active state */
 	int dependents;             /* shutdown: active jobs needing this */
 	sd_event_source *settle;    /* deferred replace or removal */
+	struct logfile *log;        /* LOG_DIR/NAME.log, its followers */
 	struct inst *insts;
 	int ninsts;
 	RB_ENTRY(job) entry;
@@ -165,6 +169,22 @@ void supervise_free_all(void);
 void supervise_status_changed(void);
 void supervise_notify_open(void);
 uint64_t supervise_now(void);
+
+/* output.c */
+void output_job_attach(struct job *);
+void output_job_configure(struct job *);
+void output_job_detach(struct job *);
+int output_child_fds(struct inst *, int[2], char **);
+void output_child_fds_close(int[2]);
+void output_inst_drain(struct inst *);
+void output_inst_release(struct inst *);
+void output_mark(struct inst *, const char *, ...)
+    __attribute__((format(printf, 2, 3)));
+size_t output_reopen_all(void);
+const char *output_job_path(const struct job *, const char **);
+void output_follow(struct job *, struct client *);
+void output_client_gone(struct client *);
+void output_free_all(void);
 
 /* state.c */
 void state_open(void);
@@ -260,6 +280,7 @@ void cmd_error(struct cmd_ctx *, const char *, ...)
 void cmd_printf_client(struct client *, enum proto_type, const char *, ...)
     __attribute__((format(printf, 3, 4)));
 void cmd_print_json_string(struct cmd_ctx *, const char *);
+int cmd_peer_may_act(struct client *);
 int cmd_resolve(struct cmd_ctx *, int, char **, struct inst ***, size_t *);
 extern const struct cmd_entry *const cmd_table[];
 

@@ -8,7 +8,8 @@
 
 job a 'command = "sleep 1000"'
 job b 'command = "sleep 1000"' 'autostart = false'
-ulimit -Sn 64
+# vigild raises its soft limit to the hard one: lower both.
+ulimit -n 64
 start_vigild --log-level debug
 wait_state a RUNNING
 

@@ -1,0 +1,455 @@
+/* SPDX-License-Identifier: ISC */
+/* Copyright (c) 2026 The vigil authors */
+
+/*
+ * Job output in vigild: the pipes between each running instance and its
+ * job's log file, lifecycle markers, journal streams, and the followers of
+ * "vigilctl tail -f".
+ *
+ * Each run of an instance gets a fresh pipe (one for both streams when
+ * both go to the file, so their lines stay in the order written).  vigild
+ * reads the non-blocking read end at most OUTPUT_READ bytes per loop turn,
+ * at a lower priority than signals, timers and the control socket, so a
+ * job that writes without pause only fills its own pipe and then waits:
+ * the back-pressure falls on that job, never on the loop.  A pipe lives
+ * until its last writer is gone (a grandchild may keep it), independently
+ * of the run that opened it.
+ *
+ * A log file belongs to the job's name, not to the job record, so it and
+ * its followers survive a reload that replaces or removes the job while
+ * old pipes still drain.  Followers get every formatted block through the
+ * sink's tap; one that stops reading is dropped by server.c's limit.
+ */
+
+#include "config.h"
+
+#include <sys/types.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <syslog.h>
+#include <unistd.h>
+
+#include <systemd/sd-journal.h>
+
+#include "log.h"
+#include "output.h"
+#include "vigild.h"
+#include "xmalloc.h"
+
+/* Bytes read from one pipe per loop turn. */
+#define OUTPUT_READ (64 * 1024)
+/* At a child's exit, read at most this much before the exit marker. */
+#define OUTPUT_DRAIN_MAX (1024 * 1024)
+/* Below signals, timers and the control socket (SD_EVENT_PRIORITY_NORMAL). */
+#define OUTPUT_PRIORITY 10
+
+struct follower {
+	struct client *client;
+	struct logfile *log;
+	TAILQ_ENTRY(follower) entry;
+};
+
+struct logfile {
+	char *name;
+	struct output_sink *sink;
+	int refs;           /* the job, and each open pipe */
+	int journal_failed; /* fell back from journal to the file */
+	TAILQ_HEAD(, follower) followers;
+	RB_ENTRY(logfile) entry;
+};
+
+struct outpipe {
+	int fd;
+	sd_event_source *src;
+	struct logfile *log;
+	struct inst *inst; /* the run it belongs to, while that runs */
+	char *tag;         /* instance label, or NULL */
+	struct output_partial part;
+	LIST_ENTRY(outpipe) entry;
+};
+
+static int
+logfile_cmp(struct logfile *a, struct logfile *b)
+{
+	return (strcmp(a->name, b->name));
+}
+RB_HEAD(logfile_tree, logfile);
+RB_PROTOTYPE(logfile_tree, logfile, entry, logfile_cmp)
+RB_GENERATE(logfile_tree, logfile, entry, logfile_cmp)
+
+static struct logfile_tree output_logs = RB_INITIALIZER(&output_logs);
+static LIST_HEAD(, outpipe) output_pipes = LIST_HEAD_INITIALIZER(output_pipes);
+static char output_rbuf[OUTPUT_READ];
+static size_t output_nfollowers;
+
+static void output_pipe_free(struct outpipe *);
+
+/* Pass a formatted block to every follower of the file. */
+static void
+logfile_tap(void *arg, const char *p, size_t n)
+{
+	struct logfile *lf = arg;
+	struct follower *f;
+
+	TAILQ_FOREACH(f, &lf->followers, entry)
+		server_client_write(f->client, PROTO_STDOUT, p, n);
+}
+
+/* Find or create the log file of a job name and take a reference. */
+static struct logfile *
+logfile_get(const char *name)
+{
+	struct logfile key, *lf;
+	char *path;
+
+	key.name = (char *)(uintptr_t)name;
+	if ((lf = RB_FIND(logfile_tree, &output_logs, &key)) != NULL) {
+		lf->refs++;
+		return (lf);
+	}
+	lf = xcalloc(1, sizeof(*lf));
+	lf->name = xstrdup(name);
+	xasprintf(&path, "%s/%s.log", vigild.log_dir, name);
+	lf->sink = output_sink_new(path);
+	free(path);
+	output_sink_set_tap(lf->sink, logfile_tap, lf);
+	TAILQ_INIT(&lf->followers);
+	lf->refs = 1;
+	RB_INSERT(logfile_tree, &output_logs, lf);
+	return (lf);
+}
+
+/* Drop a reference; the last one ends the followers and frees the file. */
+static void
+logfile_put(struct logfile *lf)
+{
+	struct follower *f;
+
+	if (lf == NULL || --lf->refs > 0)
+		return;
+	while ((f = TAILQ_FIRST(&lf->followers)) != NULL) {
+		TAILQ_REMOVE(&lf->followers, f, entry);
+		output_nfollowers--;
+		server_client_finish(f->client, CMD_EXIT_OK);
+		free(f);
+	}
+	RB_REMOVE(logfile_tree, &output_logs, lf);
+	output_sink_free(lf->sink);
+	free(lf->name);
+	free(lf);
+}
+
+/* A job appears: attach its log file and apply its options. */
+void
+output_job_attach(struct job *j)
+{
+	if (j->log == NULL)
+		j->log = logfile_get(j->name);
+	output_job_configure(j);
+}
+
+/* Apply the job's log options (again, after a reload). */
+void
+output_job_configure(struct job *j)
+{
+	const struct job_spec *spec = j->spec;
+
+	output_sink_configure(j->log->sink, spec->log_max_size, spec->log_keep,
+	    spec->log_timestamps);
+}
+
+/* The job record goes away; pipes still open keep the file. */
+void
+output_job_detach(struct job *j)
+{
+	logfile_put(j->log);
+	j->log = NULL;
+}
+
+/* Free a pipe after its last bytes were written out. */
+static void
+output_pipe_free(struct outpipe *op)
+{
+	output_feed_end(op->log->sink, &op->part, op->tag);
+	if (op->inst != NULL)
+		op->inst->out = NULL;
+	LIST_REMOVE(op, entry);
+	op->src = sd_event_source_disable_unref(op->src);
+	close(op->fd);
+	logfile_put(op->log);
+	free(op->tag);
+	free(op);
+}
+
+/* Read once from the pipe: 1 if data came, 0 if none now, -1 at the end. */
+static int
+output_pipe_read(struct outpipe *op)
+{
+	ssize_t n;
+
+	n = read(op->fd, output_rbuf, sizeof(output_rbuf));
+	if (n == -1 && (errno == EAGAIN || errno == EINTR))
+		return (0);
+	if (n <= 0) {
+		if (n == -1)
+			log_warn("%s: read output", op->log->name);
+		return (-1);
+	}
+	output_feed(op->log->sink, &op->part, op->tag, output_rbuf, (size_t)n);
+	return (1);
+}
+
+static int
+output_pipe_event(sd_event_source *s, int fd, uint32_t revents, void *arg)
+{
+	struct outpipe *op = arg;
+
+	if (output_pipe_read(op) == -1)
+		output_pipe_free(op);
+	return (0);
+}
+
+/* Make the pipe of one run; return the write end for the child. */
+static int
+output_pipe_new(struct inst *in, char **cause)
+{
+	struct outpipe *op;
+	int fds[2], r;
+
+	if (pipe2(fds, O_CLOEXEC) == -1) {
+		xasprintf(cause, "pipe: %s", strerror(errno));
+		return (-1);
+	}
+	(void)fcntl(fds[0], F_SETFL, O_NONBLOCK);
+	op = xcalloc(1, sizeof(*op));
+	op->fd = fds[0];
+	op->log = in->job->log;
+	op->log->refs++;
+	op->tag = in->job->ninsts > 1 ? xstrdup(in->label) : NULL;
+	r = sd_event_add_io(
+	    vigild.event, &op->src, op->fd, EPOLLIN, output_pipe_event, op);
+	if (r < 0)
+		fatalx("%s: sd_event_add_io: %s", __func__, strerror(-r));
+	(void)sd_event_source_set_priority(op->src, OUTPUT_PRIORITY);
+	LIST_INSERT_HEAD(&output_pipes, op, entry);
+	output_inst_release(in);
+	op->inst = in;
+	in->out = op;
+	return (fds[1]);
+}
+
+/* A stream to journald, or -1 (logged once per job) to fall back. */
+static int
+output_journal_fd(struct inst *in, int stream)
+{
+	struct logfile *lf = in->job->log;
+	int fd;
+
+	fd = sd_journal_stream_fd(
+	    in->job->name, stream == 1 ? LOG_INFO : LOG_WARNING, 1);
+	if (fd >= 0) {
+		lf->journal_failed = 0;
+		return (fd);
+	}
+	if (!lf->journal_failed)
+		log_warnx("%s: journal not available (%s): output goes to %s",
+		    in->label, strerror(-fd), output_sink_path(lf->sink));
+	lf->journal_failed = 1;
+	return (-1);
+}
+
+/*
+ * Open the child's stdout and stderr as the job says: a pipe to the log
+ * file, a journal stream, /dev/null, or -1 for vigild's own.  On success
+ * set fds[0] and fds[1] (equal when shared; the caller closes them after
+ * the fork) and return 0; else -1 with *cause.
+ */
+int
+output_child_fds(struct inst *in, int fds[2], char **cause)
+{
+	const struct job_spec *spec = in->job->spec;
+	enum conf_output mode[2] = { spec->out, spec->err };
+	int i, pipefd = -1;
+
+	fds[0] = fds[1] = -1;
+	for (i = 0; i < 2; i++) {
+		if (mode[i] != CONF_OUTPUT_JOURNAL)
+			continue;
+		if ((fds[i] = output_journal_fd(in, i + 1)) == -1)
+			mode[i] = CONF_OUTPUT_FILE;
+	}
+	for (i = 0; i < 2; i++) {
+		switch (mode[i]) {
+		case CONF_OUTPUT_FILE:
+			if (pipefd == -1 &&
+			    (pipefd = output_pipe_new(in, cause)) == -1)
+				goto fail;
+			fds[i] = pipefd;
+			break;
+		case CONF_OUTPUT_NULL:
+			fds[i] = open("/dev/null", O_WRONLY | O_CLOEXEC);
+			if (fds[i] == -1) {
+				xasprintf(cause, "open /dev/null: %s",
+				    strerror(errno));
+				goto fail;
+			}
+			break;
+		default:
+			break;
+		}
+	}
+	return (0);
+fail:
+	output_child_fds_close(fds);
+	return (-1);
+}
+
+/* Close what output_child_fds opened, once the child has its copies. */
+void
+output_child_fds_close(int fds[2])
+{
+	if (fds[0] >= 0)
+		close(fds[0]);
+	if (fds[1] >= 0 && fds[1] != fds[0])
+		close(fds[1]);
+	fds[0] = fds[1] = -1;
+}
+
+/*
+ * The run is over: write what is already in its pipe, so the exit marker
+ * comes after the run's last lines.  The pipe stays open for any process
+ * of the run that still holds it.
+ */
+void
+output_inst_drain(struct inst *in)
+{
+	struct outpipe *op = in->out;
+	size_t total = 0;
+	int r = 0;
+
+	if (op == NULL)
+		return;
+	while (total < OUTPUT_DRAIN_MAX && (r = output_pipe_read(op)) == 1)
+		total += OUTPUT_READ;
+	if (r == -1)
+		output_pipe_free(op);
+}
+
+/* Forget the instance's run in its pipe (a new run, or the end). */
+void
+output_inst_release(struct inst *in)
+{
+	if (in->out != NULL)
+		in->out->inst = NULL;
+	in->out = NULL;
+}
+
+/* Write a line of vigil's own into the instance's log file. */
+void
+output_mark(struct inst *in, const char *fmt, ...)
+{
+	const struct job_spec *spec = in->job->spec;
+	struct logfile *lf = in->job->log;
+	char text[512];
+	va_list ap;
+
+	if (lf == NULL)
+		return;
+	if (spec->out != CONF_OUTPUT_FILE && spec->err != CONF_OUTPUT_FILE &&
+	    !lf->journal_failed)
+		return;
+	va_start(ap, fmt);
+	(void)vsnprintf(text, sizeof(text), fmt, ap);
+	va_end(ap);
+	output_marker(
+	    lf->sink, in->job->ninsts > 1 ? in->label : NULL, "%s", text);
+}
+
+/* Close every log file, so the next line opens it again (SIGUSR2). */
+size_t
+output_reopen_all(void)
+{
+	struct logfile *lf;
+	size_t n = 0;
+
+	RB_FOREACH(lf, logfile_tree, &output_logs) {
+		output_sink_reopen(lf->sink);
+		n++;
+	}
+	log_info("log files reopened");
+	return (n);
+}
+
+/* Return the job's log file path, or NULL if its output is not there. */
+const char *
+output_job_path(const struct job *j, const char **why)
+{
+	const struct job_spec *spec = j->spec;
+
+	*why = NULL;
+	if (spec->out == CONF_OUTPUT_FILE || spec->err == CONF_OUTPUT_FILE ||
+	    j->log->journal_failed)
+		return (output_sink_path(j->log->sink));
+	if (spec->out == CONF_OUTPUT_JOURNAL ||
+	    spec->err == CONF_OUTPUT_JOURNAL)
+		*why = "journal";
+	else
+		*why = "none";
+	return (NULL);
+}
+
+/* Send the client every line written to the job's log from now on. */
+void
+output_follow(struct job *j, struct client *c)
+{
+	struct follower *f;
+
+	f = xcalloc(1, sizeof(*f));
+	f->client = c;
+	f->log = j->log;
+	TAILQ_INSERT_TAIL(&j->log->followers, f, entry);
+	output_nfollowers++;
+	server_client_hold(c);
+}
+
+/* The client is gone: stop following for it. */
+void
+output_client_gone(struct client *c)
+{
+	struct logfile *lf;
+	struct follower *f, *tmp;
+
+	if (output_nfollowers == 0)
+		return;
+	RB_FOREACH(lf, logfile_tree, &output_logs) {
+		TAILQ_FOREACH_SAFE(f, &lf->followers, entry, tmp) {
+			if (f->client != c)
+				continue;
+			TAILQ_REMOVE(&lf->followers, f, entry);
+			output_nfollowers--;
+			free(f);
+		}
+	}
+}
+
+/* At exit: write out what the pipes still hold and close them. */
+void
+output_free_all(void)
+{
+	struct outpipe *op;
+	size_t total;
+
+	while ((op = LIST_FIRST(&output_pipes)) != NULL) {
+		for (total = 0; total < OUTPUT_DRAIN_MAX;
+		     total += OUTPUT_READ) {
+			if (output_pipe_read(op) != 1)
+				break;
+		}
+		output_pipe_free(op);
+	}
+}
