@@ -2,12 +2,16 @@
 /* Copyright (c) 2026 The vigil authors */
 
 /*
- * Logging to stderr.  One line per message: "vigild: message", or with a
- * syslog-style "<N>" prefix when stderr is connected to the journal, so
- * journald records the priority.
+ * Logging to stderr.  One line per message: "vigild: message", with the
+ * level named for anything but info ("vigild: warning: message").  When
+ * stderr is connected to the journal (JOURNAL_STREAM names stderr's device
+ * and inode, as systemd sets it), each line starts with a syslog-style
+ * "<N>" instead, so journald records the priority.
  */
 
 #include "config.h"
+
+#include <sys/stat.h>
 
 #include <errno.h>
 #include <stdarg.h>
@@ -29,6 +33,14 @@ static const char *const log_names[] = {
 	"debug",
 };
 
+/* What non-journal lines say before the message, by level. */
+static const char *const log_labels[] = {
+	"error: ",
+	"warning: ",
+	"",
+	"debug: ",
+};
+
 /* Syslog priorities matching each level, for journald's <N> prefix. */
 static const int log_prio[] = { 3, 4, 6, 7 };
 
@@ -41,7 +53,26 @@ log_init(const char *progname, enum log_level level)
 {
 	log_progname = progname;
 	log_level = level;
-	log_journal = getenv("JOURNAL_STREAM") != NULL;
+	log_journal = log_stderr_is_journal();
+}
+
+/*
+ * Is stderr the journal stream systemd connected?  JOURNAL_STREAM holds
+ * "DEVICE:INODE" of that stream; a redirected stderr no longer matches.
+ */
+int
+log_stderr_is_journal(void)
+{
+	const char *env = getenv("JOURNAL_STREAM");
+	unsigned long long dev, ino;
+	struct stat st;
+
+	if (env == NULL || sscanf(env, "%llu:%llu", &dev, &ino) != 2)
+		return (0);
+	if (fstat(2, &st) == -1)
+		return (0);
+	return ((unsigned long long)st.st_dev == dev &&
+	    (unsigned long long)st.st_ino == ino);
 }
 
 /* Change the most verbose level printed. */
@@ -96,7 +127,7 @@ log_vwrite(enum log_level level, const char *err, const char *fmt, va_list ap)
 	if (log_journal)
 		fprintf(stderr, "<%d>", log_prio[level]);
 	else
-		fprintf(stderr, "%s: ", log_progname);
+		fprintf(stderr, "%s: %s", log_progname, log_labels[level]);
 	if (err != NULL)
 		fprintf(stderr, "%s: %s\n", buf, err);
 	else

@@ -18,6 +18,7 @@ enum log_level {
 };
 
 void log_init(const char *, enum log_level);
+int log_stderr_is_journal(void);
 void log_set_level(enum log_level);
 enum log_level log_get_level(void);
 int log_level_parse(const char *, enum log_level *);

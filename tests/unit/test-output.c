@@ -83,9 +83,9 @@ static const char *
 logpath(char *buf, size_t size, const char *name, int k)
 {
 	if (k == 0)
-		snprintf(buf, size, "%s/%s.log", dir, name);
+		snprintf(buf, size, "%.3000s/%.64s.log", dir, name);
 	else
-		snprintf(buf, size, "%s/%s.log.%d", dir, name, k);
+		snprintf(buf, size, "%.3000s/%.64s.log.%d", dir, name, k);
 	return (buf);
 }
 
