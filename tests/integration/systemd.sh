@@ -273,6 +273,33 @@ for p in $old; do
 	retry 10 dead "$p" || bad "job process $p outlived the killed vigild"
 done
 
+# ---------------------------------------------------------------- journal
+# stdout/stderr = "journal": the job's lines go straight to journald with
+# its name as identifier, stderr at warning, "<N>" prefixes honoured; none
+# of it passes through the log file.  vigild's own lines keep priorities.
+sdjob j 'command = {"sh", "-c", "echo jout-line; echo jerr-line >&2; echo \"<3>jlevel-line\"; exec sleep 1000"}' \
+	'stdout = "journal"' 'stderr = "journal"'
+sc reload "$UNIT" || bad "systemctl reload failed (journal job)"
+retry 10 is_cstate j RUNNING || bad "job j is '$(cstate j)'"
+jprio() {
+	nspawn_run journalctl --sync
+	nspawn_run journalctl --no-pager -o json -t j |
+		jq -r --arg m "$1" 'select(.MESSAGE == $m) | .PRIORITY' | tail -n 1
+}
+retry 10 test "$(jprio jout-line)" = 6 || bad "stdout line: priority '$(jprio jout-line)', want 6"
+retry 10 test "$(jprio jerr-line)" = 4 || bad "stderr line: priority '$(jprio jerr-line)', want 4"
+retry 10 test "$(jprio jlevel-line)" = 3 || bad "<3> line: priority '$(jprio jlevel-line)', want 3"
+if nspawn_run grep -q 'jout-line' /var/log/vigil/j.log 2>/dev/null; then
+	bad "journal output also went through the log file"
+fi
+vprio() {
+	nspawn_run journalctl --no-pager -o json -u "$UNIT" |
+		jq -r 'select(.MESSAGE | test("^vigild .* started: ")) | .PRIORITY' | tail -n 1
+}
+[ "$(vprio)" = 6 ] || bad "vigild's start line: priority '$(vprio)', want 6"
+nspawn_run journalctl --no-pager -o cat -u "$UNIT" | grep -q '^<[0-9]>' &&
+	bad "vigild's lines carry a raw <N> prefix in the journal"
+
 SINCE=$(date +%s.%6N)
 sc stop "$UNIT" || bad "systemctl stop failed (after restart)"
 retry 5 journal_has "Deactivated successfully" ||
