@@ -459,17 +459,20 @@ void
 output_marker(struct output_sink *s, const char *tag, const char *fmt, ...)
 {
 	struct output_prefix pf;
-	char text[512];
+	char msg[512 - 7], text[512];
 	va_list ap;
 	int n;
 
 	va_start(ap, fmt);
-	memcpy(text, "vigil: ", 7);
-	n = vsnprintf(text + 7, sizeof(text) - 7, fmt, ap);
+	/* Every caller passes an ap from va_start. */
+	/* NOLINTNEXTLINE(clang-analyzer-valist.Uninitialized) */
+	n = vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
 	if (n < 0)
 		return;
-	n += 7;
+	n = snprintf(text, sizeof(text), "vigil: %s", msg);
+	if (n < 0)
+		return;
 	if ((size_t)n >= sizeof(text))
 		n = sizeof(text) - 1;
 	output_prefix_make(s, tag, &pf);

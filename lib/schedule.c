@@ -92,6 +92,7 @@ schedule_error(struct schedule_ctx *c, const char *fmt, ...)
 	if (c->cause == NULL)
 		return (-1);
 	va_start(ap, fmt);
+	/* NOLINTNEXTLINE(clang-analyzer-valist.Uninitialized) */
 	vsnprintf(reason, sizeof reason, fmt, ap);
 	va_end(ap);
 	xasprintf(c->cause, "%s field \"%.*s\": %s", c->f->name, (int)c->len,

@@ -107,6 +107,7 @@ logfile_get(const char *name)
 	struct logfile key, *lf;
 	char *path;
 
+	memset(&key, 0, sizeof(key));
 	key.name = (char *)(uintptr_t)name;
 	if ((lf = RB_FIND(logfile_tree, &output_logs, &key)) != NULL) {
 		lf->refs++;
@@ -364,6 +365,7 @@ output_mark(struct inst *in, const char *fmt, ...)
 	    !lf->journal_failed)
 		return;
 	va_start(ap, fmt);
+	/* NOLINTNEXTLINE(clang-analyzer-valist.Uninitialized) */
 	(void)vsnprintf(text, sizeof(text), fmt, ap);
 	va_end(ap);
 	output_marker(

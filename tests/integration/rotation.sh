@@ -13,12 +13,16 @@ job writer "command = {\"sh\", \"-c\", \"while [ ! -e $T/go ]; do sleep 0.02; do
 start_vigild
 wait_state writer RUNNING
 
-# A follower from the start, reading everything.
+# Two followers from the start, reading everything.
 "$VIGILCTL" -s "$SOCK" tail -f -n 1 writer >"$T/follow" 2>"$T/follow.err" &
 follower=$!
 track "$follower"
-# The last line (the start marker) comes once the follower is registered.
+"$VIGILCTL" -s "$SOCK" tail -f -n 1 writer >"$T/follow2" 2>&1 &
+follower2=$!
+track "$follower2"
+# The last line (the start marker) comes once a follower is registered.
 retry 10 grep -q 'vigil: started' "$T/follow" || fail "tail -f printed nothing"
+retry 10 grep -q 'vigil: started' "$T/follow2" || fail "second tail -f printed nothing"
 touch "$T/go"
 
 total() {
@@ -76,9 +80,16 @@ n=$(grep -c '^L' "$T/follow")
 grep '^L' "$T/follow" | cut -c2-9 | awk '$1 + 0 != NR { print "gap at " NR; exit 1 }' ||
 	fail "tail -f output has a gap"
 alive "$follower" || fail "tail -f ended on its own: $(cat "$T/follow.err")"
+retry 60 grep -q "^$last_line " "$T/follow2" || fail "second tail -f missed the last line"
+cmp -s "$T/follow" "$T/follow2" || fail "the two followers saw different output"
 
 # (background jobs of a script ignore SIGINT: TERM it.)
 kill -TERM "$follower"
 retry 10 dead "$follower" || fail "tail -f did not end on SIGTERM"
+# The other follower is still served.
+rm "$T/go"
+ctl restart writer >/dev/null
+retry 10 grep -q 'vigil: started' <(tail -n 1 "$T/follow2") ||
+	fail "the second follower stopped getting lines when the first left"
 stop_vigild
 log "ok"

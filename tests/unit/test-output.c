@@ -781,7 +781,8 @@ TEST(timestamps)
 		got = slurp_log(name, 0, &len);
 		buf_free(&out);
 		if (got == NULL || strip_times(got, len, zones[i].zone, &out)) {
-			fprintf(stderr, "  in %s: %s\n", name, got);
+			fprintf(stderr, "  in %s: %s\n", name,
+			    got != NULL ? got : "(no file)");
 			free(got);
 			goto out;
 		}
