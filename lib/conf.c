@@ -905,29 +905,18 @@ conf_parse_limit(struct conf_ctx *ctx, const struct conf_field *f,
 	return (0);
 }
 
-/* A cron expression: five fields (checked in full by the scheduler). */
+/* A cron expression (lib/schedule.c), kept as text and parsed. */
 static int
 conf_parse_schedule(struct conf_ctx *ctx, const struct conf_field *f,
     cfg_opt_t *opt, char **cause)
 {
 	struct job_spec *spec = ctx->obj;
-	const char *s = conf_str(opt), *p = s;
-	size_t len, fields = 0;
+	const char *s = conf_str(opt);
+	char *why = NULL;
 
-	for (;;) {
-		p += strspn(p, " \t");
-		if (*p == '\0')
-			break;
-		len = strcspn(p, " \t");
-		if (strspn(p,
-		        "0123456789*/,-abcdefghijklmnopqrstuvwxyz"
-		        "ABCDEFGHIJKLMNOPQRSTUVWXYZ") < len)
-			fields = 99;
-		fields++;
-		p += len;
-	}
-	if (fields != 5) {
-		xasprintf(cause, "invalid schedule \"%s\" (5 cron fields)", s);
+	if (schedule_parse(s, &spec->cron, &why) == -1) {
+		xasprintf(cause, "invalid schedule \"%s\": %s", s, why);
+		free(why);
 		return (-1);
 	}
 	free(spec->schedule);

@@ -18,6 +18,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "schedule.h"
+
 #define CONF_NAME_MAX 64
 
 enum conf_kind {
@@ -119,8 +121,9 @@ struct job_spec {
 	uint64_t watchdog; /* 0: none */
 
 	/* periodic */
-	uint64_t every; /* 0: not set */
-	char *schedule; /* NULL: not set */
+	uint64_t every;       /* 0: not set */
+	char *schedule;       /* NULL: not set */
+	struct schedule cron; /* schedule, parsed */
 	int catch_up;
 	uint64_t random_delay;
 	uint64_t timeout; /* periodic/queue run timeout, 0: none */

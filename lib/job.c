@@ -29,6 +29,7 @@ static const char *const job_state_names[JOB_STATE_COUNT] = {
 	"EXITED",
 	"FATAL",
 	"BLOCKED",
+	"WAITING",
 };
 
 /* Return the upper-case name of a state (a static string). */
@@ -102,6 +103,7 @@ job_wants_restart(const struct job_spec *spec, int success)
  * count and restarts at once.  With max_restarts = N > 0, the job turns
  * FATAL once a failed start would need restart number N + 1.  rnd feeds the
  * jitter.  The restart policy decides between a restart and EXITED.
+ * A periodic job waits for its next slot (WAITING), whatever happened.
  */
 void
 job_decide(const struct job_spec *spec, const struct job_outcome *o,
@@ -119,6 +121,12 @@ job_decide(const struct job_spec *spec, const struct job_outcome *o,
 
 	if (o->stop_requested) {
 		d->state = JOB_STOPPED;
+		d->failures = 0;
+		return;
+	}
+	/* A periodic job never restarts, never gives up: the next slot. */
+	if (spec->kind == CONF_KIND_PERIODIC) {
+		d->state = JOB_WAITING;
 		d->failures = 0;
 		return;
 	}

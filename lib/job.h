@@ -24,6 +24,7 @@ enum job_state {
 	JOB_EXITED,
 	JOB_FATAL,
 	JOB_BLOCKED,
+	JOB_WAITING, /* periodic: between runs, its next slot armed */
 	JOB_STATE_COUNT,
 };
 
@@ -40,7 +41,8 @@ struct job_outcome {
 
 /* What to do next. */
 struct job_decision {
-	enum job_state state;  /* STOPPED, STARTING, BACKOFF, EXITED, FATAL */
+	enum job_state state;  /* STOPPED, STARTING, BACKOFF, EXITED, FATAL,
+	                          WAITING */
 	unsigned int failures; /* new count of consecutive failed starts */
 	uint64_t delay;        /* with BACKOFF: microseconds until restart */
 	int success;           /* the run counts as a success */

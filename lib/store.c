@@ -49,6 +49,8 @@ enum store_stmt {
 	STORE_INTENT_SET,
 	STORE_INTENT_CLEAR,
 	STORE_INTENTS,
+	STORE_RUN_SKIPPED,
+	STORE_LAST_START,
 	STORE_NSTMT,
 };
 
@@ -96,6 +98,10 @@ static const char *store_sql[STORE_NSTMT] = {
 	                       "instance = ?2",
 	[STORE_INTENTS] = "SELECT job, instance, held, started, uid, at "
 	                  "FROM intent ORDER BY job, instance",
+	[STORE_RUN_SKIPPED] = "INSERT INTO runs (job, instance, run_id, "
+	                      "started, ended, reason) VALUES (?1, ?2, '', "
+	                      "?3, ?3, 'skipped')",
+	[STORE_LAST_START] = "SELECT max(started) FROM runs WHERE job = ?1",
 };
 
 /*
@@ -529,6 +535,61 @@ store_run_end(struct store *s, int64_t id, int64_t ended, int exit_code,
 			return (-1);
 	}
 	return (store_done(s, s->st[STORE_COMMIT], cause));
+}
+
+/*
+ * Record a slot of a periodic job that was skipped at usec because a run
+ * was still going: a row with no pid, ended at once, reason "skipped".
+ * Prune as store_run_end does.  Return 0, or -1 with *cause.
+ */
+int
+store_run_skipped(struct store *s, const char *job, int instance, int64_t at,
+    int keep, char **cause)
+{
+	sqlite3_stmt *st = s->st[STORE_RUN_SKIPPED];
+	sqlite3_stmt *pr = s->st[STORE_RUN_PRUNE];
+	int64_t id;
+
+	if (store_done(s, s->st[STORE_BEGIN], cause) == -1)
+		return (-1);
+	if (sqlite3_bind_text(st, 1, job, -1, SQLITE_STATIC) != SQLITE_OK ||
+	    sqlite3_bind_int(st, 2, instance) != SQLITE_OK ||
+	    sqlite3_bind_int64(st, 3, at) != SQLITE_OK)
+		return (store_fail(s, st, cause));
+	if (store_done(s, st, cause) == -1)
+		return (-1);
+	id = sqlite3_last_insert_rowid(s->db);
+	if (keep > 0) {
+		if (sqlite3_bind_int64(pr, 1, id) != SQLITE_OK ||
+		    sqlite3_bind_int(pr, 2, keep) != SQLITE_OK)
+			return (store_fail(s, pr, cause));
+		if (store_done(s, pr, cause) == -1)
+			return (-1);
+	}
+	return (store_done(s, s->st[STORE_COMMIT], cause));
+}
+
+/*
+ * Set *at to the start (usec since the epoch) of the job's latest recorded
+ * run or skipped slot, or to 0 if none is recorded.  Return 0, or -1 with
+ * *cause.
+ */
+int
+store_last_start(struct store *s, const char *job, int64_t *at, char **cause)
+{
+	sqlite3_stmt *st = s->st[STORE_LAST_START];
+	int rc;
+
+	if (sqlite3_bind_text(st, 1, job, -1, SQLITE_STATIC) != SQLITE_OK)
+		return (store_fail(s, st, cause));
+	rc = sqlite3_step(st);
+	if (rc != SQLITE_ROW)
+		return (store_fail(s, st, cause));
+	*at = sqlite3_column_type(st, 0) == SQLITE_NULL ?
+	    0 :
+	    sqlite3_column_int64(st, 0);
+	sqlite3_reset(st);
+	return (0);
 }
 
 /*

@@ -55,6 +55,8 @@ int store_run_begin(struct store *, const char *, int, const char *, long,
 int store_run_ready(struct store *, int64_t, int64_t, char **);
 int store_run_end(
     struct store *, int64_t, int64_t, int, int, const char *, int, char **);
+int store_run_skipped(struct store *, const char *, int, int64_t, int, char **);
+int store_last_start(struct store *, const char *, int64_t *, char **);
 int store_runs_close_open(
     struct store *, int64_t, const char *, size_t *, char **);
 int store_history(

@@ -64,6 +64,19 @@ cmd_status_duration(uint64_t usec, char *buf, size_t len)
 	return (duration_format(usec, buf, len));
 }
 
+static const char *
+cmd_status_kind(const struct inst *in)
+{
+	switch (in->job->spec->kind) {
+	case CONF_KIND_PERIODIC:
+		return ("periodic");
+	case CONF_KIND_QUEUE:
+		return ("queue");
+	default:
+		return ("service");
+	}
+}
+
 static void
 cmd_status_json_one(struct cmd_ctx *ctx, const struct inst *in, uint64_t now)
 {
@@ -87,6 +100,10 @@ cmd_status_json_one(struct cmd_ctx *ctx, const struct inst *in, uint64_t now)
 	    in->has_exit ?
 	        job_exit_describe(in->last_status, buf, sizeof(buf)) :
 	        NULL);
+	cmd_print(ctx, ",\"kind\":\"%s\"", cmd_status_kind(in));
+	if (in->slot != NULL)
+		cmd_print(ctx, ",\"next_run_us\":%lld,\"skipped\":%u",
+		    (long long)in->slot_wall, in->skipped);
 	if (in->state == JOB_BACKOFF)
 		cmd_print(ctx, ",\"delay_s\":%.3f,\"next_start_s\":%.3f",
 		    (double)in->delay / 1e6,
@@ -108,7 +125,7 @@ static void
 cmd_status_row(
     struct cmd_ctx *ctx, const struct inst *in, uint64_t now, int width)
 {
-	char pid[16], up[32], ex[64];
+	char pid[16], up[32], ex[64], next[64];
 
 	if (in->pid > 0) {
 		snprintf(pid, sizeof(pid), "%ld", (long)in->pid);
@@ -121,8 +138,12 @@ cmd_status_row(
 		job_exit_describe(in->last_status, ex, sizeof(ex));
 	else
 		strlcpy(ex, "-", sizeof(ex));
-	cmd_print(ctx, "%-*s %-8s %7s %8s %8u  %s\n", width, in->label,
-	    job_state_name(in->state), pid, up, in->restarts, ex);
+	if (in->slot != NULL)
+		periodic_format_time(in->slot_wall, next, sizeof(next));
+	cmd_print(ctx, "%-*s %-8s %7s %8s %8u  %s%s%s\n", width, in->label,
+	    job_state_name(in->state), pid, up, in->restarts, ex,
+	    in->slot != NULL ? ", next run " : "",
+	    in->slot != NULL ? next : "");
 }
 
 /* An ISO 8601 UTC time for wall-clock microseconds. */
@@ -152,6 +173,10 @@ cmd_status_detail(struct cmd_ctx *ctx, const struct inst *in, uint64_t now)
 		    cmd_status_duration(left, next, sizeof(next)),
 		    cmd_status_duration(in->delay, delay, sizeof(delay)),
 		    in->failures);
+	if (in->slot != NULL)
+		cmd_print(ctx, "  next run at %s (%u slots skipped so far)\n",
+		    periodic_format_time(in->slot_wall, when, sizeof(when)),
+		    in->skipped);
 	if (in->reason != NULL)
 		cmd_print(ctx, "  reason: %s\n", in->reason);
 	if (in->held || in->by_hand)
@@ -181,7 +206,8 @@ cmd_status_exec(struct cmd_ctx *ctx)
 	for (i = 0; i < n; i++) {
 		if ((len = (int)strlen(v[i]->label)) > width)
 			width = len;
-		if (v[i]->state != JOB_RUNNING)
+		/* WAITING is a periodic job's healthy rest. */
+		if (v[i]->state != JOB_RUNNING && v[i]->state != JOB_WAITING)
 			notrunning = 1;
 	}
 	if (ctx->json) {

@@ -116,13 +116,10 @@ reload_drop_unsupported(struct conf_jobs *jobs)
 	size_t i, n = 0;
 
 	for (i = 0; i < jobs->n; i++) {
-		if (jobs->specs[i]->kind != CONF_KIND_SERVICE) {
-			log_warnx("%s: kind %s is not supported by this "
+		if (jobs->specs[i]->kind == CONF_KIND_QUEUE) {
+			log_warnx("%s: kind queue is not supported by this "
 			          "version; skipped",
-			    jobs->specs[i]->path,
-			    jobs->specs[i]->kind == CONF_KIND_PERIODIC ?
-			        "periodic" :
-			        "queue");
+			    jobs->specs[i]->path);
 			job_spec_free(jobs->specs[i]);
 			continue;
 		}

@@ -520,6 +520,12 @@ server_waiter_settled(const struct waiter *w, int *ok)
 
 	switch (w->kind) {
 	case WAIT_START:
+		/* A periodic run: started (or already over). */
+		if (w->inst->job->spec->kind == CONF_KIND_PERIODIC &&
+		    (s == JOB_RUNNING || s == JOB_WAITING)) {
+			*ok = s == JOB_RUNNING || w->inst->has_exit;
+			return (1);
+		}
 		/* A start succeeds once the run has lasted min_uptime. */
 		*ok = s == JOB_RUNNING;
 		if (s == JOB_RUNNING)

@@ -159,6 +159,38 @@ state_run_end(struct inst *in, int status, const char *reason)
 	in->run_row = 0;
 }
 
+/* A periodic slot at (wall usec) was skipped: a run was still going. */
+void
+state_run_skipped(struct inst *in, int64_t at)
+{
+	struct store *s;
+	char *cause = NULL;
+
+	if ((s = state_get()) == NULL)
+		return;
+	if (store_run_skipped(s, in->job->name, in->index,
+	        at > 0 ? at : store_now(), vigild.conf->history_keep,
+	        &cause) == -1)
+		state_failed("state.db", cause);
+}
+
+/* When the job's last run or slot started (wall usec), 0 if unknown. */
+int64_t
+state_last_start(const char *job)
+{
+	struct store *s;
+	char *cause = NULL;
+	int64_t at = 0;
+
+	if ((s = state_get()) == NULL)
+		return (0);
+	if (store_last_start(s, job, &at, &cause) == -1) {
+		state_failed("state.db", cause);
+		return (0);
+	}
+	return (at);
+}
+
 /*
  * Remember what the operator asked of an instance: held (stopped by hand)
  * or started by hand; both clear means the job's own settings rule.

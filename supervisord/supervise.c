@@ -156,6 +156,23 @@ inst_set_state(struct inst *in, enum job_state s)
 		sd_event_exit(vigild.event, 0);
 }
 
+/* Set the instance's reason (NULL clears it), from outside this file. */
+void
+inst_reason_set(struct inst *in, const char *reason)
+{
+	if (reason == NULL)
+		inst_reason(in, NULL);
+	else
+		inst_reason(in, "%s", reason);
+}
+
+/* Move an instance to a new state, from outside this file. */
+void
+supervise_inst_set_state(struct inst *in, enum job_state s)
+{
+	inst_set_state(in, s);
+}
+
 static void
 inst_timer_cancel(struct inst *in)
 {
@@ -283,6 +300,13 @@ inst_terminate(struct inst *in)
 	if (spec->stop_signal != SIGKILL && spec->stop_signal != SIGCONT)
 		inst_kill(in, SIGCONT);
 	inst_timer_arm(in, spec->stop_timeout, supervise_kill_timeout);
+}
+
+/* Stop the run of an instance but keep wanting it (periodic timeout). */
+void
+supervise_inst_terminate(struct inst *in)
+{
+	inst_terminate(in);
 }
 
 /* Once the leader and its group are gone, apply the pending decision. */
@@ -551,6 +575,8 @@ supervise_end_reason(const struct inst *in, const struct job_outcome *o)
 		return ("ready timeout");
 	if (in->watchdog_fired)
 		return ("watchdog");
+	if (in->timed_out)
+		return ("timeout");
 	if (o->stop_requested)
 		return (in->killed ? "killed after stop_timeout" : "stopped");
 	return ("exited");
@@ -700,6 +726,7 @@ supervise_apply(struct inst *in, const struct job_decision *d)
 {
 	char buf[32];
 
+	in->deadline = sd_event_source_disable_unref(in->deadline);
 	switch (d->state) {
 	case JOB_STARTING:
 		in->restarts++;
@@ -723,6 +750,7 @@ supervise_apply(struct inst *in, const struct job_decision *d)
 		break;
 	case JOB_STOPPED:
 	case JOB_EXITED:
+	case JOB_WAITING:
 		in->stop_requested = 0;
 		if (in->start_after_stop && !vigild.shutting_down) {
 			/* A start or restart arrived during the stop. */
@@ -735,6 +763,14 @@ supervise_apply(struct inst *in, const struct job_decision *d)
 		inst_lock_release(in);
 		if (d->state == JOB_EXITED)
 			in->want = 0;
+		if (d->state == JOB_WAITING && in->reason != NULL &&
+		    in->timed_out) {
+			char *r = in->reason;
+
+			in->reason = NULL;
+			inst_reason(in, "timeout (%s)", r);
+			free(r);
+		}
 		inst_set_state(in, d->state);
 		break;
 	default:
@@ -876,6 +912,7 @@ supervise_spawn(struct inst *in)
 	supervise_nspawning++;
 	log_info("%s: started pid %ld", in->label, (long)in->pid);
 	output_mark(in, "started pid %ld run %s", (long)in->pid, in->run_id);
+	periodic_run_started(in);
 	inst_set_state(in, JOB_STARTING);
 }
 
@@ -1160,11 +1197,23 @@ supervise_inst_start(struct inst *in)
 		in->reload_start = 1;
 		return;
 	}
+	if (in->job->spec->kind == CONF_KIND_PERIODIC) {
+		periodic_start(in);
+		return;
+	}
+	supervise_inst_launch(in);
+}
+
+/* Start a run of an inactive instance now (or end its BACKOFF). */
+void
+supervise_inst_launch(struct inst *in)
+{
 	in->want = 1;
 	switch (in->state) {
 	case JOB_STOPPED:
 	case JOB_EXITED:
 	case JOB_FATAL:
+	case JOB_WAITING:
 		in->failures = 0;
 		in->stop_requested = 0;
 		inst_reason(in, NULL);
@@ -1193,6 +1242,7 @@ void
 supervise_inst_stop(struct inst *in)
 {
 	in->want = 0;
+	periodic_disarm(in);
 	switch (in->state) {
 	case JOB_STARTING:
 		if (in->pid == 0) {
@@ -1219,6 +1269,10 @@ supervise_inst_stop(struct inst *in)
 		inst_timer_cancel(in);
 		inst_lock_release(in);
 		inst_reason(in, "stopped while %s", job_state_name(in->state));
+		inst_set_state(in, JOB_STOPPED);
+		break;
+	case JOB_WAITING:
+		inst_reason(in, NULL);
 		inst_set_state(in, JOB_STOPPED);
 		break;
 	default:
@@ -1372,6 +1426,7 @@ supervise_insts_free(struct inst *insts, int n)
 		inst_report_close(in);
 		inst_lock_release(in);
 		output_inst_release(in);
+		periodic_disarm(in);
 		if (in->group_wait)
 			TAILQ_REMOVE(&supervise_group_waits, in, gw_entry);
 		if (in->pid > 0)
@@ -1426,12 +1481,16 @@ supervise_job_start(struct job *j)
 {
 	int i;
 
-	if (j->spec->kind != CONF_KIND_SERVICE)
+	if (j->spec->kind == CONF_KIND_QUEUE)
 		return;
 	/* The operator's word, kept in state.db, beats autostart. */
 	for (i = 0; i < j->ninsts; i++) {
-		if (!j->insts[i].held &&
-		    (j->spec->autostart || j->insts[i].by_hand))
+		if (j->insts[i].held ||
+		    (!j->spec->autostart && !j->insts[i].by_hand))
+			continue;
+		if (j->spec->kind == CONF_KIND_PERIODIC)
+			periodic_arm(&j->insts[i]);
+		else
 			supervise_inst_start(&j->insts[i]);
 	}
 }
@@ -1507,8 +1566,12 @@ supervise_job_settle(sd_event_source *s, void *arg)
 	supervise_insts_free(old, oldn);
 	log_info("%s: new configuration applied", j->name);
 	for (i = 0; i < j->ninsts; i++) {
-		if (start[i] && j->spec->kind == CONF_KIND_SERVICE)
+		if (!start[i])
+			continue;
+		if (j->spec->kind == CONF_KIND_SERVICE)
 			supervise_inst_start(&j->insts[i]);
+		else if (j->spec->kind == CONF_KIND_PERIODIC)
+			periodic_arm(&j->insts[i]);
 	}
 	free(start);
 	return (0);
@@ -1571,6 +1634,7 @@ supervise_start_all(void)
 
 	RB_FOREACH(j, job_tree, &vigild.jobs)
 		supervise_job_start(j);
+	vigild.started = 1;
 }
 
 /*

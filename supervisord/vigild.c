@@ -242,13 +242,10 @@ vigild_load_jobs(int check)
 		log_warnx("%zu errors in %s: those job files are skipped", nerr,
 		    vigild.jobs_dir);
 	for (i = 0; i < jobs.n; i++) {
-		if (jobs.specs[i]->kind != CONF_KIND_SERVICE) {
-			log_warnx("%s: kind %s is not supported by this "
+		if (jobs.specs[i]->kind == CONF_KIND_QUEUE) {
+			log_warnx("%s: kind queue is not supported by this "
 			          "version; skipped",
-			    jobs.specs[i]->path,
-			    jobs.specs[i]->kind == CONF_KIND_PERIODIC ?
-			        "periodic" :
-			        "queue");
+			    jobs.specs[i]->path);
 			job_spec_free(jobs.specs[i]);
 			continue;
 		}
@@ -378,6 +375,7 @@ main(int argc, char **argv)
 	if ((r = sd_event_default(&vigild.event)) < 0)
 		fatalx("sd_event_default: %s", strerror(-r));
 	supervise_init();
+	periodic_init();
 	supervise_notify_open();
 	(void)vigild_load_jobs(0);
 	state_open();
@@ -394,6 +392,7 @@ main(int argc, char **argv)
 	output_free_all();
 	server_close();
 	supervise_free_all();
+	periodic_free();
 	state_close();
 	conf_free(vigild.conf);
 	vigild.event = sd_event_unref(vigild.event);

@@ -90,6 +90,14 @@ struct inst {
 	sd_event_source *timer;
 	sd_event_source *stable; /* wakes start waiters at min_uptime */
 
+	/* kind = "periodic" */
+	sd_event_source *slot;     /* the next slot */
+	sd_event_source *deadline; /* the run's timeout */
+	uint64_t slot_mono;        /* every: monotonic usec of the next slot */
+	int64_t slot_wall;         /* wall clock usec of the next slot */
+	int timed_out;             /* the run outlived timeout */
+	unsigned int skipped;      /* slots skipped: a run was still going */
+
 	/* ready = "notify": what the job said on NOTIFY_SOCKET. */
 	int ready_seen;            /* READY=1 came for this run */
 	int ready_timed_out;       /* no READY=1 within ready_timeout */
@@ -143,6 +151,7 @@ struct vigild {
 	char *notify_path;
 	uint64_t notify_garbage; /* datagrams ignored */
 	int shutting_down;
+	int started; /* the jobs were started: catch_up is over */
 	int exit_code;
 	int lock_fd;
 	int listen_fd;
@@ -162,6 +171,10 @@ struct job *supervise_find_job(const char *);
 void supervise_start_all(void);
 void supervise_shutdown(void);
 void supervise_inst_start(struct inst *);
+void supervise_inst_launch(struct inst *);
+void supervise_inst_set_state(struct inst *, enum job_state);
+void supervise_inst_terminate(struct inst *);
+void inst_reason_set(struct inst *, const char *);
 void supervise_inst_stop(struct inst *);
 void supervise_inst_signal(struct inst *, int);
 int supervise_inst_is_stable(struct inst *);
@@ -186,12 +199,23 @@ void output_follow(struct job *, struct client *);
 void output_client_gone(struct client *);
 void output_free_all(void);
 
+/* periodic.c */
+void periodic_init(void);
+void periodic_free(void);
+void periodic_arm(struct inst *);
+void periodic_disarm(struct inst *);
+void periodic_start(struct inst *);
+void periodic_run_started(struct inst *);
+char *periodic_format_time(int64_t, char *, size_t);
+
 /* state.c */
 void state_open(void);
 void state_close(void);
 void state_run_begin(struct inst *);
 void state_run_ready(struct inst *);
 void state_run_end(struct inst *, int, const char *);
+void state_run_skipped(struct inst *, int64_t);
+int64_t state_last_start(const char *);
 void state_intent(struct inst *, int, int, long);
 void state_intents_load(void);
 int state_history(const char *, int, store_run_cb, void *, char **);

@@ -1,7 +1,7 @@
 #!/bin/bash
 # Rotation: while a job writes 50 MB, the log files together stay within
-# (log_keep + 1) x log_max_size, no line is split across files or cut, and
-# `vigilctl tail -f` follows the output across rotations.
+# (log_keep + 1) x log_max_size and no line is split across files or cut;
+# `vigilctl tail -f` follows a job's output across many rotations.
 . "$(dirname "$0")/lib.sh"
 
 MAX=$((1024 * 1024))
@@ -13,16 +13,6 @@ job writer "command = {\"sh\", \"-c\", \"while [ ! -e $T/go ]; do sleep 0.02; do
 start_vigild
 wait_state writer RUNNING
 
-# Two followers from the start, reading everything.
-"$VIGILCTL" -s "$SOCK" tail -f -n 1 writer >"$T/follow" 2>"$T/follow.err" &
-follower=$!
-track "$follower"
-"$VIGILCTL" -s "$SOCK" tail -f -n 1 writer >"$T/follow2" 2>&1 &
-follower2=$!
-track "$follower2"
-# The last line (the start marker) comes once a follower is registered.
-retry 10 grep -q 'vigil: started' "$T/follow" || fail "tail -f printed nothing"
-retry 10 grep -q 'vigil: started' "$T/follow2" || fail "second tail -f printed nothing"
 touch "$T/go"
 
 total() {
@@ -73,23 +63,47 @@ n=$(wc -l <"$T/all")
 cut -c2-9 "$T/all" | awk -v f="$((10#$first))" '$1 + 0 != f + NR - 1 { print "gap at " NR; exit 1 }' ||
 	fail "a gap in the kept lines"
 
-# The follower saw the lines written after each rotation: all of them.
-retry 60 grep -q "^$last_line " "$T/follow" || fail "tail -f missed the last line: $(tail -n 2 "$T/follow")"
-n=$(grep -c '^L' "$T/follow")
-[ "$n" -eq "$LINES" ] || fail "tail -f saw $n lines of $LINES"
-grep '^L' "$T/follow" | cut -c2-9 | awk '$1 + 0 != NR { print "gap at " NR; exit 1 }' ||
-	fail "tail -f output has a gap"
-alive "$follower" || fail "tail -f ended on its own: $(cat "$T/follow.err")"
-retry 60 grep -q "^$last_line " "$T/follow2" || fail "second tail -f missed the last line"
+# tail -f across rotations: a job that rotates its 4K file about 75 times
+# while two followers read; each sees every line, in order.
+rm -f "$T/go"
+# shellcheck disable=SC2016 # $i is for the job's shell
+job ticker 'command = {"sh", "-c", "while [ ! -e '"$T"'/go2 ]; do sleep 0.02; done; i=1; while [ $i -le 3000 ]; do echo \"T$i of the ticker, padded to make rotations come often enough.....\"; i=$((i + 1)); done; exec sleep 1000"}' \
+	'log_max_size = "4K"' 'log_keep = 2'
+ctl reload >/dev/null
+wait_state ticker RUNNING
+"$VIGILCTL" -s "$SOCK" tail -f -n 1 ticker >"$T/follow" 2>"$T/follow.err" &
+follower=$!
+track "$follower"
+"$VIGILCTL" -s "$SOCK" tail -f -n 1 ticker >"$T/follow2" 2>&1 &
+follower2=$!
+track "$follower2"
+# The last line (the start marker) comes once a follower is registered.
+retry 10 grep -q 'vigil: started' "$T/follow" || fail "tail -f printed nothing"
+retry 10 grep -q 'vigil: started' "$T/follow2" || fail "second tail -f printed nothing"
+touch "$T/go2"
+retry 60 grep -q '^T3000 ' "$T/follow" || fail "tail -f missed the last line: $(tail -n 2 "$T/follow")"
+retry 60 grep -q '^T3000 ' "$T/follow2" || fail "second tail -f missed the last line"
+[ -e "$LOGS/ticker.log.2" ] || fail "the ticker's log did not rotate"
+grep -q '^T1 ' "$LOGS/ticker.log.2" "$LOGS/ticker.log.1" "$LOGS/ticker.log" &&
+	fail "the first lines should have rotated away"
+for f in "$T/follow" "$T/follow2"; do
+	n=$(grep -c '^T' "$f")
+	[ "$n" -eq 3000 ] || fail "$f: tail -f saw $n lines of 3000"
+	grep '^T' "$f" | cut -d' ' -f1 | tr -d T | awk '$1 + 0 != NR { print "gap at " NR; exit 1 }' ||
+		fail "$f: tail -f output has a gap"
+done
 cmp -s "$T/follow" "$T/follow2" || fail "the two followers saw different output"
+alive "$follower" || fail "tail -f ended on its own: $(cat "$T/follow.err")"
 
 # (background jobs of a script ignore SIGINT: TERM it.)
 kill -TERM "$follower"
 retry 10 dead "$follower" || fail "tail -f did not end on SIGTERM"
 # The other follower is still served.
-rm "$T/go"
-ctl restart writer >/dev/null
-retry 10 grep -q 'vigil: started' <(tail -n 1 "$T/follow2") ||
+rm "$T/go2"
+ctl restart ticker >/dev/null
+last_started() { tail -n 1 "$T/follow2" | grep -q 'vigil: started'; }
+retry 10 last_started ||
 	fail "the second follower stopped getting lines when the first left"
+
 stop_vigild
 log "ok"

@@ -548,13 +548,16 @@ TEST(bad_values_by_kind)
 	    "3: every: must be more than 0"));
 	ASSERT_OK(fails_with("command = x\nkind = periodic\n"
 	                     "schedule = \"* * * *\"\n",
-	    "3: schedule: invalid schedule \"* * * *\" (5 cron fields)"));
+	    "3: schedule: invalid schedule \"* * * *\": expected 5 "
+	    "fields, got 4"));
 	ASSERT_OK(fails_with("command = x\nkind = periodic\n"
 	                     "schedule = \"* * * * * *\"\n",
-	    "3: schedule: invalid schedule \"* * * * * *\" (5 cron fields)"));
+	    "3: schedule: invalid schedule \"* * * * * *\": expected 5 "
+	    "fields, got 6"));
 	ASSERT_OK(fails_with("command = x\nkind = periodic\n"
 	                     "schedule = \"* * * * $\"\n",
-	    "3: schedule: invalid schedule \"* * * * $\" (5 cron fields)"));
+	    "3: schedule: invalid schedule \"* * * * $\": day-of-week "
+	    "field \"$\": invalid item \"$\""));
 	ASSERT_OK(fails_with("command = x\nkind = periodic\nevery = 1s\n"
 	                     "instances = 2\n",
 	    "4: instances: not valid for kind \"periodic\""));

@@ -225,6 +225,42 @@ TEST(zero_delay_restarts_at_once)
 	return (0);
 }
 
+/* A periodic run never leads to a restart, BACKOFF or FATAL. */
+TEST(periodic_waits_for_its_next_slot)
+{
+	struct job_outcome o;
+	struct job_decision d;
+	int statuses[] = { EXITED(0), EXITED(1), KILLED(SIGKILL),
+		KILLED(SIGTERM) };
+	size_t i;
+
+	spec_reset();
+	spec.kind = CONF_KIND_PERIODIC;
+	spec.max_restarts = 1;
+	spec.restart = CONF_RESTART_NEVER;
+	for (i = 0; i < sizeof(statuses) / sizeof(statuses[0]); i++) {
+		outcome(&o, statuses[i], 0, 50);
+		job_decide(&spec, &o, MID, &d);
+		ASSERT_EQ(d.state, JOB_WAITING);
+		ASSERT_EQ(d.failures, 0);
+		ASSERT_EQ(d.delay, 0);
+		ASSERT_EQ(d.success, i == 0);
+	}
+	outcome(&o, 0, 0, 0);
+	o.exec_failed = 1;
+	job_decide(&spec, &o, MID, &d);
+	ASSERT_EQ(d.state, JOB_WAITING);
+	ASSERT_EQ(d.success, 0);
+	/* Only a stop pauses it. */
+	outcome(&o, KILLED(SIGTERM), 0, 0);
+	o.stop_requested = 1;
+	job_decide(&spec, &o, MID, &d);
+	ASSERT_EQ(d.state, JOB_STOPPED);
+	ASSERT_STREQ(job_state_name(JOB_WAITING), "WAITING");
+	ASSERT_EQ(job_state_is_active(JOB_WAITING), 0);
+	return (0);
+}
+
 TEST(describe)
 {
 	char buf[64];
@@ -265,6 +301,7 @@ main(void)
 	RUN(never_policy);
 	RUN(stop_requested_wins);
 	RUN(zero_delay_restarts_at_once);
+	RUN(periodic_waits_for_its_next_slot);
 	RUN(describe);
 	RUN(active_states);
 	TEST_MAIN_END();

@@ -289,6 +289,46 @@ TEST(run_round_trip)
 	return (0);
 }
 
+TEST(skipped_and_last_start)
+{
+	struct store *s;
+	struct runs rs;
+	char p[256], *cause = NULL;
+	int64_t a, at = -1;
+	int i;
+
+	ASSERT_OK((s = store_open(tpath(p, sizeof(p), "skip.db"), NULL)));
+	ASSERT_EQ(store_last_start(s, "tick", &at, &cause), 0);
+	ASSERT_EQ(at, 0);
+	ASSERT_EQ(store_run_begin(s, "tick", 0, "r1", 7, 1000, &a, &cause), 0);
+	ASSERT_EQ(store_run_skipped(s, "tick", 0, 2000, 10, &cause), 0);
+	ASSERT_EQ(store_run_begin(s, "other", 0, "o1", 8, 9000, &a, &cause), 0);
+	ASSERT_EQ(store_last_start(s, "tick", &at, &cause), 0);
+	ASSERT_EQ(at, 2000);
+	ASSERT_EQ(store_last_start(s, "other", &at, &cause), 0);
+	ASSERT_EQ(at, 9000);
+	memset(&rs, 0, sizeof(rs));
+	ASSERT_EQ(store_history(s, "tick", 10, collect_run, &rs, &cause), 0);
+	ASSERT_EQ(rs.n, 2);
+	ASSERT_EQ(rs.r[1].pid, 0);
+	ASSERT_EQ(rs.r[1].started, 2000);
+	ASSERT_EQ(rs.r[1].ended, 2000);
+	ASSERT_EQ(rs.r[1].exit_code, -1);
+	ASSERT_STREQ(rs.r[1].reason, "skipped");
+	/* Skipped slots are pruned like runs: keep 3 of them. */
+	for (i = 0; i < 10; i++)
+		ASSERT_EQ(
+		    store_run_skipped(s, "tick", 0, 3000 + i, 3, &cause), 0);
+	memset(&rs, 0, sizeof(rs));
+	ASSERT_EQ(store_history(s, "tick", 100, collect_run, &rs, &cause), 0);
+	/* The open run r1 is never pruned. */
+	ASSERT_EQ(rs.n, 4);
+	ASSERT_EQ(rs.r[3].started, 3009);
+	ASSERT_OK(cause == NULL);
+	store_close(s);
+	return (0);
+}
+
 TEST(retention)
 {
 	struct store *s;
@@ -740,6 +780,7 @@ main(void)
 	}
 	RUN(open_creates_schema);
 	RUN(run_round_trip);
+	RUN(skipped_and_last_start);
 	RUN(retention);
 	RUN(close_open_runs_as_lost);
 	RUN(intents);

@@ -1,0 +1,316 @@
+/* SPDX-License-Identifier: ISC */
+/* Copyright (c) 2026 The vigil authors */
+
+/*
+ * Periodic jobs: one timer per instance for its next slot, and nothing in
+ * between.  "every" slots follow each other on CLOCK_MONOTONIC from the
+ * previous slot (no drift); "schedule" slots are wall-clock times from
+ * lib/schedule.c on a CLOCK_REALTIME timer.  A timerfd armed with
+ * TFD_TIMER_CANCEL_ON_SET tells when the wall clock is set, and every
+ * schedule is computed again from the new time.
+ *
+ * A slot that comes while the previous run is still going is skipped and
+ * recorded as such: never two runs at once (the instance's lock also keeps
+ * a second vigild out).  A run that fails, crashes or times out is
+ * recorded and the next slot fires all the same: job_decide sends a
+ * periodic run's end to WAITING, never to BACKOFF or FATAL.
+ */
+
+#include "config.h"
+
+#include <sys/types.h>
+#include <sys/timerfd.h>
+
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "duration.h"
+#include "log.h"
+#include "schedule.h"
+#include "vigild.h"
+
+/* Accuracy of slot timers: wakeups can be merged within this. */
+#define PERIODIC_ACCURACY (1000ULL)
+
+static sd_event_source *periodic_clock_src; /* wall clock was set */
+static int periodic_clock_fd = -1;
+
+static void periodic_slot_arm(struct inst *, int);
+
+/* The wall clock in microseconds. */
+static int64_t
+periodic_wall(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return ((int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000);
+}
+
+/* A random delay in [0, random_delay). */
+static uint64_t
+periodic_jitter(const struct job_spec *spec)
+{
+	if (spec->random_delay == 0)
+		return (0);
+	return (
+	    ((uint64_t)arc4random() << 32 | arc4random()) % spec->random_delay);
+}
+
+/* Format a wall-clock time (usec) as local ISO 8601 into buf. */
+char *
+periodic_format_time(int64_t usec, char *buf, size_t len)
+{
+	time_t t = (time_t)(usec / 1000000);
+	struct tm tm;
+
+	if (usec <= 0 || localtime_r(&t, &tm) == NULL)
+		strlcpy(buf, "-", len);
+	else
+		strftime(buf, len, "%Y-%m-%dT%H:%M:%S%z", &tm);
+	return (buf);
+}
+
+/* The slot fired: run now, or skip it if the last run still goes. */
+static int
+periodic_slot_fired(sd_event_source *s, uint64_t usec, void *arg)
+{
+	struct inst *in = arg;
+	char when[64];
+
+	in->slot = sd_event_source_disable_unref(in->slot);
+	if (!in->want || vigild.shutting_down)
+		return (0);
+	if (job_state_is_active(in->state)) {
+		log_info("%s: slot of %s skipped: the last run is still going",
+		    in->label,
+		    periodic_format_time(in->slot_wall, when, sizeof(when)));
+		output_mark(in, "slot skipped: pid %ld is still running",
+		    (long)in->pid);
+		state_run_skipped(in, in->slot_wall);
+		in->skipped++;
+	} else
+		supervise_inst_launch(in);
+	periodic_slot_arm(in, 0);
+	return (0);
+}
+
+/*
+ * Compute the instance's next slot and arm its timer.  first: the schedule
+ * starts now (an "every" job's first slot is one interval from now).
+ */
+static void
+periodic_slot_arm(struct inst *in, int first)
+{
+	const struct job_spec *spec = in->job->spec;
+	uint64_t now = supervise_now(), jitter = periodic_jitter(spec);
+	int64_t wall = periodic_wall();
+	time_t next;
+	int r;
+
+	in->slot = sd_event_source_disable_unref(in->slot);
+	if (spec->every > 0) {
+		if (first || in->slot_mono == 0)
+			in->slot_mono = now + spec->every;
+		else
+			in->slot_mono += spec->every;
+		/* Slots missed while vigild could not run are not queued. */
+		if (in->slot_mono <= now)
+			in->slot_mono +=
+			    ((now - in->slot_mono) / spec->every + 1) *
+			    spec->every;
+		in->slot_wall = wall + (int64_t)(in->slot_mono - now);
+		r = sd_event_add_time(vigild.event, &in->slot, CLOCK_MONOTONIC,
+		    in->slot_mono + jitter, PERIODIC_ACCURACY,
+		    periodic_slot_fired, in);
+	} else {
+		if (schedule_next(
+		        &spec->cron, (time_t)(wall / 1000000), &next) == -1) {
+			log_warnx("%s: schedule \"%s\" never comes due",
+			    in->label, spec->schedule);
+			in->slot_wall = 0;
+			return;
+		}
+		in->slot_wall = (int64_t)next * 1000000;
+		r = sd_event_add_time(vigild.event, &in->slot, CLOCK_REALTIME,
+		    (uint64_t)in->slot_wall + jitter, PERIODIC_ACCURACY,
+		    periodic_slot_fired, in);
+	}
+	if (r < 0)
+		fatalx("%s: sd_event_add_time: %s", __func__, strerror(-r));
+}
+
+/*
+ * Did a slot pass while vigild was down?  Compare the job's last recorded
+ * run (or skipped slot) with the slot that followed it.
+ */
+static int
+periodic_missed(struct inst *in)
+{
+	const struct job_spec *spec = in->job->spec;
+	int64_t last = state_last_start(in->job->name), wall = periodic_wall();
+	time_t next;
+
+	if (last <= 0)
+		return (0);
+	if (spec->every > 0)
+		return (last + (int64_t)spec->every <= wall);
+	if (schedule_next(&spec->cron, (time_t)(last / 1000000), &next) == -1)
+		return (0);
+	return ((int64_t)next * 1000000 <= wall);
+}
+
+/*
+ * Turn the instance's schedule on: WAITING with its next slot armed.  At
+ * vigild's start, catch_up runs it at once if a slot was missed.
+ */
+void
+periodic_arm(struct inst *in)
+{
+	in->want = 1;
+	if (in->slot == NULL)
+		periodic_slot_arm(in, 1);
+	if (job_state_is_active(in->state))
+		return;
+	if (!vigild.started && in->job->spec->catch_up && periodic_missed(in)) {
+		log_info("%s: a slot passed while vigild was down: running it",
+		    in->label);
+		supervise_inst_launch(in);
+		return;
+	}
+	inst_reason_set(in, NULL);
+	supervise_inst_set_state(in, JOB_WAITING);
+}
+
+/* Turn the schedule off (a stop, or the job goes away). */
+void
+periodic_disarm(struct inst *in)
+{
+	in->slot = sd_event_source_disable_unref(in->slot);
+	in->deadline = sd_event_source_disable_unref(in->deadline);
+}
+
+/* "vigilctl start" of a periodic job: schedule on, and a run now. */
+void
+periodic_start(struct inst *in)
+{
+	in->want = 1;
+	if (in->slot == NULL)
+		periodic_slot_arm(in, 1);
+	if (in->state == JOB_STOPPING)
+		in->start_after_stop = 1; /* restart: run once stopped */
+	else if (!job_state_is_active(in->state))
+		supervise_inst_launch(in);
+}
+
+static int
+periodic_timeout(sd_event_source *s, uint64_t usec, void *arg)
+{
+	struct inst *in = arg;
+	char buf[32];
+
+	in->deadline = sd_event_source_disable_unref(in->deadline);
+	if (in->pid == 0 || in->state == JOB_STOPPING)
+		return (0);
+	duration_format(in->job->spec->timeout, buf, sizeof(buf));
+	log_warnx("%s: still running after timeout (%s): stopping it",
+	    in->label, buf);
+	output_mark(in, "timeout (%s): stopping the run", buf);
+	in->timed_out = 1;
+	supervise_inst_terminate(in);
+	return (0);
+}
+
+/* A run was forked: arm its timeout. */
+void
+periodic_run_started(struct inst *in)
+{
+	const struct job_spec *spec = in->job->spec;
+	int r;
+
+	in->timed_out = 0;
+	in->deadline = sd_event_source_disable_unref(in->deadline);
+	if (spec->kind != CONF_KIND_PERIODIC || spec->timeout == 0)
+		return;
+	r = sd_event_add_time_relative(vigild.event, &in->deadline,
+	    CLOCK_MONOTONIC, spec->timeout, PERIODIC_ACCURACY, periodic_timeout,
+	    in);
+	if (r < 0)
+		fatalx("%s: sd_event_add_time_relative: %s", __func__,
+		    strerror(-r));
+}
+
+/* Arm the timerfd that fires when the wall clock is set. */
+static int
+periodic_clock_watch(void)
+{
+	struct itimerspec its;
+
+	memset(&its, 0, sizeof(its));
+	/* Far in the future: only a clock change ends it. */
+	its.it_value.tv_sec = (time_t)INT32_MAX;
+	return (timerfd_settime(periodic_clock_fd,
+	    TFD_TIMER_ABSTIME | TFD_TIMER_CANCEL_ON_SET, &its, NULL));
+}
+
+/* The wall clock was set: every cron slot is computed again. */
+static int
+periodic_clock_changed(sd_event_source *s, int fd, uint32_t revents, void *arg)
+{
+	struct job *j;
+	uint64_t n;
+	int i;
+
+	if (read(fd, &n, sizeof(n)) == -1 && errno != ECANCELED &&
+	    errno != EAGAIN)
+		log_warn("read clock timerfd");
+	if (periodic_clock_watch() == -1)
+		log_warn("timerfd_settime");
+	log_info("the wall clock was set: computing schedules again");
+	RB_FOREACH(j, job_tree, &vigild.jobs) {
+		if (j->spec->kind != CONF_KIND_PERIODIC ||
+		    j->spec->schedule == NULL)
+			continue;
+		for (i = 0; i < j->ninsts; i++) {
+			if (j->insts[i].slot != NULL)
+				periodic_slot_arm(&j->insts[i], 0);
+		}
+	}
+	return (0);
+}
+
+/* Watch for changes of the wall clock (settimeofday, NTP steps). */
+void
+periodic_init(void)
+{
+	int r;
+
+	periodic_clock_fd =
+	    timerfd_create(CLOCK_REALTIME, TFD_NONBLOCK | TFD_CLOEXEC);
+	if (periodic_clock_fd == -1 || periodic_clock_watch() == -1) {
+		log_warn("timerfd for wall clock changes");
+		if (periodic_clock_fd != -1)
+			close(periodic_clock_fd);
+		periodic_clock_fd = -1;
+		return;
+	}
+	r = sd_event_add_io(vigild.event, &periodic_clock_src,
+	    periodic_clock_fd, EPOLLIN, periodic_clock_changed, NULL);
+	if (r < 0)
+		fatalx("%s: sd_event_add_io: %s", __func__, strerror(-r));
+}
+
+/* At exit. */
+void
+periodic_free(void)
+{
+	periodic_clock_src = sd_event_source_disable_unref(periodic_clock_src);
+	if (periodic_clock_fd != -1)
+		close(periodic_clock_fd);
+	periodic_clock_fd = -1;
+}
