@@ -2,8 +2,9 @@
 /* Copyright (c) 2026 The vigil authors */
 
 /*
- * state.db: run history and operator intent in SQLite.  This is the only
- * file that speaks SQL.  The database runs in WAL mode with synchronous
+ * state.db: run history and operator intent in SQLite.  This file and
+ * queue.c (the job queue's messages, on store_db) are the only ones that
+ * speak SQL.  The database runs in WAL mode with synchronous
  * NORMAL (a commit costs no fsync; a power cut may lose the last runs, never
  * the file) and a 50 ms busy timeout, since vigild is single-threaded and
  * must not wait long.  The schema is versioned by PRAGMA user_version and
@@ -119,6 +120,17 @@ static const char *store_migrations[] = {
 	"CREATE TABLE intent (job TEXT NOT NULL, instance INTEGER NOT NULL, "
 	"held INTEGER NOT NULL, started INTEGER NOT NULL, uid INTEGER, "
 	"at INTEGER, PRIMARY KEY (job, instance));",
+	/* 1 -> 2: the job queue (queue.c); state 0 available, 1 running, 2
+	 * dead. */
+	"CREATE TABLE queue (id INTEGER PRIMARY KEY, job TEXT NOT NULL, "
+	"payload BLOB NOT NULL, unique_key TEXT, priority INTEGER NOT NULL, "
+	"state INTEGER NOT NULL, due INTEGER NOT NULL, "
+	"attempts INTEGER NOT NULL, created INTEGER NOT NULL, "
+	"updated INTEGER NOT NULL, last_exit INTEGER, last_signal INTEGER, "
+	"last_error TEXT, output BLOB);"
+	"CREATE INDEX queue_claim ON queue (job, state, priority DESC, due, id);"
+	"CREATE UNIQUE INDEX queue_unique ON queue (job, unique_key) "
+	"WHERE unique_key IS NOT NULL AND state < 2;",
 };
 #define STORE_VERSION                                                          \
 	((int)(sizeof(store_migrations) / sizeof(store_migrations[0])))
@@ -737,6 +749,17 @@ store_intents(struct store *s, store_intent_cb cb, void *arg, char **cause)
 		return (store_fail(s, st, cause));
 	sqlite3_reset(st);
 	return (0);
+}
+
+/*
+ * The store's connection, for the other files that keep their tables in
+ * state.db (queue.c).  Their statements must be finalised before
+ * store_close.
+ */
+sqlite3 *
+store_db(struct store *s)
+{
+	return (s->db);
 }
 
 /* The wall clock in microseconds since the Unix epoch. */

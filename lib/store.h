@@ -4,7 +4,8 @@
 /*
  * state.db: vigil's memory in SQLite (WAL).  Run history with bounded
  * retention, the operator's intent per instance, and crash recovery of
- * runs left open.  All SQL lives in store.c; callers see no sqlite3 type.
+ * runs left open.  All SQL lives in store.c and queue.c; other callers see
+ * no sqlite3 type.
  * Every call may fail (disk full, read-only, corrupt, locked): it returns
  * -1 with *cause set, and supervision goes on without it.
  */
@@ -17,6 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct sqlite3;
 struct store;
 
 /* One recorded run.  Times are microseconds since the Unix epoch, 0 when
@@ -64,6 +66,7 @@ int store_history(
 int store_intent_set(struct store *, const struct store_intent *, char **);
 int store_intent_clear(struct store *, const char *, int, char **);
 int store_intents(struct store *, store_intent_cb, void *, char **);
+struct sqlite3 *store_db(struct store *);
 int64_t store_now(void);
 
 #endif
