@@ -71,30 +71,14 @@ cmd_tail_json(struct cmd_ctx *ctx, const char *buf, size_t len)
 	cmd_print(ctx, "]");
 }
 
-/* The job named by the operand ("job" or "job@N"), or NULL. */
-static struct job *
-cmd_tail_job(const char *arg)
-{
-	struct job *j;
-	char *name, *at;
-
-	if ((j = supervise_find_job(arg)) != NULL)
-		return (j);
-	name = xstrdup(arg);
-	if ((at = strrchr(name, '@')) != NULL)
-		*at = '\0';
-	j = supervise_find_job(name);
-	free(name);
-	return (j);
-}
-
 static enum cmd_retval
 cmd_tail_exec(struct cmd_ctx *ctx)
 {
 	const char *path, *why;
+	struct inst **v;
 	struct job *j;
 	char *buf = NULL, *cause = NULL, *end;
-	size_t len;
+	size_t len, nv;
 	long n = 10;
 
 	if (ctx->opts['n']) {
@@ -112,11 +96,16 @@ cmd_tail_exec(struct cmd_ctx *ctx)
 		ctx->code = CMD_EXIT_USAGE;
 		return (CMD_ERROR);
 	}
-	if ((j = cmd_tail_job(ctx->argv[0])) == NULL) {
-		cmd_error(ctx, "%s: no such job", ctx->argv[0]);
-		ctx->code = CMD_EXIT_NO_JOB;
+	/* "job" or "job@N": either way, the job's one file. */
+	if (strcmp(ctx->argv[0], "all") == 0) {
+		cmd_error(ctx, "tail: one job at a time");
+		ctx->code = CMD_EXIT_USAGE;
 		return (CMD_ERROR);
 	}
+	if (cmd_resolve(ctx, 1, ctx->argv, &v, &nv) == -1)
+		return (CMD_ERROR);
+	j = v[0]->job;
+	free(v);
 	/* Job output is as private as the log files (mode 0640). */
 	if (!cmd_peer_may_act(ctx->client)) {
 		cmd_error(ctx,

@@ -350,19 +350,25 @@ output_inst_release(struct inst *in)
 	in->out = NULL;
 }
 
+/* Does any of the job's output go to its log file? */
+static int
+output_job_captured(const struct job *j)
+{
+	const struct job_spec *spec = j->spec;
+
+	return (spec->out == CONF_OUTPUT_FILE ||
+	    spec->err == CONF_OUTPUT_FILE || j->log->journal_failed);
+}
+
 /* Write a line of vigil's own into the instance's log file. */
 void
 output_mark(struct inst *in, const char *fmt, ...)
 {
-	const struct job_spec *spec = in->job->spec;
 	struct logfile *lf = in->job->log;
 	char text[512];
 	va_list ap;
 
-	if (lf == NULL)
-		return;
-	if (spec->out != CONF_OUTPUT_FILE && spec->err != CONF_OUTPUT_FILE &&
-	    !lf->journal_failed)
+	if (lf == NULL || !output_job_captured(in->job))
 		return;
 	va_start(ap, fmt);
 	/* NOLINTNEXTLINE(clang-analyzer-valist.Uninitialized) */
@@ -394,8 +400,7 @@ output_job_path(const struct job *j, const char **why)
 	const struct job_spec *spec = j->spec;
 
 	*why = NULL;
-	if (spec->out == CONF_OUTPUT_FILE || spec->err == CONF_OUTPUT_FILE ||
-	    j->log->journal_failed)
+	if (output_job_captured(j))
 		return (output_sink_path(j->log->sink));
 	if (spec->out == CONF_OUTPUT_JOURNAL ||
 	    spec->err == CONF_OUTPUT_JOURNAL)

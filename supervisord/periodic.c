@@ -32,6 +32,7 @@
 #include "duration.h"
 #include "log.h"
 #include "schedule.h"
+#include "store.h"
 #include "vigild.h"
 
 /* Accuracy of slot timers: wakeups can be merged within this. */
@@ -41,16 +42,6 @@ static sd_event_source *periodic_clock_src; /* wall clock was set */
 static int periodic_clock_fd = -1;
 
 static void periodic_slot_arm(struct inst *, int);
-
-/* The wall clock in microseconds. */
-static int64_t
-periodic_wall(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return ((int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000);
-}
 
 /* A random delay in [0, random_delay). */
 static uint64_t
@@ -109,7 +100,7 @@ periodic_slot_arm(struct inst *in, int first)
 {
 	const struct job_spec *spec = in->job->spec;
 	uint64_t now = supervise_now(), jitter = periodic_jitter(spec);
-	int64_t wall = periodic_wall();
+	int64_t wall = store_now();
 	time_t next;
 	int r;
 
@@ -153,7 +144,7 @@ static int
 periodic_missed(struct inst *in)
 {
 	const struct job_spec *spec = in->job->spec;
-	int64_t last = state_last_start(in->job->name), wall = periodic_wall();
+	int64_t last = state_last_start(in->job->name), wall = store_now();
 	time_t next;
 
 	if (last <= 0)
@@ -165,6 +156,15 @@ periodic_missed(struct inst *in)
 	return ((int64_t)next * 1000000 <= wall);
 }
 
+/* Want the instance, with its next slot armed unless it already is. */
+static void
+periodic_schedule_on(struct inst *in)
+{
+	in->want = 1;
+	if (in->slot == NULL)
+		periodic_slot_arm(in, 1);
+}
+
 /*
  * Turn the instance's schedule on: WAITING with its next slot armed.  At
  * vigild's start, catch_up runs it at once if a slot was missed.
@@ -172,9 +172,7 @@ periodic_missed(struct inst *in)
 void
 periodic_arm(struct inst *in)
 {
-	in->want = 1;
-	if (in->slot == NULL)
-		periodic_slot_arm(in, 1);
+	periodic_schedule_on(in);
 	if (job_state_is_active(in->state))
 		return;
 	if (!vigild.started && in->job->spec->catch_up && periodic_missed(in)) {
@@ -199,9 +197,7 @@ periodic_disarm(struct inst *in)
 void
 periodic_start(struct inst *in)
 {
-	in->want = 1;
-	if (in->slot == NULL)
-		periodic_slot_arm(in, 1);
+	periodic_schedule_on(in);
 	if (in->state == JOB_STOPPING)
 		in->start_after_stop = 1; /* restart: run once stopped */
 	else if (!job_state_is_active(in->state))

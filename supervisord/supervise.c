@@ -681,9 +681,12 @@ supervise_reaped(struct inst *in, int status)
 		log_info("%s: pid %ld ended after %s (%s)", in->label,
 		    (long)in->pid, duration_format(o.uptime, up, sizeof(up)),
 		    end);
-	if (in->ready_timed_out || in->watchdog_fired)
+	if (in->ready_timed_out || in->watchdog_fired || in->timed_out)
 		inst_reason(in, "%s (%s)",
-		    in->ready_timed_out ? "ready timeout" : "watchdog", end);
+		    in->ready_timed_out    ? "ready timeout" :
+		        in->watchdog_fired ? "watchdog" :
+		                             "timeout",
+		    end);
 	else if (!in->exec_failed || in->reason == NULL)
 		inst_reason(in, "%s", end);
 	in->pid = 0;
@@ -763,14 +766,6 @@ supervise_apply(struct inst *in, const struct job_decision *d)
 		inst_lock_release(in);
 		if (d->state == JOB_EXITED)
 			in->want = 0;
-		if (d->state == JOB_WAITING && in->reason != NULL &&
-		    in->timed_out) {
-			char *r = in->reason;
-
-			in->reason = NULL;
-			inst_reason(in, "timeout (%s)", r);
-			free(r);
-		}
 		inst_set_state(in, d->state);
 		break;
 	default:
