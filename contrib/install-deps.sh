@@ -12,4 +12,4 @@ $SUDO apt-get install -y -qq --no-install-recommends \
 	valgrind clang-format clang-tidy cppcheck mandoc shellcheck jq \
 	procps util-linux systemd redis-server \
 	systemd-container debootstrap debian-archive-keyring \
-	ca-certificates tzdata >/dev/null
+	ca-certificates tzdata sqlite3 python3 >/dev/null

@@ -1046,7 +1046,7 @@ static const struct conf_field conf_job_fields[] = {
 	JOB_BOOL("catch_up", catch_up),
 	JOB_DUR("random_delay", random_delay),
 	JOB_DUR("timeout", timeout),
-	JOB_INT("concurrency", concurrency, 1, INT_MAX),
+	JOB_INT("concurrency", concurrency, 1, 10000),
 	JOB_INT("max_attempts", max_attempts, 1, INT_MAX),
 	JOB_DUR("retry_delay", retry_delay),
 	JOB_DUR("retry_delay_max", retry_delay_max),

@@ -103,7 +103,8 @@ job_wants_restart(const struct job_spec *spec, int success)
  * count and restarts at once.  With max_restarts = N > 0, the job turns
  * FATAL once a failed start would need restart number N + 1.  rnd feeds the
  * jitter.  The restart policy decides between a restart and EXITED.
- * A periodic job waits for its next slot (WAITING), whatever happened.
+ * A periodic job waits for its next slot (WAITING), whatever happened; so
+ * does a queue job's slot for its next message.
  */
 void
 job_decide(const struct job_spec *spec, const struct job_outcome *o,
@@ -124,8 +125,12 @@ job_decide(const struct job_spec *spec, const struct job_outcome *o,
 		d->failures = 0;
 		return;
 	}
-	/* A periodic job never restarts, never gives up: the next slot. */
-	if (spec->kind == CONF_KIND_PERIODIC) {
+	/*
+	 * A periodic job never restarts, never gives up: the next slot.  A
+	 * queue slot is free for the next message (the message's own fate,
+	 * retry or dead list, is decided by the dispatcher).
+	 */
+	if (spec->kind == CONF_KIND_PERIODIC || spec->kind == CONF_KIND_QUEUE) {
 		d->state = JOB_WAITING;
 		d->failures = 0;
 		return;

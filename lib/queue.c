@@ -80,8 +80,10 @@ static const char *queue_sql[QUEUE_NSTMT] = {
 	[QUEUE_INSERT] = "INSERT INTO queue (job, payload, unique_key, "
 	                 "priority, state, due, attempts, created, updated) "
 	                 "VALUES (?1, ?2, ?3, ?4, 0, ?5, 0, ?6, ?6)",
+	/* The order is the index's: never a sort, whatever the planner. */
 	[QUEUE_CLAIM] = "SELECT id, payload, attempts, priority, due, created "
-	                "FROM queue WHERE job = ?1 AND state = 0 AND "
+	                "FROM queue INDEXED BY queue_claim "
+	                "WHERE job = ?1 AND state = 0 AND "
 	                "due <= ?2 ORDER BY priority DESC, due, id LIMIT ?3",
 	[QUEUE_MARK_RUNNING] = "UPDATE queue SET state = 1, attempts = "
 	                       "attempts + 1, updated = ?2 WHERE id = ?1",
@@ -121,6 +123,13 @@ const char *
 queue_claim_sql(void)
 {
 	return (queue_sql[QUEUE_CLAIM]);
+}
+
+/* The next-due query's text, likewise. */
+const char *
+queue_next_due_sql(void)
+{
+	return (queue_sql[QUEUE_NEXT_DUE]);
 }
 
 /*

@@ -73,5 +73,6 @@ int queue_delete(struct queue *, int64_t, int *, char **);
 int queue_purge(struct queue *, const char *, int, size_t *, char **);
 void queue_msg_clear(struct queue_msg *);
 const char *queue_claim_sql(void);
+const char *queue_next_due_sql(void);
 
 #endif

@@ -321,7 +321,10 @@ spawn_child_fds(struct spawn_plan *p)
 	if ((fd = fcntl(p->report, F_DUPFD_CLOEXEC, 4)) == -1)
 		_exit(127);
 	p->report = fd;
-	if ((fd = open("/dev/null", O_RDONLY)) == -1 ||
+	if (r->stdin_fd > 0) {
+		if (dup2(r->stdin_fd, 0) == -1)
+			spawn_child_fail(p, "dup2 stdin", errno);
+	} else if ((fd = open("/dev/null", O_RDONLY)) == -1 ||
 	    (fd != 0 && dup2(fd, 0) == -1))
 		spawn_child_fail(p, "open /dev/null", errno);
 	if (r->stdout_fd != -1 && dup2(r->stdout_fd, 1) == -1)

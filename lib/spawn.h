@@ -23,6 +23,7 @@ struct spawn_request {
 	const char *run_id;
 	char *const *extra_env; /* more "KEY=value", NULL-terminated, or NULL */
 	int lock_fd;            /* passed to the child as fd 3, or -1 */
+	int stdin_fd;           /* > 0: the child's stdin; else /dev/null */
 	int stdout_fd;          /* -1: inherit vigild's */
 	int stderr_fd;          /* -1: inherit vigild's */
 };

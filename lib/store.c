@@ -131,6 +131,8 @@ static const char *store_migrations[] = {
 	"CREATE INDEX queue_claim ON queue (job, state, priority DESC, due, id);"
 	"CREATE UNIQUE INDEX queue_unique ON queue (job, unique_key) "
 	"WHERE unique_key IS NOT NULL AND state < 2;",
+	/* 2 -> 3: the next due time of a job's waiting messages, at once. */
+	"CREATE INDEX queue_due ON queue (job, due) WHERE state = 0;",
 };
 #define STORE_VERSION                                                          \
 	((int)(sizeof(store_migrations) / sizeof(store_migrations[0])))
@@ -760,6 +762,17 @@ sqlite3 *
 store_db(struct store *s)
 {
 	return (s->db);
+}
+
+/*
+ * Wait up to ms milliseconds (instead of 50) for a lock another process
+ * holds before a call fails: for a short-lived program such as vigilctl
+ * that may wait, unlike vigild.
+ */
+void
+store_busy_timeout_set(struct store *s, int ms)
+{
+	sqlite3_busy_timeout(s->db, ms);
 }
 
 /* The wall clock in microseconds since the Unix epoch. */

@@ -45,6 +45,8 @@
 #define OUTPUT_READ (64 * 1024)
 /* At a child's exit, read at most this much before the exit marker. */
 #define OUTPUT_DRAIN_MAX (1024 * 1024)
+/* The last bytes of a queue run's output, kept for the dead list. */
+#define OUTPUT_TAIL 4096
 /* Below signals, timers and the control socket (SD_EVENT_PRIORITY_NORMAL). */
 #define OUTPUT_PRIORITY 10
 
@@ -70,6 +72,8 @@ struct outpipe {
 	struct inst *inst; /* the run it belongs to, while that runs */
 	char *tag;         /* instance label, or NULL */
 	struct output_partial part;
+	char *tail; /* queue runs: the last OUTPUT_TAIL bytes, or NULL */
+	size_t tail_len;
 	LIST_ENTRY(outpipe) entry;
 };
 
@@ -177,14 +181,41 @@ static void
 output_pipe_free(struct outpipe *op)
 {
 	output_feed_end(op->log->sink, &op->part, op->tag);
-	if (op->inst != NULL)
+	if (op->inst != NULL) {
+		/* The run is still on record: it keeps its tail. */
+		free(op->inst->tail);
+		op->inst->tail = op->tail;
+		op->inst->tail_len = op->tail_len;
+		op->tail = NULL;
 		op->inst->out = NULL;
+	}
 	LIST_REMOVE(op, entry);
 	op->src = sd_event_source_disable_unref(op->src);
 	close(op->fd);
 	logfile_put(op->log);
 	free(op->tag);
+	free(op->tail);
 	free(op);
+}
+
+/* Keep the last OUTPUT_TAIL bytes a queue run wrote. */
+static void
+output_tail_keep(struct outpipe *op, const char *p, size_t n)
+{
+	size_t keep;
+
+	if (n >= OUTPUT_TAIL) {
+		memcpy(op->tail, p + n - OUTPUT_TAIL, OUTPUT_TAIL);
+		op->tail_len = OUTPUT_TAIL;
+		return;
+	}
+	if (op->tail_len + n > OUTPUT_TAIL) {
+		keep = OUTPUT_TAIL - n;
+		memmove(op->tail, op->tail + op->tail_len - keep, keep);
+		op->tail_len = keep;
+	}
+	memcpy(op->tail + op->tail_len, p, n);
+	op->tail_len += n;
 }
 
 /* Read once from the pipe: 1 if data came, 0 if none now, -1 at the end. */
@@ -202,6 +233,8 @@ output_pipe_read(struct outpipe *op)
 		return (-1);
 	}
 	output_feed(op->log->sink, &op->part, op->tag, output_rbuf, (size_t)n);
+	if (op->tail != NULL)
+		output_tail_keep(op, output_rbuf, (size_t)n);
 	return (1);
 }
 
@@ -232,6 +265,8 @@ output_pipe_new(struct inst *in, char **cause)
 	op->log = in->job->log;
 	op->log->refs++;
 	op->tag = in->job->ninsts > 1 ? xstrdup(in->label) : NULL;
+	if (in->job->spec->kind == CONF_KIND_QUEUE)
+		op->tail = xmalloc(OUTPUT_TAIL);
 	r = sd_event_add_io(
 	    vigild.event, &op->src, op->fd, EPOLLIN, output_pipe_event, op);
 	if (r < 0)
@@ -341,6 +376,27 @@ output_inst_drain(struct inst *in)
 		output_pipe_free(op);
 }
 
+/*
+ * Copy the last bytes the instance's current run wrote to its log file
+ * (queue runs only) to buf; return their number.
+ */
+size_t
+output_inst_tail(const struct inst *in, char *buf, size_t cap)
+{
+	const char *tail = in->tail;
+	size_t len = in->tail_len, n;
+
+	if (in->out != NULL) {
+		tail = in->out->tail;
+		len = in->out->tail_len;
+	}
+	if (tail == NULL)
+		return (0);
+	n = len < cap ? len : cap;
+	memcpy(buf, tail + len - n, n);
+	return (n);
+}
+
 /* Forget the instance's run in its pipe (a new run, or the end). */
 void
 output_inst_release(struct inst *in)
@@ -348,6 +404,9 @@ output_inst_release(struct inst *in)
 	if (in->out != NULL)
 		in->out->inst = NULL;
 	in->out = NULL;
+	free(in->tail);
+	in->tail = NULL;
+	in->tail_len = 0;
 }
 
 /* Does any of the job's output go to its log file? */

@@ -222,7 +222,7 @@ periodic_timeout(sd_event_source *s, uint64_t usec, void *arg)
 	return (0);
 }
 
-/* A run was forked: arm its timeout. */
+/* A run was forked: arm its timeout (periodic runs, queue messages). */
 void
 periodic_run_started(struct inst *in)
 {
@@ -231,7 +231,7 @@ periodic_run_started(struct inst *in)
 
 	in->timed_out = 0;
 	in->deadline = sd_event_source_disable_unref(in->deadline);
-	if (spec->kind != CONF_KIND_PERIODIC || spec->timeout == 0)
+	if (spec->kind == CONF_KIND_SERVICE || spec->timeout == 0)
 		return;
 	r = sd_event_add_time_relative(vigild.event, &in->deadline,
 	    CLOCK_MONOTONIC, spec->timeout, PERIODIC_ACCURACY, periodic_timeout,

@@ -109,25 +109,6 @@ reload_apply(struct conf_jobs *jobs, const struct reload_report *r)
 	}
 }
 
-/* Drop the kinds this version cannot run, as at start-up. */
-static void
-reload_drop_unsupported(struct conf_jobs *jobs)
-{
-	size_t i, n = 0;
-
-	for (i = 0; i < jobs->n; i++) {
-		if (jobs->specs[i]->kind == CONF_KIND_QUEUE) {
-			log_warnx("%s: kind queue is not supported by this "
-			          "version; skipped",
-			    jobs->specs[i]->path);
-			job_spec_free(jobs->specs[i]);
-			continue;
-		}
-		jobs->specs[n++] = jobs->specs[i];
-	}
-	jobs->n = n;
-}
-
 /*
  * Read jobs.d again and, unless dry_run, apply the difference.  Fill *r
  * (initialised here; the caller clears it).  Return 0, or -1 when the
@@ -159,7 +140,6 @@ reload_run(int dry_run, struct reload_report *r)
 			(void)sd_notify(0, "READY=1");
 		return (-1);
 	}
-	reload_drop_unsupported(&jobs);
 	reload_diff(&jobs, r);
 	if (!dry_run) {
 		reload_apply(&jobs, r);

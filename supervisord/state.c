@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "log.h"
+#include "queue.h"
 #include "store.h"
 #include "vigild.h"
 #include "xmalloc.h"
@@ -27,6 +28,7 @@
 #define STATE_WARN_USEC (60 * 1000000LL)
 
 static struct store *state_store;
+static struct queue *state_q; /* on state_store, opened on demand */
 static char *state_path;
 static int64_t state_retry_at; /* wall clock, usec: next reopen attempt */
 static int64_t state_warned_at;
@@ -47,6 +49,8 @@ state_failed(const char *what, char *cause)
 		state_warned_at = now;
 	}
 	free(cause);
+	queue_close(state_q);
+	state_q = NULL;
 	store_close(state_store);
 	state_store = NULL;
 	state_retry_at = now + STATE_RETRY_USEC;
@@ -103,6 +107,8 @@ state_open(void)
 void
 state_close(void)
 {
+	queue_close(state_q);
+	state_q = NULL;
 	store_close(state_store);
 	state_store = NULL;
 	free(state_path);
@@ -269,4 +275,27 @@ state_history(const char *job, int n, store_run_cb cb, void *arg, char **cause)
 		return (-1);
 	}
 	return (0);
+}
+
+/* The queue of state.db, or NULL while the store is out of reach. */
+struct queue *
+state_queue(void)
+{
+	struct store *s;
+	char *cause = NULL;
+
+	if (state_q != NULL)
+		return (state_q);
+	if ((s = state_get()) == NULL)
+		return (NULL);
+	if ((state_q = queue_open(s, &cause)) == NULL)
+		state_failed("state.db queue", cause);
+	return (state_q);
+}
+
+/* A queue call failed with cause (taken): as any store failure. */
+void
+state_queue_failed(char *cause)
+{
+	state_failed("state.db queue", cause);
 }

@@ -17,6 +17,7 @@
 #include "config.h"
 
 #include <sys/types.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -300,6 +301,43 @@ inst_terminate(struct inst *in)
 	if (spec->stop_signal != SIGKILL && spec->stop_signal != SIGCONT)
 		inst_kill(in, SIGCONT);
 	inst_timer_arm(in, spec->stop_timeout, supervise_kill_timeout);
+}
+
+/* A queue run outlived its drain: stop it; its message is released. */
+static int
+supervise_drain_timeout(sd_event_source *s, uint64_t usec, void *arg)
+{
+	struct inst *in = arg;
+	char buf[32];
+
+	inst_timer_cancel(in);
+	duration_format(in->job->spec->stop_timeout, buf, sizeof(buf));
+	log_warnx("%s: message %" PRId64 " still running after stop_timeout "
+	          "(%s): stopping it",
+	    in->label, in->msg.id, buf);
+	in->drain_killed = 1;
+	inst_terminate(in);
+	return (0);
+}
+
+/*
+ * Stop a queue run gently: no signal, the run may finish its message
+ * within stop_timeout; after that it is stopped as any run.
+ */
+static void
+inst_drain(struct inst *in)
+{
+	char buf[32];
+
+	inst_set_state(in, JOB_STOPPING);
+	if (in->killed || in->drain_killed)
+		return;
+	duration_format(in->job->spec->stop_timeout, buf, sizeof(buf));
+	output_mark(in,
+	    "stopping: letting message %" PRId64 " finish (up to %s)",
+	    in->msg.id, buf);
+	inst_timer_arm(
+	    in, in->job->spec->stop_timeout, supervise_drain_timeout);
 }
 
 /* Stop the run of an instance but keep wanting it (periodic timeout). */
@@ -668,6 +706,8 @@ supervise_reaped(struct inst *in, int status)
 	job_decide(in->job->spec, &o, arc4random(), &d);
 
 	state_run_end(in, status, supervise_end_reason(in, &o));
+	if (in->job->spec->kind == CONF_KIND_QUEUE)
+		dispatch_run_end(in, status, d.success);
 	in->has_exit = !in->exec_failed;
 	in->last_status = status;
 	in->failures = d.failures;
@@ -719,6 +759,10 @@ supervise_backoff_done(sd_event_source *s, uint64_t usec, void *arg)
 		inst_set_state(in, JOB_STOPPED);
 		return (0);
 	}
+	if (in->job->spec->kind == CONF_KIND_QUEUE) {
+		supervise_try_start(in); /* the slot, then a message */
+		return (0);
+	}
 	supervise_spawn(in);
 	return (0);
 }
@@ -763,6 +807,12 @@ supervise_apply(struct inst *in, const struct job_decision *d)
 			break;
 		}
 		in->start_after_stop = 0;
+		if (d->state == JOB_WAITING &&
+		    in->job->spec->kind == CONF_KIND_QUEUE) {
+			/* A free slot keeps its lock: the next message. */
+			dispatch_slot_ready(in);
+			break;
+		}
 		inst_lock_release(in);
 		if (d->state == JOB_EXITED)
 			in->want = 0;
@@ -822,6 +872,12 @@ supervise_spawn_failed(struct inst *in, const char *cause)
 	o.stop_requested = !in->want || vigild.shutting_down;
 	job_decide(in->job->spec, &o, arc4random(), &d);
 	in->failures = d.failures;
+	if (in->job->spec->kind == CONF_KIND_QUEUE) {
+		/* Not the message's fault: it goes back; the slot rests. */
+		dispatch_run_end(in, -1, 0);
+		if (d.state == JOB_WAITING)
+			d.state = JOB_STARTING;
+	}
 	if (d.state == JOB_STARTING) {
 		/* Never retry a start that failed before fork in a loop. */
 		d.state = JOB_BACKOFF;
@@ -845,6 +901,42 @@ supervise_write_holder(struct inst *in)
 		log_warn("%s: write lock record", in->label);
 }
 
+/*
+ * The payload of a queue slot's message as a file for the child's stdin:
+ * a memfd, so a payload of any size needs no writer and no pipe.
+ */
+static int
+supervise_payload_fd(struct inst *in, char **cause)
+{
+	const char *p = in->msg.payload;
+	size_t left = in->msg.len;
+	ssize_t n;
+	int fd;
+
+	if ((fd = memfd_create("vigil-payload", MFD_CLOEXEC)) == -1) {
+		xasprintf(cause, "memfd_create: %s", strerror(errno));
+		return (-1);
+	}
+	while (left > 0) {
+		n = write(fd, p, left);
+		if (n == -1 && errno == EINTR)
+			continue;
+		if (n == -1) {
+			xasprintf(cause, "payload: %s", strerror(errno));
+			close(fd);
+			return (-1);
+		}
+		p += n;
+		left -= (size_t)n;
+	}
+	if (lseek(fd, 0, SEEK_SET) == -1) {
+		xasprintf(cause, "payload: %s", strerror(errno));
+		close(fd);
+		return (-1);
+	}
+	return (fd);
+}
+
 /* Fork the instance; its lock is already held. */
 static void
 supervise_spawn(struct inst *in)
@@ -853,12 +945,20 @@ supervise_spawn(struct inst *in)
 	struct spawn_request req;
 	struct spawn_result res;
 	char *cause = NULL, *env[3] = { NULL, NULL, NULL };
-	int fds[2], r;
+	int fds[2], r, in_fd = -1;
 
 	inst_notify_reset(in);
 	snprintf(in->run_id, sizeof(in->run_id), "%08" PRIx32 "%08" PRIx32,
 	    arc4random(), arc4random());
+	if (spec->kind == CONF_KIND_QUEUE &&
+	    (in_fd = supervise_payload_fd(in, &cause)) == -1) {
+		supervise_spawn_failed(in, cause);
+		free(cause);
+		return;
+	}
 	if (output_child_fds(in, fds, &cause) == -1) {
+		if (in_fd != -1)
+			close(in_fd);
 		supervise_spawn_failed(in, cause);
 		free(cause);
 		return;
@@ -870,7 +970,12 @@ supervise_spawn(struct inst *in)
 	req.lock_fd = in->lock_fd;
 	req.stdout_fd = fds[0];
 	req.stderr_fd = fds[1];
-	if (spec->ready == CONF_READY_NOTIFY) {
+	req.stdin_fd = in_fd;
+	if (spec->kind == CONF_KIND_QUEUE) {
+		xasprintf(&env[0], "VIGIL_MESSAGE_ID=%" PRId64, in->msg.id);
+		xasprintf(&env[1], "VIGIL_ATTEMPT=%d", in->msg.attempts);
+		req.extra_env = env;
+	} else if (spec->ready == CONF_READY_NOTIFY) {
 		xasprintf(&env[0], "NOTIFY_SOCKET=%s", vigild.notify_path);
 		if (spec->watchdog > 0)
 			xasprintf(&env[1], "WATCHDOG_USEC=%" PRIu64,
@@ -881,6 +986,8 @@ supervise_spawn(struct inst *in)
 	free(env[0]);
 	free(env[1]);
 	output_child_fds_close(fds);
+	if (in_fd != -1)
+		close(in_fd);
 	if (r == -1) {
 		output_inst_release(in);
 		supervise_spawn_failed(in, cause);
@@ -1175,7 +1282,10 @@ supervise_try_start(struct inst *in)
 		inst_timer_cancel(in);
 		in->killed = 0;
 		in->quick_retries = 0;
-		supervise_spawn(in);
+		if (in->job->spec->kind == CONF_KIND_QUEUE && in->msg.id == 0)
+			dispatch_slot_ready(in);
+		else
+			supervise_spawn(in);
 	}
 	free(path);
 }
@@ -1194,6 +1304,10 @@ supervise_inst_start(struct inst *in)
 	}
 	if (in->job->spec->kind == CONF_KIND_PERIODIC) {
 		periodic_start(in);
+		return;
+	}
+	if (in->job->spec->kind == CONF_KIND_QUEUE) {
+		dispatch_slot_start(in);
 		return;
 	}
 	supervise_inst_launch(in);
@@ -1251,7 +1365,10 @@ supervise_inst_stop(struct inst *in)
 		/* FALLTHROUGH */
 	case JOB_RUNNING:
 		in->stop_requested = 1;
-		inst_terminate(in);
+		if (in->job->spec->kind == CONF_KIND_QUEUE)
+			inst_drain(in);
+		else
+			inst_terminate(in);
 		break;
 	case JOB_STOPPING:
 		in->stop_requested = 1;
@@ -1267,6 +1384,7 @@ supervise_inst_stop(struct inst *in)
 		inst_set_state(in, JOB_STOPPED);
 		break;
 	case JOB_WAITING:
+		inst_lock_release(in); /* a free queue slot holds one */
 		inst_reason(in, NULL);
 		inst_set_state(in, JOB_STOPPED);
 		break;
@@ -1383,7 +1501,8 @@ supervise_job_build(struct job *j)
 	struct inst *in;
 	int i;
 
-	j->ninsts = j->spec->instances;
+	j->ninsts = j->spec->kind == CONF_KIND_QUEUE ? j->spec->concurrency :
+	                                               j->spec->instances;
 	j->insts = xcalloc((size_t)j->ninsts, sizeof(*j->insts));
 	output_job_attach(j);
 	for (i = 0; i < j->ninsts; i++) {
@@ -1426,6 +1545,7 @@ supervise_insts_free(struct inst *insts, int n)
 			TAILQ_REMOVE(&supervise_group_waits, in, gw_entry);
 		if (in->pid > 0)
 			RB_REMOVE(pid_tree, &supervise_pids, in);
+		queue_msg_clear(&in->msg);
 		free(in->label);
 		free(in->reason);
 	}
@@ -1445,6 +1565,7 @@ static void
 supervise_job_free(struct job *j)
 {
 	supervise_job_unbuild(j);
+	dispatch_job_free(j);
 	output_job_detach(j);
 	j->settle = sd_event_source_disable_unref(j->settle);
 	RB_REMOVE(job_tree, &vigild.jobs, j);
@@ -1476,8 +1597,6 @@ supervise_job_start(struct job *j)
 {
 	int i;
 
-	if (j->spec->kind == CONF_KIND_QUEUE)
-		return;
 	/* The operator's word, kept in state.db, beats autostart. */
 	for (i = 0; i < j->ninsts; i++) {
 		if (j->insts[i].held ||
@@ -1640,16 +1759,20 @@ static void
 supervise_extend_timeout(void)
 {
 	struct job *j;
-	uint64_t longest = 0;
+	uint64_t longest = 0, t;
 	int i;
 
 	if (!vigild.under_systemd)
 		return;
 	RB_FOREACH(j, job_tree, &vigild.jobs) {
 		for (i = 0; i < j->ninsts; i++) {
+			/* A queue run drains, then is stopped. */
+			t = j->spec->stop_timeout;
+			if (j->spec->kind == CONF_KIND_QUEUE)
+				t *= 2;
 			if (job_state_is_active(j->insts[i].state) &&
-			    j->spec->stop_timeout > longest)
-				longest = j->spec->stop_timeout;
+			    t > longest)
+				longest = t;
 		}
 	}
 	(void)sd_notifyf(0, "EXTEND_TIMEOUT_USEC=%" PRIu64,

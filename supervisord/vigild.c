@@ -241,16 +241,8 @@ vigild_load_jobs(int check)
 	if (nerr > 0)
 		log_warnx("%zu errors in %s: those job files are skipped", nerr,
 		    vigild.jobs_dir);
-	for (i = 0; i < jobs.n; i++) {
-		if (jobs.specs[i]->kind == CONF_KIND_QUEUE) {
-			log_warnx("%s: kind queue is not supported by this "
-			          "version; skipped",
-			    jobs.specs[i]->path);
-			job_spec_free(jobs.specs[i]);
-			continue;
-		}
+	for (i = 0; i < jobs.n; i++)
 		supervise_add_job(jobs.specs[i]);
-	}
 	free(jobs.specs);
 	return (0);
 }

@@ -22,6 +22,7 @@
 #include "job.h"
 #include "lock.h"
 #include "proto.h"
+#include "queue.h"
 #include "store.h"
 
 struct client;
@@ -111,6 +112,12 @@ struct inst {
 	TAILQ_ENTRY(inst) dep_entry;
 	sd_event_source *report;
 	struct outpipe *out; /* the pipe of the current run, or NULL */
+
+	/* kind = "queue": each instance is a slot working one message. */
+	struct queue_msg msg; /* the message of the current run; id 0: none */
+	int drain_killed;     /* a drain outlived stop_timeout: signalled */
+	char *tail;             /* the ended run's last output, or NULL */
+	size_t tail_len;
 	struct waiter_list waiters;
 	RB_ENTRY(inst) pid_entry;
 	TAILQ_ENTRY(inst) gw_entry; /* on the group-wait list */
@@ -127,6 +134,10 @@ struct job {
 	struct logfile *log;        /* LOG_DIR/NAME.log, its followers */
 	struct inst *insts;
 	int ninsts;
+	/* kind = "queue" */
+	sd_event_source *kick;  /* deferred dispatch */
+	sd_event_source *due;   /* wakes dispatch at the next due message */
+	int recovered;          /* messages left running were recovered */
 	RB_ENTRY(job) entry;
 };
 RB_HEAD(job_tree, job);
@@ -191,6 +202,7 @@ int output_child_fds(struct inst *, int[2], char **);
 void output_child_fds_close(int[2]);
 void output_inst_drain(struct inst *);
 void output_inst_release(struct inst *);
+size_t output_inst_tail(const struct inst *, char *, size_t);
 void output_mark(struct inst *, const char *, ...)
     __attribute__((format(printf, 2, 3)));
 size_t output_reopen_all(void);
@@ -208,6 +220,13 @@ void periodic_start(struct inst *);
 void periodic_run_started(struct inst *);
 char *periodic_format_time(int64_t, char *, size_t);
 
+/* dispatch.c */
+void dispatch_slot_start(struct inst *);
+void dispatch_slot_ready(struct inst *);
+void dispatch_kick(struct job *);
+void dispatch_run_end(struct inst *, int, int);
+void dispatch_job_free(struct job *);
+
 /* state.c */
 void state_open(void);
 void state_close(void);
@@ -219,6 +238,8 @@ int64_t state_last_start(const char *);
 void state_intent(struct inst *, int, int, long);
 void state_intents_load(void);
 int state_history(const char *, int, store_run_cb, void *, char **);
+struct queue *state_queue(void);
+void state_queue_failed(char *);
 
 /* reload.c */
 struct reload_list {
@@ -271,6 +292,8 @@ struct cmd_ctx {
 	char *optarg[128];
 	int json;
 	int code; /* exit code for the client, 0 by default */
+	const uint8_t *data; /* PROTO_DATA sent before the command, or NULL */
+	size_t datalen;
 	struct proto_buf out;
 	struct proto_buf err;
 };
@@ -296,7 +319,8 @@ struct cmd_entry {
 #define CMD_EXIT_NOT_RUNNING 3
 #define CMD_EXIT_NO_JOB 4
 
-void cmd_dispatch(struct client *, uint32_t, int, char **);
+void cmd_dispatch(
+    struct client *, uint32_t, int, char **, const uint8_t *, size_t);
 void cmd_print(struct cmd_ctx *, const char *, ...)
     __attribute__((format(printf, 2, 3)));
 void cmd_error(struct cmd_ctx *, const char *, ...)

@@ -225,6 +225,44 @@ TEST(zero_delay_restarts_at_once)
 	return (0);
 }
 
+/*
+ * A queue slot is free for the next message after any run: no restart,
+ * no BACKOFF, no FATAL.  Whether the message succeeded follows
+ * success_exit_codes; a stop leaves the slot STOPPED.
+ */
+TEST(queue_slot_is_free_after_any_run)
+{
+	struct job_outcome o;
+	struct job_decision d;
+	int statuses[] = { EXITED(0), EXITED(9), EXITED(1), KILLED(SIGKILL) };
+	int success[] = { 1, 1, 0, 0 };
+	size_t i;
+
+	spec_reset();
+	spec.kind = CONF_KIND_QUEUE;
+	spec.max_restarts = 1;
+	spec.restart = CONF_RESTART_NEVER;
+	spec.success[1] = 1 << (9 - 8); /* exit 9 is a success too */
+	for (i = 0; i < sizeof(statuses) / sizeof(statuses[0]); i++) {
+		outcome(&o, statuses[i], 3, 10);
+		job_decide(&spec, &o, MID, &d);
+		ASSERT_EQ(d.state, JOB_WAITING);
+		ASSERT_EQ(d.failures, 0);
+		ASSERT_EQ(d.delay, 0);
+		ASSERT_EQ(d.success, success[i]);
+	}
+	outcome(&o, 0, 0, 0);
+	o.exec_failed = 1;
+	job_decide(&spec, &o, MID, &d);
+	ASSERT_EQ(d.state, JOB_WAITING);
+	ASSERT_EQ(d.success, 0);
+	outcome(&o, EXITED(0), 0, 0);
+	o.stop_requested = 1;
+	job_decide(&spec, &o, MID, &d);
+	ASSERT_EQ(d.state, JOB_STOPPED);
+	return (0);
+}
+
 /* A periodic run never leads to a restart, BACKOFF or FATAL. */
 TEST(periodic_waits_for_its_next_slot)
 {
@@ -302,6 +340,7 @@ main(void)
 	RUN(stop_requested_wins);
 	RUN(zero_delay_restarts_at_once);
 	RUN(periodic_waits_for_its_next_slot);
+	RUN(queue_slot_is_free_after_any_run);
 	RUN(describe);
 	RUN(active_states);
 	TEST_MAIN_END();

@@ -663,7 +663,7 @@ TEST(migration_from_v1)
 	ASSERT_OK((e.s = store_open(e.path, &cause)) != NULL);
 	ASSERT_OK(cause == NULL);
 	ASSERT_OK((e.q = queue_open(e.s, &cause)) != NULL);
-	ASSERT_EQ(query_int(&e, "PRAGMA user_version"), 2);
+	ASSERT_EQ(query_int(&e, "PRAGMA user_version"), 3);
 	memset(&rs, 0, sizeof(rs));
 	ASSERT_EQ(store_history(e.s, "old", -1, see_run, &rs, NULL), 0);
 	ASSERT_EQ(rs.n, 1);
@@ -677,7 +677,7 @@ TEST(migration_from_v1)
 	ASSERT_OK((e.s = store_open(e.path, &cause)) != NULL);
 	ASSERT_OK(cause == NULL);
 	ASSERT_OK((e.q = queue_open(e.s, &cause)) != NULL);
-	ASSERT_EQ(query_int(&e, "PRAGMA user_version"), 2);
+	ASSERT_EQ(query_int(&e, "PRAGMA user_version"), 3);
 	ASSERT_EQ(
 	    query_int(&e, "SELECT count(*) FROM queue WHERE state = 1"), 1);
 	ASSERT_EQ(query_int(&e, "SELECT count(*) FROM runs"), 1);
@@ -722,29 +722,53 @@ TEST(batch_claim)
 	return (0);
 }
 
+/* The query plan of sql on e's connection, steps joined by "; ". */
+static void
+query_plan(struct env *e, const char *sql, char *plan, size_t len)
+{
+	sqlite3_stmt *st;
+	char buf[512];
+	const char *d;
+
+	snprintf(buf, sizeof(buf), "EXPLAIN QUERY PLAN %s", sql);
+	plan[0] = '\0';
+	if (sqlite3_prepare_v2(store_db(e->s), buf, -1, &st, NULL) != SQLITE_OK)
+		return;
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		d = (const char *)sqlite3_column_text(st, 3);
+		strlcat(plan, d != NULL ? d : "", len);
+		strlcat(plan, "; ", len);
+	}
+	sqlite3_finalize(st);
+}
+
 TEST(claim_uses_index)
 {
 	struct env e;
-	sqlite3_stmt *st;
-	char plan[1024], sql[512];
-	const char *d;
+	char plan[1024];
 
 	ASSERT_EQ(env_open(&e), 0);
-	snprintf(sql, sizeof(sql), "EXPLAIN QUERY PLAN %s", queue_claim_sql());
-	ASSERT_EQ(
-	    sqlite3_prepare_v2(store_db(e.s), sql, -1, &st, NULL), SQLITE_OK);
-	plan[0] = '\0';
-	while (sqlite3_step(st) == SQLITE_ROW) {
-		d = (const char *)sqlite3_column_text(st, 3);
-		strlcat(plan, d != NULL ? d : "", sizeof(plan));
-		strlcat(plan, "; ", sizeof(plan));
-	}
-	sqlite3_finalize(st);
+	query_plan(&e, queue_claim_sql(), plan, sizeof(plan));
 	printf("# claim plan: %s\n", plan);
 	ASSERT_OK(strstr(plan, "USING INDEX queue_claim") != NULL ||
 	    strstr(plan, "USING COVERING INDEX queue_claim") != NULL);
 	ASSERT_OK(strstr(plan, "SCAN queue;") == NULL);
 	ASSERT_OK(strstr(plan, "TEMP B-TREE") == NULL); /* no sort */
+	env_close(&e);
+	return (0);
+}
+
+/* The dispatcher's timer asks for the next due time: an index, no scan. */
+TEST(next_due_uses_index)
+{
+	struct env e;
+	char plan[1024];
+
+	ASSERT_EQ(env_open(&e), 0);
+	query_plan(&e, queue_next_due_sql(), plan, sizeof(plan));
+	printf("# next due plan: %s\n", plan);
+	ASSERT_OK(strstr(plan, "INDEX queue_due") != NULL);
+	ASSERT_OK(strstr(plan, "SCAN queue") == NULL);
 	env_close(&e);
 	return (0);
 }
@@ -915,6 +939,7 @@ main(void)
 	RUN(migration_from_v1);
 	RUN(batch_claim);
 	RUN(claim_uses_index);
+	RUN(next_due_uses_index);
 	RUN(durable_enqueue);
 	RUN(scale);
 	TEST_MAIN_END();

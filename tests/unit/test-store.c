@@ -207,13 +207,13 @@ TEST(open_creates_schema)
 	ASSERT_OK((s = store_open(p, &cause)) != NULL);
 	ASSERT_OK(cause == NULL);
 	store_close(s);
-	ASSERT_EQ(header_field(p, 60, 4), 2); /* user_version */
+	ASSERT_EQ(header_field(p, 60, 4), 3); /* user_version */
 	ASSERT_EQ(header_field(p, 18, 1), 2); /* WAL */
 	/* Opening it again migrates nothing and loses nothing. */
 	ASSERT_OK((s = store_open(p, &cause)) != NULL);
 	ASSERT_OK(cause == NULL);
 	store_close(s);
-	ASSERT_EQ(header_field(p, 60, 4), 2);
+	ASSERT_EQ(header_field(p, 60, 4), 3);
 	store_close(NULL);
 	ASSERT_OK((s = store_open(":memory:", &cause)) != NULL);
 	ASSERT_OK(cause == NULL);
@@ -664,6 +664,13 @@ TEST(works_after_errors)
 	cause = NULL;
 	ASSERT_EQ(store_run_ready(s, id, 5, NULL), -1);
 	ASSERT_EQ(count_runs(s, "e"), 1); /* reading goes on */
+	/* A caller that may wait longer says so. */
+	store_busy_timeout_set(s, 300);
+	t = mono();
+	ASSERT_EQ(store_run_ready(s, id, 5, NULL), -1);
+	t = mono() - t;
+	ASSERT_OK(t >= 0.29 && t < 5);
+	store_busy_timeout_set(s, 50);
 	ASSERT_EQ(sqlite3_exec(other, "ROLLBACK", NULL, NULL, NULL), SQLITE_OK);
 	sqlite3_close(other);
 

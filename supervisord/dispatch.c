@@ -1,0 +1,344 @@
+/* SPDX-License-Identifier: ISC */
+/* Copyright (c) 2026 The vigil authors */
+
+/*
+ * The queue job's dispatcher: a job of kind "queue" has `concurrency`
+ * instances, its slots.  A free slot holds its lock and rests in WAITING;
+ * the dispatcher claims messages from state.db for the free slots in one
+ * transaction and starts one run per message.  It runs when something
+ * may have changed (a slot came free, an enqueue, a retry), deferred to
+ * the end of the loop turn so that many such events make one claim, and
+ * at the due time of the earliest delayed message: one CLOCK_REALTIME
+ * timer per job, armed only while a slot is free.  Nothing polls.
+ *
+ * At a job's first start the slots take their locks first: a leftover run
+ * of a vigild that died still holds its slot's lock and is reclaimed (see
+ * supervise.c).  Only when every wanted slot holds its lock are the
+ * messages that vigild left running made available again.
+ */
+
+#include "config.h"
+
+#include <sys/types.h>
+#include <sys/wait.h>
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backoff.h"
+#include "duration.h"
+#include "log.h"
+#include "queue.h"
+#include "signame.h"
+#include "store.h"
+#include "vigild.h"
+#include "xmalloc.h"
+
+/* Dispatch after a state.db failure: when the store is retried. */
+#define DISPATCH_STORE_RETRY (30 * DURATION_USEC_PER_SEC)
+/* Timer slack of the due timer. */
+#define DISPATCH_ACCURACY (1 * DURATION_USEC_PER_MSEC)
+/* Messages claimed in one transaction at most. */
+#define DISPATCH_BATCH 64
+
+static void dispatch_due_arm(struct job *, int64_t);
+
+/* Is the slot free for a message? */
+static int
+dispatch_slot_free(const struct inst *in)
+{
+	return (in->want && in->state == JOB_WAITING && in->msg.id == 0 &&
+	    in->pid == 0);
+}
+
+/* Is the slot still taking its lock (or reclaiming it)? */
+static int
+dispatch_slot_settling(const struct inst *in)
+{
+	return (in->want && in->pid == 0 &&
+	    (in->state == JOB_STARTING || in->state == JOB_BLOCKED));
+}
+
+/* Messages left running by a dead vigild: available again, once. */
+static int
+dispatch_recover(struct job *j, struct queue *q)
+{
+	char *cause = NULL;
+	size_t n = 0;
+	int i;
+
+	for (i = 0; i < j->ninsts; i++) {
+		if (dispatch_slot_settling(&j->insts[i]))
+			return (-1); /* its slot_ready kicks again */
+	}
+	if (queue_recover(q, j->name, &n, &cause) == -1) {
+		state_queue_failed(cause);
+		return (-1);
+	}
+	if (n > 0)
+		log_warnx("%s: %zu messages left running by an earlier vigild "
+		          "are available again",
+		    j->name, n);
+	j->recovered = 1;
+	return (0);
+}
+
+/* Claim messages for the job's free slots and start their runs. */
+static void
+dispatch_run(struct job *j)
+{
+	struct queue_msg msgs[DISPATCH_BATCH];
+	struct inst *free_slots[DISPATCH_BATCH];
+	struct queue *q;
+	char *cause = NULL;
+	int64_t now, due;
+	int i, nfree = 0, n = 0;
+
+	if (vigild.shutting_down || j->retiring || j->next_spec != NULL)
+		return;
+	for (i = 0; i < j->ninsts && nfree < DISPATCH_BATCH; i++) {
+		if (dispatch_slot_free(&j->insts[i]))
+			free_slots[nfree++] = &j->insts[i];
+	}
+	if (nfree == 0)
+		return; /* a slot coming free kicks again */
+	if ((q = state_queue()) == NULL) {
+		dispatch_due_arm(j, store_now() + DISPATCH_STORE_RETRY);
+		return;
+	}
+	if (!j->recovered && dispatch_recover(j, q) == -1) {
+		if (!j->recovered && state_queue() == NULL)
+			dispatch_due_arm(j, store_now() + DISPATCH_STORE_RETRY);
+		return;
+	}
+	/*
+	 * The earliest due time first, on its own index: when nothing is due
+	 * the claim would walk every delayed message.
+	 */
+	now = store_now();
+	if (queue_next_due(q, j->name, &due, &cause) == -1 ||
+	    (due != 0 && due <= now &&
+	        queue_claim_batch(q, j->name, now, msgs, nfree, &n, &cause) ==
+	            -1)) {
+		state_queue_failed(cause);
+		dispatch_due_arm(j, now + DISPATCH_STORE_RETRY);
+		return;
+	}
+	for (i = 0; i < n; i++) {
+		free_slots[i]->msg = msgs[i];
+		log_debug("%s: message %" PRId64 " attempt %d",
+		    free_slots[i]->label, msgs[i].id, msgs[i].attempts);
+		supervise_inst_launch(free_slots[i]);
+	}
+	if (n == nfree && nfree == DISPATCH_BATCH) {
+		dispatch_kick(j); /* more free slots than one batch */
+		return;
+	}
+	if (n < nfree) {
+		/* All due messages are out: wake at the next delayed one. */
+		if (n > 0 && queue_next_due(q, j->name, &due, &cause) == -1) {
+			state_queue_failed(cause);
+			due = now + DISPATCH_STORE_RETRY;
+		}
+		if (n == 0 && due != 0 && due <= now)
+			due = now + DURATION_USEC_PER_SEC; /* never spin */
+		dispatch_due_arm(j, due);
+	} else
+		dispatch_due_arm(j, 0); /* no slot free: runs ending kick */
+}
+
+static int
+dispatch_kicked(sd_event_source *s, void *arg)
+{
+	struct job *j = arg;
+
+	(void)sd_event_source_set_enabled(j->kick, SD_EVENT_OFF);
+	dispatch_run(j);
+	return (0);
+}
+
+static int
+dispatch_due(sd_event_source *s, uint64_t usec, void *arg)
+{
+	struct job *j = arg;
+
+	(void)sd_event_source_set_enabled(j->due, SD_EVENT_OFF);
+	dispatch_run(j);
+	return (0);
+}
+
+/* Wake the job's dispatch at wall clock usec at (0: not at all). */
+static void
+dispatch_due_arm(struct job *j, int64_t at)
+{
+	int r;
+
+	if (at <= 0) {
+		if (j->due != NULL)
+			(void)sd_event_source_set_enabled(j->due, SD_EVENT_OFF);
+		return;
+	}
+	if (j->due == NULL) {
+		r = sd_event_add_time(vigild.event, &j->due, CLOCK_REALTIME,
+		    (uint64_t)at, DISPATCH_ACCURACY, dispatch_due, j);
+		if (r < 0)
+			fatalx("%s: sd_event_add_time: %s", __func__,
+			    strerror(-r));
+		return;
+	}
+	(void)sd_event_source_set_time(j->due, (uint64_t)at);
+	(void)sd_event_source_set_enabled(j->due, SD_EVENT_ONESHOT);
+}
+
+/*
+ * Something changed for queue job j (a slot came free, a message came):
+ * claim at the end of this loop turn.
+ */
+void
+dispatch_kick(struct job *j)
+{
+	int r;
+
+	if (j->spec->kind != CONF_KIND_QUEUE)
+		return;
+	if (j->kick == NULL) {
+		r = sd_event_add_defer(
+		    vigild.event, &j->kick, dispatch_kicked, j);
+		if (r < 0)
+			fatalx("%s: sd_event_add_defer: %s", __func__,
+			    strerror(-r));
+		return;
+	}
+	(void)sd_event_source_set_enabled(j->kick, SD_EVENT_ONESHOT);
+}
+
+/* Start a slot: take its lock (reclaiming it if need be), then work. */
+void
+dispatch_slot_start(struct inst *in)
+{
+	in->want = 1;
+	switch (in->state) {
+	case JOB_WAITING:
+		dispatch_kick(in->job);
+		break;
+	case JOB_STOPPING:
+		in->start_after_stop = 1; /* a restart: once drained */
+		if (in->group_wait)
+			in->pending.state = JOB_STOPPED;
+		break;
+	case JOB_BACKOFF:
+		break; /* the slot rests after a failed start, then works */
+	default:
+		supervise_inst_launch(in);
+		break;
+	}
+}
+
+/* The slot holds its lock and has no message: free for the next one. */
+void
+dispatch_slot_ready(struct inst *in)
+{
+	inst_reason_set(in, NULL);
+	supervise_inst_set_state(in, JOB_WAITING);
+	dispatch_kick(in->job);
+}
+
+/* Describe how a run ended, for the dead list and the log. */
+static void
+dispatch_describe(const struct inst *in, int status, char *buf, size_t len)
+{
+	const char *sig;
+
+	if (in->exec_failed)
+		snprintf(
+		    buf, len, "%s", in->reason ? in->reason : "exec failed");
+	else if (in->timed_out)
+		snprintf(buf, len, "timeout");
+	else if (WIFSIGNALED(status)) {
+		sig = signame_name(WTERMSIG(status));
+		if (sig != NULL)
+			snprintf(buf, len, "killed by signal %s", sig);
+		else
+			snprintf(
+			    buf, len, "killed by signal %d", WTERMSIG(status));
+	} else
+		snprintf(
+		    buf, len, "exited with status %d", WEXITSTATUS(status));
+}
+
+/*
+ * The run of slot in ended with wait status status (-1: it never started)
+ * and success as the job's success_exit_codes see it: settle its message.
+ * Done: deleted.  Stopped by a drain or never started: back to available,
+ * the attempt not counted.  Else a retry after a backoff, or the dead
+ * list once max_attempts are spent.
+ */
+void
+dispatch_run_end(struct inst *in, int status, int success)
+{
+	const struct job_spec *spec = in->job->spec;
+	struct queue *q;
+	struct backoff b;
+	char *cause = NULL, what[256], tail[4096], delay[32];
+	int64_t id = in->msg.id, now = store_now();
+	uint64_t wait;
+	size_t tlen;
+	int dead = 0, r, code = -1, sig = -1;
+
+	if (id == 0)
+		return;
+	if ((q = state_queue()) == NULL) {
+		/* It stays running in state.db: recovered at next start. */
+		log_warnx("%s: message %" PRId64 ": state.db not available",
+		    in->label, id);
+		queue_msg_clear(&in->msg);
+		return;
+	}
+	if (status == -1 || (in->drain_killed && !success)) {
+		r = queue_release(q, id, &cause);
+		if (r == 0)
+			log_info("%s: message %" PRId64 " stopped; available "
+			         "again",
+			    in->label, id);
+	} else if (success) {
+		r = queue_done(q, id, &cause);
+		log_debug("%s: message %" PRId64 " done", in->label, id);
+	} else {
+		dispatch_describe(in, status, what, sizeof(what));
+		if (!in->exec_failed && WIFEXITED(status))
+			code = WEXITSTATUS(status);
+		else if (!in->exec_failed && WIFSIGNALED(status))
+			sig = WTERMSIG(status);
+		b.base = spec->retry_delay;
+		b.max = spec->retry_delay_max;
+		wait = backoff_next(
+		    &b, (unsigned int)in->msg.attempts, arc4random());
+		tlen = output_inst_tail(in, tail, sizeof(tail));
+		r = queue_fail(q, id, spec->max_attempts, now + (int64_t)wait,
+		    code, sig, what, tail, tlen, now, &dead, &cause);
+		if (r == 0 && dead)
+			log_warnx("%s: message %" PRId64 " is dead after %d "
+			          "attempts (%s)",
+			    in->label, id, in->msg.attempts, what);
+		else if (r == 0)
+			log_info("%s: message %" PRId64 " attempt %d of %d "
+			         "failed (%s); retrying in %s",
+			    in->label, id, in->msg.attempts, spec->max_attempts,
+			    what, duration_format(wait, delay, sizeof(delay)));
+	}
+	if (r == -1)
+		state_queue_failed(cause);
+	in->drain_killed = 0;
+	queue_msg_clear(&in->msg);
+	dispatch_kick(in->job);
+}
+
+/* The job goes away: its dispatch sources with it. */
+void
+dispatch_job_free(struct job *j)
+{
+	j->kick = sd_event_source_disable_unref(j->kick);
+	j->due = sd_event_source_disable_unref(j->due);
+}
