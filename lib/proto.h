@@ -29,6 +29,11 @@ enum proto_type {
 	PROTO_STDOUT,      /* server: bytes for the client's stdout */
 	PROTO_STDERR,      /* server: bytes for the client's stderr */
 	PROTO_EXIT,        /* server: i32 exit code; the reply is complete */
+	/*
+	 * client: raw payload bytes for the next PROTO_COMMAND (enqueue -),
+	 * sent before it; the bytes of several frames are concatenated.
+	 */
+	PROTO_DATA,
 	PROTO_TYPE_MAX,
 };
 

@@ -28,17 +28,24 @@ extern const struct cmd_entry cmd_status_entry, cmd_pid_entry, cmd_start_entry,
     cmd_stop_entry, cmd_restart_entry, cmd_signal_entry, cmd_ping_entry,
     cmd_version_entry, cmd_shutdown_entry, cmd_list_commands_entry,
     cmd_reload_entry, cmd_wait_entry, cmd_history_entry, cmd_tail_entry,
-    cmd_logrotate_entry;
+    cmd_logrotate_entry, cmd_enqueue_entry, cmd_queue_entry, cmd_retry_entry,
+    cmd_delete_entry, cmd_purge_entry, cmd_kick_entry;
 
 /* Sorted by name, as list-commands prints them. */
 const struct cmd_entry *const cmd_table[] = {
+	&cmd_delete_entry,
+	&cmd_enqueue_entry,
 	&cmd_history_entry,
+	&cmd_kick_entry,
 	&cmd_list_commands_entry,
 	&cmd_logrotate_entry,
 	&cmd_pid_entry,
 	&cmd_ping_entry,
+	&cmd_purge_entry,
+	&cmd_queue_entry,
 	&cmd_reload_entry,
 	&cmd_restart_entry,
+	&cmd_retry_entry,
 	&cmd_shutdown_entry,
 	&cmd_signal_entry,
 	&cmd_start_entry,
@@ -224,11 +231,14 @@ cmd_send(struct cmd_ctx *ctx)
 }
 
 /*
- * Run one request from a client.  Every path ends the reply, except a
- * handler that returns CMD_WAIT: it has registered waits that end it.
+ * Run one request from a client, with the datalen bytes at data that came
+ * in PROTO_DATA frames before it (data NULL when none came; borrowed for
+ * the call).  Every path ends the reply, except a handler that returns
+ * CMD_WAIT: it has registered waits that end it.
  */
 void
-cmd_dispatch(struct client *c, uint32_t flags, int argc, char **argv)
+cmd_dispatch(struct client *c, uint32_t flags, int argc, char **argv,
+    const uint8_t *data, size_t datalen)
 {
 	const struct cmd_entry *e;
 	struct cmd_ctx ctx;
@@ -238,6 +248,8 @@ cmd_dispatch(struct client *c, uint32_t flags, int argc, char **argv)
 	memset(&ctx, 0, sizeof(ctx));
 	ctx.client = c;
 	ctx.json = (flags & PROTO_F_JSON) != 0;
+	ctx.data = data;
+	ctx.datalen = data != NULL ? datalen : 0;
 	proto_buf_init(&ctx.out);
 	proto_buf_init(&ctx.err);
 	if (argc == 0) {

@@ -46,10 +46,12 @@ struct client {
 	sd_event_source *io;
 	struct proto_buf in;
 	struct proto_buf out;
-	int done;      /* PROTO_EXIT queued: close once flushed */
-	int busy;      /* a command is running (CMD_WAIT) */
-	int wait_code; /* exit code to send when the waits end */
-	int rdhup;     /* the peer shut down its side for writing */
+	struct proto_buf data; /* PROTO_DATA bytes for the next command */
+	int has_data;          /* a PROTO_DATA came, maybe an empty one */
+	int done;              /* PROTO_EXIT queued: close once flushed */
+	int busy;              /* a command is running (CMD_WAIT) */
+	int wait_code;         /* exit code to send when the waits end */
+	int rdhup;             /* the peer shut down its side for writing */
 	struct waiter_list waits;
 	sd_event_source *timer; /* ends the waits with a failure */
 	TAILQ_ENTRY(client) entry;
@@ -103,6 +105,42 @@ server_client_flush(struct client *c)
 	return (0);
 }
 
+/*
+ * A PROTO_DATA frame: keep its bytes for the command that follows.  Past
+ * QUEUE_PAYLOAD_MAX in all, the request fails (only this one).  Return 0,
+ * or -1 when the client was finished.
+ */
+static int
+server_client_data(struct client *c, const uint8_t *p, size_t len)
+{
+	if (len > QUEUE_PAYLOAD_MAX - proto_buf_pending(&c->data)) {
+		proto_buf_clear(&c->data);
+		c->has_data = 0;
+		cmd_printf_client(c, PROTO_STDERR,
+		    "vigild: payload larger than 1 MiB (%d bytes)\n",
+		    QUEUE_PAYLOAD_MAX);
+		server_client_finish(c, CMD_EXIT_FAILED);
+		return (-1);
+	}
+	proto_buf_add(&c->data, p, len);
+	c->has_data = 1;
+	return (0);
+}
+
+/* Run a command with the data that came before it, then forget that. */
+static void
+server_client_command(struct client *c, uint32_t flags, int argc, char **argv)
+{
+	const uint8_t *data = NULL;
+
+	if (c->has_data)
+		data = c->data.data != NULL ? c->data.data + c->data.off :
+		                              (const uint8_t *)"";
+	cmd_dispatch(c, flags, argc, argv, data, proto_buf_pending(&c->data));
+	proto_buf_clear(&c->data);
+	c->has_data = 0;
+}
+
 /* Decode and run every complete request in the input buffer. */
 static int
 server_client_parse(struct client *c)
@@ -116,6 +154,12 @@ server_client_parse(struct client *c)
 	while (!c->done && !c->busy) {
 		if ((r = proto_next(&c->in, &h, &payload)) == 0)
 			return (0);
+		if (r == 1 && h.type == PROTO_DATA) {
+			if (server_client_data(c, payload, h.len) == -1)
+				return (0);
+			proto_buf_consume(&c->in, PROTO_HEADER_SIZE + h.len);
+			continue;
+		}
 		if (r == -1 && h.version != PROTO_VERSION) {
 			/*
 			 * Answer in our own version: the client sees the
@@ -136,7 +180,7 @@ server_client_parse(struct client *c)
 		}
 		proto_buf_consume(&c->in, PROTO_HEADER_SIZE + h.len);
 		c->timer = sd_event_source_disable_unref(c->timer);
-		cmd_dispatch(c, flags, argc, argv);
+		server_client_command(c, flags, argc, argv);
 		for (i = 0; i < argc; i++)
 			free(argv[i]);
 		free(argv);
@@ -149,10 +193,22 @@ server_client_read(struct client *c)
 {
 	uint8_t *p;
 	ssize_t n;
+	size_t room;
 
 	for (;;) {
-		p = proto_buf_reserve(&c->in, 4096);
-		n = read(c->fd, p, 4096);
+		/*
+		 * Never buffer more than one message of the largest size: a
+		 * read stops at that, even when a message follows the one
+		 * being completed (PROTO_DATA frames come back to back).
+		 */
+		room = PROTO_HEADER_SIZE + PROTO_MAX_PAYLOAD -
+		    proto_buf_pending(&c->in);
+		if (room == 0)
+			return (-1);
+		if (room > 4096)
+			room = 4096;
+		p = proto_buf_reserve(&c->in, room);
+		n = read(c->fd, p, room);
 		if (n == -1 && errno == EINTR)
 			continue;
 		if (n == -1 && errno == EAGAIN)
@@ -160,9 +216,6 @@ server_client_read(struct client *c)
 		if (n <= 0)
 			return (-1);
 		proto_buf_commit(&c->in, (size_t)n);
-		if (proto_buf_pending(&c->in) >
-		    PROTO_HEADER_SIZE + PROTO_MAX_PAYLOAD)
-			return (-1);
 		if (server_client_parse(c) == -1)
 			return (-1);
 		if (c->done || c->busy)
@@ -262,6 +315,7 @@ server_client_add(int cfd, const struct ucred *cred)
 	server_peer_groups(c);
 	proto_buf_init(&c->in);
 	proto_buf_init(&c->out);
+	proto_buf_init(&c->data);
 	TAILQ_INIT(&c->waits);
 	r = sd_event_add_io(
 	    vigild.event, &c->io, cfd, EPOLLIN, server_client_io, c);
@@ -369,6 +423,7 @@ server_client_free(struct client *c)
 	close(c->fd);
 	proto_buf_clear(&c->in);
 	proto_buf_clear(&c->out);
+	proto_buf_clear(&c->data);
 	free(c->groups);
 	free(c);
 	server_nclients--;

@@ -6,17 +6,26 @@
  * arguments as one command, copies the replies to stdout and stderr, and
  * exits with the code vigild sends.  Every command lives in vigild's
  * command table, so the two programs cannot drift apart.
+ *
+ * Two exceptions, both for enqueue: with the payload "-", vigilctl reads
+ * it from its standard input and sends it in PROTO_DATA frames before the
+ * command; and with --direct, it writes the message into state.db itself
+ * (for when vigild is down), then asks a running vigild, if any, to kick
+ * the job.
  */
 
 #include "config.h"
 
 #include <sys/types.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <sys/un.h>
 
 #include <err.h>
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,21 +33,51 @@
 #include <unistd.h>
 
 #include "conf.h"
+#include "duration.h"
 #include "proto.h"
+#include "queue.h"
+#include "store.h"
 #include "xmalloc.h"
+
+/* How long enqueue --direct waits for vigild's hold on state.db. */
+#define VIGILCTL_BUSY_MS 10000
+/* How long the kick after enqueue --direct may take. */
+#define VIGILCTL_KICK_SEC 2
+
+/* The options and operands of enqueue, as vigilctl reads them. */
+struct vigilctl_enqueue {
+	int direct;
+	const char *delay;
+	const char *unique;
+	const char *priority;
+	const char *operands[2];
+	int noperands;
+	int bad; /* an unknown option, a missing value, too many operands */
+};
+
+/* Where the socket and the state directory are to be found. */
+struct vigilctl_where {
+	const char *socket;
+	const char *config;
+	const char *state_dir;
+};
 
 static void __attribute__((noreturn)) vigilctl_usage(int code)
 {
 	FILE *f = code == 0 ? stdout : stderr;
 
 	fprintf(f,
-	    "usage: vigilctl [-s SOCKET] [-c FILE] [--json] COMMAND [ARGS]\n"
+	    "usage: vigilctl [-s SOCKET] [-c FILE] [--state-dir DIR] [--json] "
+	    "COMMAND [ARGS]\n"
 	    "\n"
 	    "Control vigild through its socket.\n"
 	    "\n"
 	    "  -s, --socket PATH  control socket (else $VIGIL_SOCKET, else\n"
 	    "                     RUNTIME_DIR/vigild.sock of the config)\n"
 	    "  -c, --config FILE  vigil.conf to find the socket from\n"
+	    "      --state-dir DIR\n"
+	    "                     state.db's directory, for enqueue --direct\n"
+	    "                     (else $VIGIL_STATE_DIR, else the config's)\n"
 	    "      --json         machine-readable output\n"
 	    "      --version      print the version and exit\n"
 	    "  -h, --help         print this help and exit\n"
@@ -56,6 +95,20 @@ static void __attribute__((noreturn)) vigilctl_usage(int code)
 	    "  reload [--dry-run]           re-read jobs.d, apply the "
 	    "difference\n"
 	    "  pid [JOB]                    pid of vigild or of a job\n"
+	    "  enqueue [--delay DUR] [--unique KEY] [--priority N] JOB "
+	    "[PAYLOAD|-]\n"
+	    "                               queue a message (-: from stdin); "
+	    "prints\n"
+	    "                               its id; --direct: into state.db "
+	    "while\n"
+	    "                               vigild is down\n"
+	    "  queue [JOB...]               count messages per queue job\n"
+	    "  queue --dead [-n N] JOB      list a queue job's dead messages\n"
+	    "  retry ID...                  make dead messages available "
+	    "again\n"
+	    "  delete ID...                 delete messages\n"
+	    "  purge [--dead] JOB           delete a queue's waiting and dead "
+	    "messages\n"
 	    "  shutdown                     stop all jobs, then vigild exits\n"
 	    "  ping, version, list-commands\n"
 	    "\n"
@@ -65,58 +118,111 @@ static void __attribute__((noreturn)) vigilctl_usage(int code)
 	exit(code);
 }
 
-/* Work out the socket path from the options, environment and config. */
-static char *
-vigilctl_socket_path(const char *opt_socket, const char *config)
+/*
+ * Load the configuration: the file given with -c (which must exist), or
+ * the default one (built-in defaults when it does not).  On errors, print
+ * them and exit EX_CONFIG, or with quiet return NULL.
+ */
+static struct conf *
+vigilctl_conf(const char *config, int quiet)
 {
 	struct conf_errors errs;
 	struct conf *conf;
-	char *path = NULL, *def = NULL;
-	const char *env = getenv("VIGIL_SOCKET");
+	char *def = NULL;
 	size_t i;
 
-	if (opt_socket != NULL)
-		return (xstrdup(opt_socket));
-	if (env != NULL && *env != '\0')
-		return (xstrdup(env));
 	conf_errors_init(&errs);
 	if (config == NULL)
 		def = conf_default_path();
 	conf = conf_load(config ? config : def, config != NULL, &errs);
 	free(def);
-	if (conf == NULL) {
+	if (conf == NULL && !quiet) {
 		for (i = 0; i < errs.n; i++)
 			fprintf(stderr, "vigilctl: %s\n", errs.msgs[i]);
 		exit(EX_CONFIG);
 	}
 	conf_errors_clear(&errs);
+	return (conf);
+}
+
+/*
+ * Work out the socket path from the options, environment and config.
+ * With quiet, a config that cannot be read gives NULL instead of an exit.
+ */
+static char *
+vigilctl_socket_path(const struct vigilctl_where *w, int quiet)
+{
+	struct conf *conf;
+	char *path = NULL;
+	const char *env = getenv("VIGIL_SOCKET");
+
+	if (w->socket != NULL)
+		return (xstrdup(w->socket));
+	if (env != NULL && *env != '\0')
+		return (xstrdup(env));
+	if ((conf = vigilctl_conf(w->config, quiet)) == NULL)
+		return (NULL);
 	xasprintf(&path, "%s/vigild.sock", conf->runtime_dir);
 	conf_free(conf);
 	return (path);
 }
 
+/* The state directory: --state-dir, else $VIGIL_STATE_DIR, else config. */
+static char *
+vigilctl_state_dir(const struct vigilctl_where *w)
+{
+	struct conf *conf;
+	char *dir;
+	const char *env = getenv("VIGIL_STATE_DIR");
+
+	if (w->state_dir != NULL)
+		return (xstrdup(w->state_dir));
+	if (env != NULL && *env != '\0')
+		return (xstrdup(env));
+	conf = vigilctl_conf(w->config, 0);
+	dir = xstrdup(conf->state_dir);
+	conf_free(conf);
+	return (dir);
+}
+
+/* Connect to the socket at path.  Return the fd, or -1 with errno. */
 static int
-vigilctl_connect(const char *path)
+vigilctl_dial(const char *path)
 {
 	struct sockaddr_un sun;
-	int fd;
+	int fd, saved;
 
 	memset(&sun, 0, sizeof(sun));
 	sun.sun_family = AF_UNIX;
-	if (strlen(path) >= sizeof(sun.sun_path))
-		errx(EX_UNAVAILABLE, "%s: socket path too long", path);
+	if (strlen(path) >= sizeof(sun.sun_path)) {
+		errno = ENAMETOOLONG;
+		return (-1);
+	}
 	memcpy(sun.sun_path, path, strlen(path) + 1);
 	if ((fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)) == -1)
-		err(EX_UNAVAILABLE, "socket");
+		return (-1);
 	if (connect(fd, (struct sockaddr *)&sun, sizeof(sun)) == -1) {
-		if (errno == EACCES || errno == EPERM)
-			errx(EX_UNAVAILABLE,
-			    "cannot reach vigild at %s: "
-			    "permission denied",
-			    path);
-		err(EX_UNAVAILABLE, "cannot reach vigild at %s", path);
+		saved = errno;
+		close(fd);
+		errno = saved;
+		return (-1);
 	}
 	return (fd);
+}
+
+static int
+vigilctl_connect(const char *path)
+{
+	int fd;
+
+	if ((fd = vigilctl_dial(path)) != -1)
+		return (fd);
+	if (errno == ENAMETOOLONG)
+		errx(EX_UNAVAILABLE, "%s: socket path too long", path);
+	if (errno == EACCES || errno == EPERM)
+		errx(EX_UNAVAILABLE,
+		    "cannot reach vigild at %s: permission denied", path);
+	err(EX_UNAVAILABLE, "cannot reach vigild at %s", path);
 }
 
 static void
@@ -133,6 +239,27 @@ vigilctl_write_all(int fd, const void *p, size_t n)
 		p = (const char *)p + w;
 		n -= (size_t)w;
 	}
+}
+
+/*
+ * Send n bytes to vigild.  Return 0, or -1 with errno (EPIPE when vigild
+ * closed the connection: it may have answered already).  Never SIGPIPE.
+ */
+static int
+vigilctl_send(int fd, const void *p, size_t n)
+{
+	ssize_t w;
+
+	while (n > 0) {
+		w = send(fd, p, n, MSG_NOSIGNAL);
+		if (w == -1 && errno == EINTR)
+			continue;
+		if (w == -1)
+			return (-1);
+		p = (const char *)p + w;
+		n -= (size_t)w;
+	}
+	return (0);
 }
 
 /* Relay replies until PROTO_EXIT; return its code. */
@@ -176,22 +303,301 @@ vigilctl_relay(int fd)
 	}
 }
 
+/*
+ * Read the payload from standard input: at most QUEUE_PAYLOAD_MAX bytes,
+ * or exit 1.  Return it (owned) with its length in *len.
+ */
+static uint8_t *
+vigilctl_read_payload(size_t *len)
+{
+	uint8_t *buf;
+	size_t n = 0;
+	ssize_t r;
+
+	buf = xmalloc(QUEUE_PAYLOAD_MAX + 1);
+	while (n < QUEUE_PAYLOAD_MAX + 1) {
+		r = read(STDIN_FILENO, buf + n, QUEUE_PAYLOAD_MAX + 1 - n);
+		if (r == -1 && errno == EINTR)
+			continue;
+		if (r == -1)
+			err(1, "standard input");
+		if (r == 0)
+			break;
+		n += (size_t)r;
+	}
+	if (n > QUEUE_PAYLOAD_MAX)
+		errx(1, "payload larger than 1 MiB (%d bytes)",
+		    QUEUE_PAYLOAD_MAX);
+	*len = n;
+	return (buf);
+}
+
+/* Is word the command enqueue (or a prefix of it, as vigild allows)? */
+static int
+vigilctl_is_enqueue(const char *word)
+{
+	size_t len = strlen(word);
+
+	return (len > 0 && strncmp(word, "enqueue", len) == 0);
+}
+
+/*
+ * Which field of eq an option of enqueue sets ("-d", "-dVALUE",
+ * "--delay", "--delay=VALUE"), with its value in *value when it is in the
+ * same word.  NULL for an option enqueue does not know.
+ */
+static const char **
+vigilctl_enqueue_slot(
+    struct vigilctl_enqueue *eq, const char *arg, const char **value)
+{
+	static const char *const names[] = { "delay", "unique", "priority" };
+	const char **slots[] = { &eq->delay, &eq->unique, &eq->priority };
+	const char *eqs;
+	size_t i, len;
+
+	*value = NULL;
+	if (arg[1] != '-') {
+		for (i = 0; i < 3; i++) {
+			if (arg[1] == names[i][0]) {
+				*value = arg[2] != '\0' ? arg + 2 : NULL;
+				return (slots[i]);
+			}
+		}
+		return (NULL);
+	}
+	eqs = strchr(arg, '=');
+	len = eqs != NULL ? (size_t)(eqs - arg - 2) : strlen(arg + 2);
+	for (i = 0; i < 3; i++) {
+		if (strlen(names[i]) == len &&
+		    strncmp(arg + 2, names[i], len) == 0) {
+			*value = eqs != NULL ? eqs + 1 : NULL;
+			return (slots[i]);
+		}
+	}
+	return (NULL);
+}
+
+/*
+ * Read enqueue's words as vigild does: options anywhere, "--" ends them.
+ * Also take vigilctl's own --direct.
+ */
+static void
+vigilctl_enqueue_parse(int argc, char **argv, struct vigilctl_enqueue *eq)
+{
+	const char **slot, *value;
+	char *arg;
+	int i, rest = 0;
+
+	memset(eq, 0, sizeof(*eq));
+	for (i = 1; i < argc; i++) {
+		arg = argv[i];
+		if (rest || arg[0] != '-' || arg[1] == '\0') {
+			if (eq->noperands == 2)
+				eq->bad = 1;
+			else
+				eq->operands[eq->noperands++] = arg;
+		} else if (strcmp(arg, "--") == 0)
+			rest = 1;
+		else if (strcmp(arg, "--direct") == 0)
+			eq->direct = 1;
+		else if ((slot = vigilctl_enqueue_slot(eq, arg, &value)) !=
+		        NULL &&
+		    (value != NULL || i + 1 < argc))
+			*slot = value != NULL ? value : argv[++i];
+		else
+			eq->bad = 1; /* unknown, or its value is missing */
+	}
+}
+
+/*
+ * Tell a running vigild to look at job's queue now; vigild may be down,
+ * or refuse: nothing is reported.  Never waits more than a few seconds.
+ */
+static void
+vigilctl_kick(const struct vigilctl_where *w, const char *job)
+{
+	struct timeval tv = { VIGILCTL_KICK_SEC, 0 };
+	struct proto_buf out;
+	char *path, *args[2], buf[4096];
+	int fd;
+
+	if ((path = vigilctl_socket_path(w, 1)) == NULL)
+		return;
+	fd = vigilctl_dial(path);
+	free(path);
+	if (fd == -1)
+		return;
+	(void)setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	(void)setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+	args[0] = (char *)"kick";
+	args[1] = (char *)job;
+	proto_buf_init(&out);
+	proto_command_pack(&out, 0, 2, args);
+	/* vigild closes the connection after its reply. */
+	if (vigilctl_send(fd, out.data, out.len) == 0) {
+		while (read(fd, buf, sizeof(buf)) > 0)
+			continue;
+	}
+	proto_buf_clear(&out);
+	close(fd);
+}
+
+/* Check enqueue --direct's options; exit 2 with a message if one is bad. */
+static void
+vigilctl_direct_check(
+    const struct vigilctl_enqueue *eq, int64_t now, int64_t *due, int *priority)
+{
+	uint64_t delay = 0;
+	char *cause = NULL, *end;
+	long v;
+
+	if (eq->bad || eq->noperands < 1)
+		errx(2,
+		    "usage: enqueue --direct [--delay DUR] [--unique KEY] "
+		    "[--priority N] JOB [PAYLOAD | -]");
+	if (!conf_name_is_valid(eq->operands[0]))
+		errx(2, "%s: not a valid job name", eq->operands[0]);
+	if (eq->delay != NULL &&
+	    duration_parse(eq->delay, &delay, &cause) == -1)
+		errx(2, "enqueue: --delay: %s", cause);
+	if (delay > (uint64_t)(INT64_MAX - now))
+		errx(2, "enqueue: --delay: too large");
+	*due = now + (int64_t)delay;
+	*priority = 0;
+	if (eq->priority != NULL) {
+		errno = 0;
+		v = strtol(eq->priority, &end, 10);
+		if (*eq->priority == '\0' || *end != '\0' || errno != 0 ||
+		    v < INT_MIN || v > INT_MAX)
+			errx(2, "enqueue: --priority: not an integer: %s",
+			    eq->priority);
+		*priority = (int)v;
+	}
+	if (eq->unique != NULL && *eq->unique == '\0')
+		errx(2, "enqueue: --unique: empty key");
+}
+
+/* Open STATE_DIR/state.db and its queue, or exit 1. */
+static struct queue *
+vigilctl_direct_open(const struct vigilctl_where *w, struct store **s)
+{
+	struct queue *q;
+	char *dir, *path, *cause = NULL;
+
+	dir = vigilctl_state_dir(w);
+	xasprintf(&path, "%s/state.db", dir);
+	if ((*s = store_open(path, &cause)) == NULL)
+		errx(1, "%s: %s", path,
+		    strncmp(cause, "state.db: ", 10) == 0 ? cause + 10 : cause);
+	if (cause != NULL) {
+		warnx("%s: %s", path, cause);
+		free(cause);
+		cause = NULL;
+	}
+	free(path);
+	free(dir);
+	/* vigild holds the write lock only briefly: wait for it. */
+	store_busy_timeout_set(*s, VIGILCTL_BUSY_MS);
+	if ((q = queue_open(*s, &cause)) == NULL)
+		errx(1, "%s", cause);
+	return (q);
+}
+
+/*
+ * enqueue --direct: write the message into state.db without vigild, which
+ * may be down.  The job cannot be checked, only its name.  Print the id
+ * (or the live duplicate's, exit 1), then kick a running vigild.
+ */
+static int
+vigilctl_direct(const struct vigilctl_where *w,
+    const struct vigilctl_enqueue *eq, uint32_t flags)
+{
+	struct store *s;
+	struct queue *q;
+	const void *payload = "";
+	uint8_t *data = NULL;
+	size_t len = 0;
+	int64_t now = store_now(), due, id = 0, existing = 0;
+	char *cause = NULL;
+	int priority, rc;
+
+	vigilctl_direct_check(eq, now, &due, &priority);
+	if (eq->noperands == 2 && strcmp(eq->operands[1], "-") == 0)
+		payload = data = vigilctl_read_payload(&len);
+	else if (eq->noperands == 2) {
+		payload = eq->operands[1];
+		len = strlen(eq->operands[1]);
+	}
+	q = vigilctl_direct_open(w, &s);
+	rc = queue_enqueue(q, eq->operands[0], payload, len, eq->unique,
+	    priority, due, now, &id, &existing, &cause);
+	queue_close(q);
+	store_close(s);
+	free(data);
+	if (rc == -1)
+		errx(1, "enqueue: %s", cause);
+	if (flags & PROTO_F_JSON)
+		printf("{\"id\":%lld%s}\n",
+		    (long long)(rc == 1 ? existing : id),
+		    rc == 1 ? ",\"duplicate\":true" : "");
+	else
+		printf("%lld\n", (long long)(rc == 1 ? existing : id));
+	if (fflush(stdout) == EOF)
+		err(1, "stdout");
+	if (rc == 1) {
+		warnx("%s: a message with key %s is already queued: id %lld",
+		    eq->operands[0], eq->unique, (long long)existing);
+		return (1);
+	}
+	vigilctl_kick(w, eq->operands[0]);
+	return (0);
+}
+
+/*
+ * The request: the command, after PROTO_DATA frames with the payload of
+ * "enqueue JOB -" read from standard input (one frame, maybe empty, at
+ * least).
+ */
+static void
+vigilctl_request(struct proto_buf *out, uint32_t flags, int argc, char **argv,
+    const struct vigilctl_enqueue *eq)
+{
+	uint8_t *data;
+	size_t len, off = 0, n;
+
+	if (eq != NULL && eq->noperands == 2 &&
+	    strcmp(eq->operands[1], "-") == 0) {
+		data = vigilctl_read_payload(&len);
+		do {
+			n = len - off > PROTO_MAX_PAYLOAD ? PROTO_MAX_PAYLOAD :
+			                                    len - off;
+			proto_append(out, PROTO_DATA, data + off, n);
+			off += n;
+		} while (off < len);
+		free(data);
+	}
+	proto_command_pack(out, flags, argc, argv);
+}
+
 int
 main(int argc, char **argv)
 {
 	enum {
 		OPT_JSON = 256,
-		OPT_VERSION
+		OPT_VERSION,
+		OPT_STATE_DIR,
 	};
 	static const struct option longopts[] = {
 		{ "socket", required_argument, NULL, 's' },
 		{ "config", required_argument, NULL, 'c' },
+		{ "state-dir", required_argument, NULL, OPT_STATE_DIR },
 		{ "json", no_argument, NULL, OPT_JSON },
 		{ "version", no_argument, NULL, OPT_VERSION },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *opt_socket = NULL, *config = NULL;
+	struct vigilctl_where where = { NULL, NULL, NULL };
+	struct vigilctl_enqueue eq, *enq = NULL;
 	struct proto_buf out;
 	uint32_t flags = 0;
 	char *path;
@@ -200,10 +606,13 @@ main(int argc, char **argv)
 	while ((ch = getopt_long(argc, argv, "+s:c:h", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 's':
-			opt_socket = optarg;
+			where.socket = optarg;
 			break;
 		case 'c':
-			config = optarg;
+			where.config = optarg;
+			break;
+		case OPT_STATE_DIR:
+			where.state_dir = optarg;
 			break;
 		case OPT_JSON:
 			flags |= PROTO_F_JSON;
@@ -221,13 +630,23 @@ main(int argc, char **argv)
 	argv += optind;
 	if (argc == 0)
 		vigilctl_usage(2);
+	if (vigilctl_is_enqueue(argv[0])) {
+		vigilctl_enqueue_parse(argc, argv, &eq);
+		if (eq.direct)
+			return (vigilctl_direct(&where, &eq, flags));
+		enq = &eq;
+	}
 
-	path = vigilctl_socket_path(opt_socket, config);
+	/* Standard input first: vigild waits only 10 s for a request. */
+	proto_buf_init(&out);
+	vigilctl_request(&out, flags, argc, argv, enq);
+	path = vigilctl_socket_path(&where, 0);
 	fd = vigilctl_connect(path);
 	free(path);
-	proto_buf_init(&out);
-	proto_command_pack(&out, flags, argc, argv);
-	vigilctl_write_all(fd, out.data, out.len);
+	/* vigild may refuse the request before it has all of it: read why. */
+	if (vigilctl_send(fd, out.data, out.len) == -1 && errno != EPIPE &&
+	    errno != ECONNRESET)
+		err(EX_UNAVAILABLE, "write");
 	proto_buf_clear(&out);
 	return (vigilctl_relay(fd));
 }

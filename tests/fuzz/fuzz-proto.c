@@ -4,11 +4,12 @@
 /*
  * A libFuzzer target for the decoding of client input, done as
  * supervisord/server.c does it: bytes arrive in reads of random size (at
- * most 4096, as server_client_read() asks for) into a struct proto_buf,
- * the buffer may never hold more than one header plus PROTO_MAX_PAYLOAD,
- * proto_next() takes each complete message, and proto_command_unpack()
- * decodes every PROTO_COMMAND payload.  Anything vigild would drop ends
- * the input.  Two differences from vigild: each payload is first copied
+ * most 4096, as server_client_read() asks for, and never more than fits
+ * in one header plus PROTO_MAX_PAYLOAD) into a struct proto_buf,
+ * proto_next() takes each complete message, PROTO_DATA payloads add up
+ * to at most QUEUE_PAYLOAD_MAX, and proto_command_unpack() decodes every
+ * PROTO_COMMAND payload.  Anything vigild would drop or refuse ends the
+ * input.  Two differences from vigild: each payload is first copied
  * to a heap block of exactly its length, so that AddressSanitizer sees a
  * read past its end (in the buffer such a read would land in spare
  * capacity), and the target goes on with the next message where vigild
@@ -27,6 +28,7 @@
 #include <string.h>
 
 #include "proto.h"
+#include "queue.h"
 
 #define FUZZ_READ_MAX 4096
 
@@ -57,7 +59,7 @@ fuzz_read_size(uint32_t *state)
 
 /* Decode every complete message; return -1 where vigild would drop. */
 static int
-fuzz_parse(struct proto_buf *in)
+fuzz_parse(struct proto_buf *in, size_t *data)
 {
 	struct proto_header h;
 	const uint8_t *payload;
@@ -69,12 +71,22 @@ fuzz_parse(struct proto_buf *in)
 	for (;;) {
 		if ((r = proto_next(in, &h, &payload)) == 0)
 			return (0);
-		if (r == -1 || h.type != PROTO_COMMAND)
+		if (r == -1 ||
+		    (h.type != PROTO_COMMAND && h.type != PROTO_DATA))
 			return (-1);
 		if ((copy = malloc(h.len)) == NULL && h.len > 0)
 			abort();
 		if (h.len > 0)
 			memcpy(copy, payload, h.len);
+		if (h.type == PROTO_DATA) {
+			free(copy);
+			if (h.len > QUEUE_PAYLOAD_MAX - *data)
+				return (-1);
+			*data += h.len;
+			proto_buf_consume(in, PROTO_HEADER_SIZE + h.len);
+			continue;
+		}
+		*data = 0;
 		r = proto_command_unpack(copy, h.len, &flags, &argc, &argv);
 		free(copy);
 		if (r == -1)
@@ -102,7 +114,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct proto_buf in;
 	uint32_t state;
 	uint8_t *p;
-	size_t n;
+	size_t n, room, sent = 0;
 
 	if (size == 0)
 		return (0);
@@ -111,18 +123,21 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	size--;
 	proto_buf_init(&in);
 	while (size > 0) {
+		room = PROTO_HEADER_SIZE + PROTO_MAX_PAYLOAD -
+		    proto_buf_pending(&in);
+		if (room == 0)
+			break;
 		n = fuzz_read_size(&state);
 		if (n > size)
 			n = size;
+		if (n > room)
+			n = room;
 		p = proto_buf_reserve(&in, FUZZ_READ_MAX);
 		memcpy(p, data, n);
 		proto_buf_commit(&in, n);
 		data += n;
 		size -= n;
-		if (proto_buf_pending(&in) >
-		    PROTO_HEADER_SIZE + PROTO_MAX_PAYLOAD)
-			break;
-		if (fuzz_parse(&in) == -1)
+		if (fuzz_parse(&in, &sent) == -1)
 			break;
 	}
 	proto_buf_clear(&in);

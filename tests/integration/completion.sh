@@ -67,6 +67,15 @@ offers RUNNING wait --state R
 offers TERM signal ""
 offers SIGHUP kill SIGH
 offers web -s "$SOCK" signal TERM ""
+offers --delay enqueue -
+offers --direct enqueue --priority 3 -
+offers web -s "$SOCK" enqueue --delay 1h ""
+[ -z "$(complete_words -s "$SOCK" enqueue -u key web "")" ] ||
+	fail "enqueue: completion after the job"
+offers --dead queue -
+offers --dead purge -
+offers --state-dir --st
+offers web -s "$SOCK" --state-dir /tmp queue ""
 [ -z "$(complete_words -s "$SOCK" ping "")" ] || fail "ping takes no arguments"
 stop_vigild
 log "ok"

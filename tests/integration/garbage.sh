@@ -75,7 +75,7 @@ dropped=$((dropped + 2))
 # Other malformed requests: bad types, too short, too many words.
 { hdr 1 0 9 && words ping; } | send type-0 0
 { hdr 1 2 9 && words ping; } | send type-stdout 0
-{ hdr 1 5 9 && words ping; } | send type-max 0
+{ hdr 1 6 9 && words ping; } | send type-max 0
 { hdr 1 1 4 && le 0 4; } | send flags-only 0
 hdr 1 1 0 | send empty 0
 { hdr 1 1 $((4 + 4097)) && le 0 4 && head -c 4097 /dev/zero; } |

@@ -151,6 +151,40 @@ TEST(buffer_compacts)
 	return (0);
 }
 
+/* PROTO_DATA frames, empty or full, come before the command intact. */
+TEST(data_frames)
+{
+	struct proto_buf b;
+	struct proto_header h;
+	const uint8_t *p;
+	uint8_t *big;
+	char *in[] = { "enqueue", "q", "-" };
+
+	big = calloc(1, PROTO_MAX_PAYLOAD);
+	ASSERT_OK(big != NULL);
+	big[PROTO_MAX_PAYLOAD - 1] = 'z';
+	proto_buf_init(&b);
+	proto_append(&b, PROTO_DATA, "", 0);
+	proto_append(&b, PROTO_DATA, big, PROTO_MAX_PAYLOAD);
+	proto_command_pack(&b, 0, 3, in);
+	free(big);
+	ASSERT_EQ(proto_next(&b, &h, &p), 1);
+	ASSERT_EQ(h.type, PROTO_DATA);
+	ASSERT_EQ(h.len, 0);
+	proto_buf_consume(&b, PROTO_HEADER_SIZE + h.len);
+	ASSERT_EQ(proto_next(&b, &h, &p), 1);
+	ASSERT_EQ(h.type, PROTO_DATA);
+	ASSERT_EQ(h.len, PROTO_MAX_PAYLOAD);
+	ASSERT_EQ(p[PROTO_MAX_PAYLOAD - 1], 'z');
+	proto_buf_consume(&b, PROTO_HEADER_SIZE + h.len);
+	ASSERT_EQ(proto_next(&b, &h, &p), 1);
+	ASSERT_EQ(h.type, PROTO_COMMAND);
+	proto_buf_consume(&b, PROTO_HEADER_SIZE + h.len);
+	ASSERT_EQ(proto_buf_pending(&b), 0);
+	proto_buf_clear(&b);
+	return (0);
+}
+
 int
 main(void)
 {
@@ -160,5 +194,6 @@ main(void)
 	RUN(bad_payloads);
 	RUN(too_many_words);
 	RUN(buffer_compacts);
+	RUN(data_frames);
 	TEST_MAIN_END();
 }
