@@ -1401,6 +1401,9 @@ conf_job_check_kinds(struct conf_ctx *ctx, struct job_spec *spec)
 			    "not valid for kind \"%s\"",
 			    conf_kind_words[spec->kind]);
 	}
+	if (spec->kind == CONF_KIND_QUEUE && spec->ready == CONF_READY_NOTIFY)
+		conf_ctx_error(
+		    ctx, "ready", "\"notify\" is not valid for kind \"queue\"");
 	if (spec->kind != CONF_KIND_PERIODIC)
 		return;
 	if (!conf_ctx_given(ctx, "every") && !conf_ctx_given(ctx, "schedule"))

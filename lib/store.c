@@ -133,6 +133,24 @@ static const char *store_migrations[] = {
 	"WHERE unique_key IS NOT NULL AND state < 2;",
 	/* 2 -> 3: the next due time of a job's waiting messages, at once. */
 	"CREATE INDEX queue_due ON queue (job, due) WHERE state = 0;",
+	/*
+	 * 3 -> 4: message ids are never reused (AUTOINCREMENT), so an old id
+	 * given to retry or delete cannot name a newer message.
+	 */
+	"CREATE TABLE queue_v4 (id INTEGER PRIMARY KEY AUTOINCREMENT, "
+	"job TEXT NOT NULL, payload BLOB NOT NULL, unique_key TEXT, "
+	"priority INTEGER NOT NULL, state INTEGER NOT NULL, "
+	"due INTEGER NOT NULL, attempts INTEGER NOT NULL, "
+	"created INTEGER NOT NULL, updated INTEGER NOT NULL, "
+	"last_exit INTEGER, last_signal INTEGER, last_error TEXT, "
+	"output BLOB);"
+	"INSERT INTO queue_v4 SELECT * FROM queue;"
+	"DROP TABLE queue;"
+	"ALTER TABLE queue_v4 RENAME TO queue;"
+	"CREATE INDEX queue_claim ON queue (job, state, priority DESC, due, id);"
+	"CREATE UNIQUE INDEX queue_unique ON queue (job, unique_key) "
+	"WHERE unique_key IS NOT NULL AND state < 2;"
+	"CREATE INDEX queue_due ON queue (job, due) WHERE state = 0;",
 };
 #define STORE_VERSION                                                          \
 	((int)(sizeof(store_migrations) / sizeof(store_migrations[0])))

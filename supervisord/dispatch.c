@@ -22,13 +22,19 @@
 #include <sys/types.h>
 #include <sys/wait.h>
 
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "backoff.h"
 #include "duration.h"
+#include "lock.h"
 #include "log.h"
 #include "queue.h"
 #include "signame.h"
@@ -40,6 +46,8 @@
 #define DISPATCH_STORE_RETRY (30 * DURATION_USEC_PER_SEC)
 /* Timer slack of the due timer. */
 #define DISPATCH_ACCURACY (1 * DURATION_USEC_PER_MSEC)
+/* A leftover outside the slots holds a lock: look again after this. */
+#define DISPATCH_LEFTOVER_RECHECK (5 * DURATION_USEC_PER_SEC)
 /* Messages claimed in one transaction at most. */
 #define DISPATCH_BATCH 64
 
@@ -61,6 +69,77 @@ dispatch_slot_settling(const struct inst *in)
 	    (in->state == JOB_STARTING || in->state == JOB_BLOCKED));
 }
 
+/* Is name "JOB.lock" or "JOB@N.lock" for job j? */
+static int
+dispatch_is_lock_of(const struct job *j, const char *name)
+{
+	size_t len = strlen(j->name);
+	const char *p = name + len;
+
+	if (strncmp(name, j->name, len) != 0)
+		return (0);
+	if (*p == '@') {
+		if (!isdigit((unsigned char)*++p))
+			return (0);
+		while (isdigit((unsigned char)*p))
+			p++;
+	}
+	return (strcmp(p, ".lock") == 0);
+}
+
+/* Is lock file name held by one of j's slots? */
+static int
+dispatch_lock_is_ours(const struct job *j, const char *name)
+{
+	size_t len;
+	int i;
+
+	for (i = 0; i < j->ninsts; i++) {
+		len = strlen(j->insts[i].label);
+		if (j->insts[i].lock_fd != -1 &&
+		    strncmp(name, j->insts[i].label, len) == 0 &&
+		    strcmp(name + len, ".lock") == 0)
+			return (1);
+	}
+	return (0);
+}
+
+/*
+ * Is a lock of the job held by something other than its slots: a leftover
+ * run in a slot that is stopped now, or one past a lowered concurrency?
+ */
+static int
+dispatch_leftover_held(const struct job *j)
+{
+	char dir[PATH_MAX], path[PATH_MAX * 2];
+	struct dirent *de;
+	DIR *d;
+	int held = 0, fd;
+
+	snprintf(dir, sizeof(dir), "%s/locks", vigild.runtime_dir);
+	if ((d = opendir(dir)) == NULL)
+		return (0);
+	while (!held && (de = readdir(d)) != NULL) {
+		if (!dispatch_is_lock_of(j, de->d_name) ||
+		    dispatch_lock_is_ours(j, de->d_name))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+		if ((fd = open(path, O_RDWR | O_CLOEXEC)) == -1)
+			continue;
+		/* Taken here for a moment, the lock goes with the close. */
+		if (lock_try(fd) == -1 && errno == EAGAIN) {
+			log_warnx("%s: %s is held by a process this vigild did "
+			          "not start; messages left running wait for "
+			          "it",
+			    j->name, path);
+			held = 1;
+		}
+		close(fd);
+	}
+	closedir(d);
+	return (held);
+}
+
 /* Messages left running by a dead vigild: available again, once. */
 static int
 dispatch_recover(struct job *j, struct queue *q)
@@ -72,6 +151,10 @@ dispatch_recover(struct job *j, struct queue *q)
 	for (i = 0; i < j->ninsts; i++) {
 		if (dispatch_slot_settling(&j->insts[i]))
 			return (-1); /* its slot_ready kicks again */
+	}
+	if (dispatch_leftover_held(j)) {
+		dispatch_due_arm(j, store_now() + DISPATCH_LEFTOVER_RECHECK);
+		return (-1);
 	}
 	if (queue_recover(q, j->name, &n, &cause) == -1) {
 		state_queue_failed(cause);
@@ -92,7 +175,7 @@ dispatch_run(struct job *j)
 	struct queue_msg msgs[DISPATCH_BATCH];
 	struct inst *free_slots[DISPATCH_BATCH];
 	struct queue *q;
-	char *cause = NULL;
+	char *cause = NULL, why[64];
 	int64_t now, due;
 	int i, nfree = 0, n = 0;
 
@@ -131,6 +214,12 @@ dispatch_run(struct job *j)
 		log_debug("%s: message %" PRId64 " attempt %d",
 		    free_slots[i]->label, msgs[i].id, msgs[i].attempts);
 		supervise_inst_launch(free_slots[i]);
+		if (free_slots[i]->pid > 0) {
+			snprintf(why, sizeof(why),
+			    "message %" PRId64 ", attempt %d", msgs[i].id,
+			    msgs[i].attempts);
+			inst_reason_set(free_slots[i], why);
+		}
 	}
 	if (n == nfree && nfree == DISPATCH_BATCH) {
 		dispatch_kick(j); /* more free slots than one batch */
@@ -341,4 +430,13 @@ dispatch_job_free(struct job *j)
 {
 	j->kick = sd_event_source_disable_unref(j->kick);
 	j->due = sd_event_source_disable_unref(j->due);
+}
+
+/* A slot stops before its message ran (or without running it): give the
+ * message back, its attempt not counted. */
+void
+dispatch_slot_drop(struct inst *in)
+{
+	if (in->msg.id != 0)
+		dispatch_run_end(in, -1, 0);
 }

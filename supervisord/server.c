@@ -106,13 +106,22 @@ server_client_flush(struct client *c)
 }
 
 /*
- * A PROTO_DATA frame: keep its bytes for the command that follows.  Past
- * QUEUE_PAYLOAD_MAX in all, the request fails (only this one).  Return 0,
+ * A PROTO_DATA frame: keep its bytes for the command that follows.  From
+ * a peer without control rights, or past QUEUE_PAYLOAD_MAX in all, the
+ * request fails (only this one).  Return 0,
  * or -1 when the client was finished.
  */
 static int
 server_client_data(struct client *c, const uint8_t *p, size_t len)
 {
+	/* Only a peer that may enqueue gets to make vigild hold bytes. */
+	if (!cmd_peer_may_act(c)) {
+		cmd_printf_client(c, PROTO_STDERR,
+		    "vigild: permission denied: payload data needs control "
+		    "rights\n");
+		server_client_finish(c, CMD_EXIT_FAILED);
+		return (-1);
+	}
 	if (len > QUEUE_PAYLOAD_MAX - proto_buf_pending(&c->data)) {
 		proto_buf_clear(&c->data);
 		c->has_data = 0;
@@ -579,6 +588,12 @@ server_waiter_settled(const struct waiter *w, int *ok)
 		if (w->inst->job->spec->kind == CONF_KIND_PERIODIC &&
 		    (s == JOB_RUNNING || s == JOB_WAITING)) {
 			*ok = s == JOB_RUNNING || w->inst->has_exit;
+			return (1);
+		}
+		/* A queue slot: up once it holds its lock, free or working. */
+		if (w->inst->job->spec->kind == CONF_KIND_QUEUE &&
+		    (s == JOB_RUNNING || s == JOB_WAITING)) {
+			*ok = 1;
 			return (1);
 		}
 		/* A start succeeds once the run has lasted min_uptime. */

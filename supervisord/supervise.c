@@ -1228,6 +1228,7 @@ supervise_try_start(struct inst *in)
 	int held;
 
 	if (!in->want || vigild.shutting_down) {
+		dispatch_slot_drop(in);
 		inst_dep_unwait(in);
 		inst_lock_release(in);
 		inst_set_state(in, JOB_STOPPED);
@@ -1356,6 +1357,7 @@ supervise_inst_stop(struct inst *in)
 	case JOB_STARTING:
 		if (in->pid == 0) {
 			/* Waiting for its lock or dependencies: none runs. */
+			dispatch_slot_drop(in);
 			inst_dep_unwait(in);
 			inst_timer_cancel(in);
 			inst_lock_release(in);
@@ -1378,6 +1380,7 @@ supervise_inst_stop(struct inst *in)
 		break;
 	case JOB_BACKOFF:
 	case JOB_BLOCKED:
+		dispatch_slot_drop(in);
 		inst_timer_cancel(in);
 		inst_lock_release(in);
 		inst_reason(in, "stopped while %s", job_state_name(in->state));
@@ -1494,6 +1497,14 @@ supervise_sigchld(
 	return (0);
 }
 
+/* How many instances a spec makes: copies, or a queue's slots. */
+static int
+supervise_spec_ninsts(const struct job_spec *spec)
+{
+	return (spec->kind == CONF_KIND_QUEUE ? spec->concurrency :
+	                                        spec->instances);
+}
+
 /* Make the instances of a job from its spec. */
 static void
 supervise_job_build(struct job *j)
@@ -1501,8 +1512,7 @@ supervise_job_build(struct job *j)
 	struct inst *in;
 	int i;
 
-	j->ninsts = j->spec->kind == CONF_KIND_QUEUE ? j->spec->concurrency :
-	                                               j->spec->instances;
+	j->ninsts = supervise_spec_ninsts(j->spec);
 	j->insts = xcalloc((size_t)j->ninsts, sizeof(*j->insts));
 	output_job_attach(j);
 	for (i = 0; i < j->ninsts; i++) {
@@ -1545,7 +1555,7 @@ supervise_insts_free(struct inst *insts, int n)
 			TAILQ_REMOVE(&supervise_group_waits, in, gw_entry);
 		if (in->pid > 0)
 			RB_REMOVE(pid_tree, &supervise_pids, in);
-		queue_msg_clear(&in->msg);
+		dispatch_slot_drop(in);
 		free(in->label);
 		free(in->reason);
 	}
@@ -1630,10 +1640,11 @@ static int *
 supervise_job_swap_starts(const struct job *j, const struct job_spec *next)
 {
 	const struct inst *old;
-	int *start, i;
+	int *start, i, n;
 
-	start = xcalloc((size_t)next->instances, sizeof(*start));
-	for (i = 0; i < next->instances; i++) {
+	n = supervise_spec_ninsts(next);
+	start = xcalloc((size_t)n, sizeof(*start));
+	for (i = 0; i < n; i++) {
 		if (i >= j->ninsts) {
 			start[i] = next->autostart;
 			continue;
@@ -1682,10 +1693,10 @@ supervise_job_settle(sd_event_source *s, void *arg)
 	for (i = 0; i < j->ninsts; i++) {
 		if (!start[i])
 			continue;
-		if (j->spec->kind == CONF_KIND_SERVICE)
-			supervise_inst_start(&j->insts[i]);
-		else if (j->spec->kind == CONF_KIND_PERIODIC)
+		if (j->spec->kind == CONF_KIND_PERIODIC)
 			periodic_arm(&j->insts[i]);
+		else
+			supervise_inst_start(&j->insts[i]);
 	}
 	free(start);
 	return (0);

@@ -225,6 +225,7 @@ void dispatch_slot_start(struct inst *);
 void dispatch_slot_ready(struct inst *);
 void dispatch_kick(struct job *);
 void dispatch_run_end(struct inst *, int, int);
+void dispatch_slot_drop(struct inst *);
 void dispatch_job_free(struct job *);
 
 /* state.c */

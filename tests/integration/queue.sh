@@ -150,6 +150,14 @@ ctl start stuck >/dev/null
 retry 10 lines_at_least "$T/stuck-attempts" 2 || fail "stuck did not run again"
 [ "$(tr '\n' ' ' <"$T/stuck-attempts")" = "1 1 " ] ||
 	fail "attempts of a stopped message: $(cat "$T/stuck-attempts")"
+# A reload that changes a queue job drains it and starts the new slots.
+job work 'kind = "queue"' 'concurrency = 2' "command = \"$T/work.sh\""
+ctl reload >/dev/null || fail "reload failed"
+wait_state work@1 WAITING
+id=$(ctl enqueue work after-reload)
+retry 10 exists "$T/out/$id" || fail "no work after a reload: $(ctl status work)"
+[ "$(cat "$T/out/$id")" = after-reload ] || fail "payload after reload"
+
 stop_vigild
 [ -z "$(procs_with VIGIL_JOB=stuck)" ] || fail "stuck run alive after vigild stopped"
 [ "$(sqlite3 "$STATE/state.db" "SELECT state, attempts FROM queue WHERE job = 'stuck'")" = "0|0" ] ||

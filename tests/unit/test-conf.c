@@ -562,7 +562,11 @@ TEST(bad_values_by_kind)
 	                     "instances = 2\n",
 	    "4: instances: not valid for kind \"periodic\""));
 	ASSERT_OK(fails_with("command = x\nkind = queue\nconcurrency = 0\n",
-	    "3: concurrency: 0 is less than 1"));
+	    "3: concurrency: 0 is not between 1 and 10000"));
+	ASSERT_OK(fails_with("command = x\nkind = queue\nconcurrency = 10001\n",
+	    "3: concurrency: 10001 is not between 1 and 10000"));
+	ASSERT_OK(fails_with("command = x\nkind = queue\nready = notify\n",
+	    "3: ready: \"notify\" is not valid for kind \"queue\""));
 	ASSERT_OK(fails_with("command = x\nkind = queue\nmax_attempts = 0\n",
 	    "3: max_attempts: 0 is less than 1"));
 	ASSERT_OK(fails_with("command = x\nkind = queue\nretry_delay = 1h\n",

@@ -179,6 +179,11 @@ TEST(round_trip)
 	ASSERT_EQ(queue_counts(e.q, "mail", 100, &c, NULL), 0);
 	ASSERT_EQ(c.available + c.delayed + c.running + c.dead, 0);
 	ASSERT_EQ(query_int(&e, "SELECT count(*) FROM queue"), 0);
+	/* An empty queue never hands out an old id again. */
+	ASSERT_EQ(queue_enqueue(
+	              e.q, "mail", "x", 1, NULL, 0, 100, 92, &id, NULL, NULL),
+	    0);
+	ASSERT_OK(id > id2);
 	env_close(&e);
 	return (0);
 }
@@ -663,7 +668,7 @@ TEST(migration_from_v1)
 	ASSERT_OK((e.s = store_open(e.path, &cause)) != NULL);
 	ASSERT_OK(cause == NULL);
 	ASSERT_OK((e.q = queue_open(e.s, &cause)) != NULL);
-	ASSERT_EQ(query_int(&e, "PRAGMA user_version"), 3);
+	ASSERT_EQ(query_int(&e, "PRAGMA user_version"), 4);
 	memset(&rs, 0, sizeof(rs));
 	ASSERT_EQ(store_history(e.s, "old", -1, see_run, &rs, NULL), 0);
 	ASSERT_EQ(rs.n, 1);
@@ -677,7 +682,7 @@ TEST(migration_from_v1)
 	ASSERT_OK((e.s = store_open(e.path, &cause)) != NULL);
 	ASSERT_OK(cause == NULL);
 	ASSERT_OK((e.q = queue_open(e.s, &cause)) != NULL);
-	ASSERT_EQ(query_int(&e, "PRAGMA user_version"), 3);
+	ASSERT_EQ(query_int(&e, "PRAGMA user_version"), 4);
 	ASSERT_EQ(
 	    query_int(&e, "SELECT count(*) FROM queue WHERE state = 1"), 1);
 	ASSERT_EQ(query_int(&e, "SELECT count(*) FROM runs"), 1);
