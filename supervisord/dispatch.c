@@ -209,7 +209,7 @@ dispatch_run(struct job *j)
 		dispatch_due_arm(j, now + DISPATCH_STORE_RETRY);
 		return;
 	}
-	for (i = 0; i < n; i++) {
+	for (i = 0; i < n && i < nfree; i++) {
 		free_slots[i]->msg = msgs[i];
 		log_debug("%s: message %" PRId64 " attempt %d",
 		    free_slots[i]->label, msgs[i].id, msgs[i].attempts);

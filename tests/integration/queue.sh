@@ -1,4 +1,5 @@
 #!/bin/bash
+# shellcheck disable=SC2317 # predicates called through retry
 # Queue jobs: 40 messages at concurrency 4 are all worked, never more than
 # 4 at once, each payload intact on stdin with VIGIL_MESSAGE_ID and
 # VIGIL_ATTEMPT; a failing message is tried exactly max_attempts times,
