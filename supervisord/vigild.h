@@ -116,7 +116,7 @@ struct inst {
 	/* kind = "queue": each instance is a slot working one message. */
 	struct queue_msg msg; /* the message of the current run; id 0: none */
 	int drain_killed;     /* a drain outlived stop_timeout: signalled */
-	char *tail;             /* the ended run's last output, or NULL */
+	char *tail;           /* the ended run's last output, or NULL */
 	size_t tail_len;
 	struct waiter_list waiters;
 	RB_ENTRY(inst) pid_entry;
@@ -135,9 +135,9 @@ struct job {
 	struct inst *insts;
 	int ninsts;
 	/* kind = "queue" */
-	sd_event_source *kick;  /* deferred dispatch */
-	sd_event_source *due;   /* wakes dispatch at the next due message */
-	int recovered;          /* messages left running were recovered */
+	sd_event_source *kick; /* deferred dispatch */
+	sd_event_source *due;  /* wakes dispatch at the next due message */
+	int recovered;         /* messages left running were recovered */
 	RB_ENTRY(job) entry;
 };
 RB_HEAD(job_tree, job);
@@ -292,7 +292,7 @@ struct cmd_ctx {
 	char opts[128];  /* opts['x'] != 0: option -x given */
 	char *optarg[128];
 	int json;
-	int code; /* exit code for the client, 0 by default */
+	int code;            /* exit code for the client, 0 by default */
 	const uint8_t *data; /* PROTO_DATA sent before the command, or NULL */
 	size_t datalen;
 	struct proto_buf out;
