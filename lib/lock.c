@@ -85,18 +85,26 @@ lock_holder_read(int fd, struct lock_holder *h)
 	return (0);
 }
 
-/* Replace the holder record.  Return 0, or -1 with errno. */
+/*
+ * Replace the holder record.  Every record is LOCK_RECORD_SIZE bytes
+ * (padded with spaces), so one pwrite replaces the last one whole, without
+ * a truncate.  Return 0, or -1 with errno.
+ */
 int
 lock_holder_write(int fd, const struct lock_holder *h)
 {
-	char buf[128];
+	char buf[LOCK_RECORD_SIZE + 1];
 	int n;
 
-	n = snprintf(buf, sizeof(buf), "%ld %ld %" PRIu64 " %ld\n",
-	    (long)h->pid, (long)h->pgid, h->starttime, (long)h->vigild);
-	if (ftruncate(fd, 0) == -1)
+	n = snprintf(buf, sizeof(buf), "%ld %ld %" PRIu64 " %ld", (long)h->pid,
+	    (long)h->pgid, h->starttime, (long)h->vigild);
+	if (n < 0 || n >= LOCK_RECORD_SIZE) {
+		errno = EOVERFLOW;
 		return (-1);
-	if (pwrite(fd, buf, (size_t)n, 0) != n)
+	}
+	memset(buf + n, ' ', (size_t)(LOCK_RECORD_SIZE - 1 - n));
+	buf[LOCK_RECORD_SIZE - 1] = '\n';
+	if (pwrite(fd, buf, LOCK_RECORD_SIZE, 0) != LOCK_RECORD_SIZE)
 		return (-1);
 	return (0);
 }

@@ -16,6 +16,9 @@
 
 #include <stdint.h>
 
+/* The holder record's size on disk: "pid pgid starttime vigild", padded. */
+#define LOCK_RECORD_SIZE 80
+
 struct lock_holder {
 	pid_t pid;          /* leader of the holder */
 	pid_t pgid;         /* its process group */

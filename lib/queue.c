@@ -62,6 +62,7 @@ enum queue_stmt {
 };
 
 struct queue {
+	struct store *s;
 	sqlite3 *db;
 	sqlite3_stmt *st[QUEUE_NSTMT];
 };
@@ -144,6 +145,7 @@ queue_open(struct store *s, char **cause)
 	int i;
 
 	q = xcalloc(1, sizeof(*q));
+	q->s = s;
 	q->db = store_db(s);
 	for (i = 0; i < QUEUE_NSTMT; i++) {
 		if (sqlite3_prepare_v3(q->db, queue_sql[i], -1,
@@ -200,6 +202,27 @@ queue_step_done(struct queue *q, sqlite3_stmt *st, char **cause)
 		return (queue_error(q, st, cause));
 	sqlite3_reset(st);
 	return (0);
+}
+
+/*
+ * Begin a write transaction, or join the store's batch (store.c): a fail
+ * or a claim made while vigild settles many runs at once commits with
+ * them.
+ */
+static int
+queue_begin(struct queue *q, char **cause)
+{
+	if (store_in_batch(q->s))
+		return (0);
+	return (queue_step_done(q, q->st[QUEUE_BEGIN], cause));
+}
+
+static int
+queue_commit(struct queue *q, char **cause)
+{
+	if (store_in_batch(q->s))
+		return (0);
+	return (queue_step_done(q, q->st[QUEUE_COMMIT], cause));
 }
 
 /* Bind an integer, or NULL when it is negative (none). */
@@ -395,7 +418,7 @@ queue_claim_batch(struct queue *q, const char *job, int64_t now,
 	*n = 0;
 	if (max <= 0)
 		return (0);
-	if (queue_step_done(q, q->st[QUEUE_BEGIN], cause) == -1)
+	if (queue_begin(q, cause) == -1)
 		return (-1);
 	if (sqlite3_bind_text(st, 1, job, -1, SQLITE_STATIC) != SQLITE_OK ||
 	    sqlite3_bind_int64(st, 2, now) != SQLITE_OK ||
@@ -415,7 +438,7 @@ queue_claim_batch(struct queue *q, const char *job, int64_t now,
 		sqlite3_reset(up);
 	}
 	st = NULL;
-	if (queue_step_done(q, q->st[QUEUE_COMMIT], cause) == -1)
+	if (queue_commit(q, cause) == -1)
 		goto fail;
 	*n = k;
 	return (0);
@@ -491,13 +514,13 @@ queue_fail(struct queue *q, int64_t id, int max_attempts, int64_t retry_at,
 	int rc, attempts, bad;
 
 	*dead = 0;
-	if (queue_step_done(q, q->st[QUEUE_BEGIN], cause) == -1)
+	if (queue_begin(q, cause) == -1)
 		return (-1);
 	if (sqlite3_bind_int64(st, 1, id) != SQLITE_OK)
 		return (queue_error(q, st, cause));
 	if ((rc = sqlite3_step(st)) == SQLITE_DONE) {
 		sqlite3_reset(st);
-		return (queue_step_done(q, q->st[QUEUE_COMMIT], cause));
+		return (queue_commit(q, cause));
 	}
 	if (rc != SQLITE_ROW)
 		return (queue_error(q, st, cause));
@@ -518,8 +541,7 @@ queue_fail(struct queue *q, int64_t id, int max_attempts, int64_t retry_at,
 	            sqlite3_bind_null(up, 7)) != SQLITE_OK ||
 	    sqlite3_bind_int64(up, 8, now) != SQLITE_OK)
 		return (queue_error(q, up, cause));
-	if (queue_step_done(q, up, cause) == -1 ||
-	    queue_step_done(q, q->st[QUEUE_COMMIT], cause) == -1)
+	if (queue_step_done(q, up, cause) == -1 || queue_commit(q, cause) == -1)
 		return (-1);
 	*dead = bad;
 	return (0);

@@ -2,9 +2,10 @@
 /* Copyright (c) 2026 The vigil authors */
 
 /*
- * fork+exec of one job instance.  All allocation (environment, user
- * lookup, env_file) happens in the parent before fork, so the child only
- * makes system calls.  The child reports a failure before exec as one line
+ * vfork+exec of one job instance.  All allocation (environment, user
+ * lookup, env_file) happens in the parent before the child is made, so the
+ * child only makes system calls; it shares vigild's memory and writes none
+ * of it that vigild reads afterwards.  The child reports a failure before exec as one line
  * of text on a close-on-exec pipe; the parent sees EOF when exec succeeded.
  *
  * PR_SET_PDEATHSIG is tied to the thread that forked, and is cleared by
@@ -427,6 +428,21 @@ static void __attribute__((noreturn)) spawn_child(struct spawn_plan *p)
 }
 
 /*
+ * Start the child sharing vigild's memory, vigild suspended until the
+ * child has called execve (or exited): no page tables to copy and no
+ * copy-on-write faults in vigild afterwards, as posix_spawn(3) does.
+ */
+static pid_t
+spawn_vfork(struct spawn_plan *volatile p)
+{
+	pid_t pid;
+
+	if ((pid = vfork()) == 0)
+		spawn_child(p);
+	return (pid);
+}
+
+/*
  * Raise the soft limit on open files to the hard limit: vigild holds a
  * lock, a pipe and a log file per job.  Children get the limit vigild
  * started with (select(2) users break above 1024), unless limit_nofile
@@ -484,10 +500,14 @@ spawn_plan_clear(struct spawn_plan *p)
 }
 
 /*
- * Fork and exec the instance described by req.  Signals vigild handles are
- * blocked by the caller; the child restores an empty mask.  vigild does
- * not wait for the child: fork (not vfork) keeps a child that hangs before
- * exec (a chdir into a dead NFS mount) from stalling the supervisor.
+ * Start and exec the instance described by req.  Signals vigild handles
+ * are blocked by the caller; the child restores an empty mask.
+ *
+ * vigild waits, suspended, until the child has called execve: as
+ * posix_spawn(3) and s6's spawning do, this costs no page-table copy and
+ * no copy-on-write faults afterwards, which made fork the largest cost of
+ * a short queue run.  The price: a child that hangs before exec (a chdir
+ * into, or an exec from, a dead NFS mount) stalls vigild with it.
  *
  * Return -1 with *cause set when nothing was started.  Otherwise return 0
  * with res->pid and res->report_fd set: the caller owns the read end and
@@ -518,15 +538,13 @@ spawn_start(
 	}
 	plan.parent = getpid();
 	plan.report = pfd[1];
-	if ((pid = fork()) == -1) {
+	if ((pid = spawn_vfork(&plan)) == -1) {
 		xasprintf(cause, "fork: %s", strerror(errno));
 		close(pfd[0]);
 		close(pfd[1]);
 		spawn_plan_clear(&plan);
 		return (-1);
 	}
-	if (pid == 0)
-		spawn_child(&plan);
 	close(pfd[1]);
 	spawn_plan_clear(&plan);
 	res->pid = pid;

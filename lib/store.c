@@ -58,6 +58,7 @@ enum store_stmt {
 struct store {
 	sqlite3 *db;
 	sqlite3_stmt *st[STORE_NSTMT];
+	int batch; /* store_batch_begin: one transaction for many calls */
 };
 
 /*
@@ -535,6 +536,60 @@ store_run_ready(struct store *s, int64_t id, int64_t ready, char **cause)
 }
 
 /*
+ * Is a batch open?  Not once a failed call rolled it back: the calls that
+ * follow then commit on their own.
+ */
+int
+store_in_batch(const struct store *s)
+{
+	return (s->batch && !sqlite3_get_autocommit(s->db));
+}
+
+/* Begin a write transaction; inside a batch, the batch is the one. */
+int
+store_txn_begin(struct store *s, char **cause)
+{
+	if (store_in_batch(s))
+		return (0);
+	return (store_done(s, s->st[STORE_BEGIN], cause));
+}
+
+/* Commit what store_txn_begin began (nothing inside a batch). */
+int
+store_txn_commit(struct store *s, char **cause)
+{
+	if (store_in_batch(s))
+		return (0);
+	return (store_done(s, s->st[STORE_COMMIT], cause));
+}
+
+/*
+ * Make the writes that follow, until store_batch_end, one transaction:
+ * one commit for the runs of many children reaped at once.  Return 0, or
+ * -1 with *cause (the calls then commit on their own).
+ */
+int
+store_batch_begin(struct store *s, char **cause)
+{
+	if (store_done(s, s->st[STORE_BEGIN], cause) == -1)
+		return (-1);
+	s->batch = 1;
+	return (0);
+}
+
+/* Commit the batch, if a failure did not roll it back.  0, or -1. */
+int
+store_batch_end(struct store *s, char **cause)
+{
+	int open = store_in_batch(s);
+
+	s->batch = 0;
+	if (!open)
+		return (0);
+	return (store_done(s, s->st[STORE_COMMIT], cause));
+}
+
+/*
  * Record the end of run id: when (usec), the exit code or the signal (-1
  * for none) and the reason (exited, stopped, killed, exec failed, timeout,
  * lost; NULL for none).  Then delete that job's ended runs older than its
@@ -549,7 +604,7 @@ store_run_end(struct store *s, int64_t id, int64_t ended, int exit_code,
 	sqlite3_stmt *st = s->st[STORE_RUN_END];
 	sqlite3_stmt *pr = s->st[STORE_RUN_PRUNE];
 
-	if (store_done(s, s->st[STORE_BEGIN], cause) == -1)
+	if (store_txn_begin(s, cause) == -1)
 		return (-1);
 	if (sqlite3_bind_int64(st, 1, id) != SQLITE_OK ||
 	    sqlite3_bind_int64(st, 2, ended) != SQLITE_OK ||
@@ -566,7 +621,7 @@ store_run_end(struct store *s, int64_t id, int64_t ended, int exit_code,
 		if (store_done(s, pr, cause) == -1)
 			return (-1);
 	}
-	return (store_done(s, s->st[STORE_COMMIT], cause));
+	return (store_txn_commit(s, cause));
 }
 
 /*
@@ -582,7 +637,7 @@ store_run_skipped(struct store *s, const char *job, int instance, int64_t at,
 	sqlite3_stmt *pr = s->st[STORE_RUN_PRUNE];
 	int64_t id;
 
-	if (store_done(s, s->st[STORE_BEGIN], cause) == -1)
+	if (store_txn_begin(s, cause) == -1)
 		return (-1);
 	if (sqlite3_bind_text(st, 1, job, -1, SQLITE_STATIC) != SQLITE_OK ||
 	    sqlite3_bind_int(st, 2, instance) != SQLITE_OK ||
@@ -598,7 +653,7 @@ store_run_skipped(struct store *s, const char *job, int instance, int64_t at,
 		if (store_done(s, pr, cause) == -1)
 			return (-1);
 	}
-	return (store_done(s, s->st[STORE_COMMIT], cause));
+	return (store_txn_commit(s, cause));
 }
 
 /*

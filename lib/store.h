@@ -67,6 +67,11 @@ int store_intent_set(struct store *, const struct store_intent *, char **);
 int store_intent_clear(struct store *, const char *, int, char **);
 int store_intents(struct store *, store_intent_cb, void *, char **);
 struct sqlite3 *store_db(struct store *);
+int store_in_batch(const struct store *);
+int store_txn_begin(struct store *, char **);
+int store_txn_commit(struct store *, char **);
+int store_batch_begin(struct store *, char **);
+int store_batch_end(struct store *, char **);
 void store_busy_timeout_set(struct store *, int);
 int64_t store_now(void);
 

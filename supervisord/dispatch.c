@@ -213,7 +213,7 @@ dispatch_run(struct job *j)
 		free_slots[i]->msg = msgs[i];
 		log_debug("%s: message %" PRId64 " attempt %d",
 		    free_slots[i]->label, msgs[i].id, msgs[i].attempts);
-		supervise_inst_launch(free_slots[i]);
+		supervise_slot_run(free_slots[i]);
 		if (free_slots[i]->pid > 0) {
 			snprintf(why, sizeof(why),
 			    "message %" PRId64 ", attempt %d", msgs[i].id,

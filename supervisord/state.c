@@ -299,3 +299,30 @@ state_queue_failed(char *cause)
 {
 	state_failed("state.db queue", cause);
 }
+
+/*
+ * Gather the writes that follow into one transaction until state_batch_end
+ * (the runs of the children one SIGCHLD reaps, their messages): one commit
+ * instead of two per run.
+ */
+void
+state_batch_begin(void)
+{
+	char *cause = NULL;
+
+	if (state_store == NULL || state_path == NULL)
+		return;
+	if (store_batch_begin(state_store, &cause) == -1)
+		state_failed("state.db", cause);
+}
+
+void
+state_batch_end(void)
+{
+	char *cause = NULL;
+
+	if (state_store == NULL)
+		return;
+	if (store_batch_end(state_store, &cause) == -1)
+		state_failed("state.db", cause);
+}

@@ -1314,6 +1314,21 @@ supervise_inst_start(struct inst *in)
 	supervise_inst_launch(in);
 }
 
+/*
+ * A free queue slot runs its message now.  The slot has held its lock
+ * since it was checked for leftovers: no lock or holder check again.
+ */
+void
+supervise_slot_run(struct inst *in)
+{
+	in->failures = 0;
+	in->stop_requested = 0;
+	inst_reason(in, NULL);
+	if (supervise_deps_wait(in))
+		return;
+	supervise_spawn(in);
+}
+
 /* Start a run of an inactive instance now (or end its BACKOFF). */
 void
 supervise_inst_launch(struct inst *in)
@@ -1479,6 +1494,7 @@ supervise_sigchld(
 	pid_t pid;
 	int status;
 
+	state_batch_begin();
 	for (;;) {
 		pid = waitpid(-1, &status, WNOHANG);
 		if (pid == -1 && errno == EINTR)
@@ -1494,6 +1510,7 @@ supervise_sigchld(
 			    "reaped pid %ld (not a job leader)", (long)pid);
 	}
 	supervise_check_groups();
+	state_batch_end();
 	return (0);
 }
 

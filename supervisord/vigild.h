@@ -183,6 +183,7 @@ void supervise_start_all(void);
 void supervise_shutdown(void);
 void supervise_inst_start(struct inst *);
 void supervise_inst_launch(struct inst *);
+void supervise_slot_run(struct inst *);
 void supervise_inst_set_state(struct inst *, enum job_state);
 void supervise_inst_terminate(struct inst *);
 void inst_reason_set(struct inst *, const char *);
@@ -240,6 +241,8 @@ void state_intent(struct inst *, int, int, long);
 void state_intents_load(void);
 int state_history(const char *, int, store_run_cb, void *, char **);
 struct queue *state_queue(void);
+void state_batch_begin(void);
+void state_batch_end(void);
 void state_queue_failed(char *);
 
 /* reload.c */

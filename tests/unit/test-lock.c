@@ -92,6 +92,21 @@ TEST(holder_record)
 	r.starttime++;
 	r.pgid = r.pid;
 	ASSERT_EQ(lock_holder_check(&r), LOCK_HOLDER_GONE);
+	/* A shorter record replaces a longer one whole, without truncate. */
+	h.pid = 2147483647;
+	h.pgid = 2147483647;
+	h.starttime = UINT64_MAX;
+	h.vigild = 2147483647;
+	ASSERT_EQ(lock_holder_write(fd, &h), 0);
+	h.pid = h.pgid = h.vigild = 7;
+	h.starttime = 8;
+	ASSERT_EQ(lock_holder_write(fd, &h), 0);
+	ASSERT_EQ(lseek(fd, 0, SEEK_END), LOCK_RECORD_SIZE);
+	ASSERT_EQ(lock_holder_read(fd, &r), 0);
+	ASSERT_EQ(r.pid, 7);
+	ASSERT_EQ(r.pgid, 7);
+	ASSERT_EQ(r.starttime, 8);
+	ASSERT_EQ(r.vigild, 7);
 	close(fd);
 	return (0);
 }

@@ -738,6 +738,61 @@ measure_print(const char *what, int n, int total, const struct measure *m)
  * large the file grows.  Each part stops after a time budget (under
  * valgrind, say), and then says so.
  */
+/* Rows of the runs table as another connection sees them. */
+static int
+runs_seen(const char *path)
+{
+	struct store *o;
+	sqlite3_stmt *st;
+	int n = -1;
+
+	if ((o = store_open(path, NULL)) == NULL)
+		return (-1);
+	if (sqlite3_prepare_v2(store_db(o), "SELECT count(*) FROM runs", -1,
+	        &st, NULL) == SQLITE_OK &&
+	    sqlite3_step(st) == SQLITE_ROW)
+		n = sqlite3_column_int(st, 0);
+	sqlite3_finalize(st);
+	store_close(o);
+	return (n);
+}
+
+/* A batch makes many calls one transaction; a failure ends it early. */
+TEST(batch)
+{
+	struct store *s;
+	char p[256], *cause = NULL;
+	int64_t a, b;
+
+	tpath(p, sizeof(p), "batch.db");
+	ASSERT_OK((s = store_open(p, NULL)));
+	ASSERT_EQ(store_batch_begin(s, &cause), 0);
+	ASSERT_EQ(store_in_batch(s), 1);
+	ASSERT_EQ(store_run_begin(s, "j", 0, "r1", 1, 10, &a, NULL), 0);
+	ASSERT_EQ(store_run_end(s, a, 20, 0, -1, "exited", 10, NULL), 0);
+	ASSERT_EQ(store_run_begin(s, "j", 0, "r2", 2, 30, &b, NULL), 0);
+	ASSERT_EQ(runs_seen(p), 0); /* nothing committed yet */
+	ASSERT_EQ(store_batch_end(s, &cause), 0);
+	ASSERT_EQ(store_in_batch(s), 0);
+	ASSERT_EQ(runs_seen(p), 2);
+	/* Outside a batch each call commits on its own. */
+	ASSERT_EQ(store_run_end(s, b, 40, 1, -1, "exited", 10, NULL), 0);
+	ASSERT_EQ(store_run_begin(s, "j", 0, "r3", 3, 50, &a, NULL), 0);
+	ASSERT_EQ(runs_seen(p), 3);
+	/* A failed call rolls the batch back; later calls commit alone. */
+	ASSERT_EQ(store_batch_begin(s, NULL), 0);
+	ASSERT_EQ(store_run_begin(s, "j", 0, "r4", 4, 60, &a, NULL), 0);
+	ASSERT_EQ(store_run_begin(s, NULL, 0, "bad", 5, 70, &b, &cause), -1);
+	free(cause);
+	cause = NULL;
+	ASSERT_EQ(store_in_batch(s), 0);
+	ASSERT_EQ(store_run_begin(s, "j", 0, "r5", 6, 80, &b, NULL), 0);
+	ASSERT_EQ(store_batch_end(s, &cause), 0);
+	ASSERT_EQ(runs_seen(p), 4); /* r4 rolled back with the batch */
+	store_close(s);
+	return (0);
+}
+
 TEST(measure)
 {
 	struct store *s;
@@ -797,6 +852,7 @@ main(void)
 	RUN(unwritable_places);
 	RUN(future_version_refused);
 	RUN(works_after_errors);
+	RUN(batch);
 	RUN(measure);
 	chmod(tpath(d, sizeof(d), "ro"), 0755);
 	if (test_failed == 0)
