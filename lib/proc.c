@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "proc.h"
@@ -103,4 +104,25 @@ proc_group_signal(pid_t pgid, int sig)
 		return (-1);
 	}
 	return (kill(-pgid, sig));
+}
+
+/*
+ * The boot clock in the unit of /proc/PID/stat's starttime (clock ticks
+ * since boot, as the kernel stamps a new task).  A child made between two
+ * equal readings started at exactly that tick: its start time is known
+ * without reading /proc, which after an exec waits for the child's memory
+ * map.  Return 0 if the clock cannot be read.
+ */
+uint64_t
+proc_boot_ticks(void)
+{
+	static long hz;
+	struct timespec ts;
+
+	if (hz <= 0 && (hz = sysconf(_SC_CLK_TCK)) <= 0)
+		return (0);
+	if (clock_gettime(CLOCK_BOOTTIME, &ts) == -1)
+		return (0);
+	return ((uint64_t)ts.tv_sec * (uint64_t)hz +
+	    (uint64_t)ts.tv_nsec / (1000000000ULL / (uint64_t)hz));
 }

@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 int proc_starttime(pid_t, uint64_t *);
+uint64_t proc_boot_ticks(void);
 int proc_is_same(pid_t, uint64_t);
 int proc_group_exists(pid_t);
 int proc_group_signal(pid_t, int);

@@ -33,6 +33,7 @@
 #include <unistd.h>
 
 #include "conf.h"
+#include "proc.h"
 #include "spawn.h"
 #include "xmalloc.h"
 
@@ -523,6 +524,7 @@ spawn_start(
     const struct spawn_request *req, struct spawn_result *res, char **cause)
 {
 	struct spawn_plan plan;
+	uint64_t before, after;
 	int pfd[2];
 	pid_t pid;
 
@@ -543,7 +545,10 @@ spawn_start(
 	}
 	plan.parent = getpid();
 	plan.report = pfd[1];
-	if ((pid = spawn_vfork(&plan)) == -1) {
+	before = proc_boot_ticks();
+	pid = spawn_vfork(&plan);
+	after = proc_boot_ticks();
+	if (pid == -1) {
 		xasprintf(cause, "fork: %s", strerror(errno));
 		close(pfd[0]);
 		close(pfd[1]);
@@ -553,6 +558,7 @@ spawn_start(
 	close(pfd[1]);
 	spawn_plan_clear(&plan);
 	res->pid = pid;
+	res->starttime = before != 0 && before == after ? before : 0;
 	res->report_fd = pfd[0];
 	return (0);
 }

@@ -14,6 +14,7 @@
 #include <sys/types.h>
 
 #include <stddef.h>
+#include <stdint.h>
 
 struct job_spec;
 
@@ -30,7 +31,8 @@ struct spawn_request {
 
 struct spawn_result {
 	pid_t pid;
-	int report_fd; /* read end: EOF = exec done, text = failure */
+	uint64_t starttime; /* the child's /proc start time, 0: unknown */
+	int report_fd;      /* read end: EOF = exec done, text = failure */
 };
 
 void spawn_init(void);

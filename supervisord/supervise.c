@@ -636,6 +636,7 @@ supervise_mainpid_takes_over(struct inst *in)
 	log_info("%s: pid %ld exited; main pid %ld carries on", in->label,
 	    (long)in->pid, (long)m);
 	in->pid = m;
+	in->starttime = 0; /* not the spawned leader's */
 	RB_INSERT(pid_tree, &supervise_pids, in);
 	supervise_write_holder(in);
 	return (1);
@@ -895,7 +896,9 @@ supervise_write_holder(struct inst *in)
 	h.pid = in->pid;
 	h.pgid = in->pgid;
 	h.vigild = getpid();
-	if (proc_starttime(in->pid, &h.starttime) == -1)
+	if (in->pid == in->pgid && in->starttime != 0)
+		h.starttime = in->starttime; /* known from the spawn */
+	else if (proc_starttime(in->pid, &h.starttime) == -1)
 		h.starttime = 0;
 	if (lock_holder_write(in->lock_fd, &h) == -1)
 		log_warn("%s: write lock record", in->label);
@@ -996,6 +999,7 @@ supervise_spawn(struct inst *in)
 	}
 	in->pid = res.pid;
 	in->pgid = res.pid;
+	in->starttime = res.starttime;
 	inst_sid_add(in);
 	state_run_begin(in);
 	if (spec->ready == CONF_READY_NOTIFY && spec->ready_timeout > 0)

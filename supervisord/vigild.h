@@ -56,8 +56,9 @@ struct inst {
 	uint64_t since; /* monotonic usec of the last state change */
 	char *reason;   /* why it is in this state, or NULL */
 
-	pid_t pid;        /* leader, 0 when none */
-	uint64_t started; /* monotonic usec at fork */
+	pid_t pid;          /* leader, 0 when none */
+	uint64_t starttime; /* its /proc start time if known at spawn, or 0 */
+	uint64_t started;   /* monotonic usec at fork */
 	char run_id[17];
 	int lock_fd; /* held while active, else -1 */
 	int exec_failed;

@@ -111,6 +111,35 @@ TEST(holder_record)
 	return (0);
 }
 
+/*
+ * A child made between two equal readings of the boot tick clock has that
+ * tick as its /proc start time.
+ */
+TEST(boot_ticks_match_proc)
+{
+	uint64_t before, after, st;
+	int i, known = 0, status;
+	pid_t pid;
+
+	for (i = 0; i < 200; i++) {
+		before = proc_boot_ticks();
+		if ((pid = fork()) == 0)
+			_exit(0);
+		after = proc_boot_ticks();
+		ASSERT_OK(pid > 0);
+		ASSERT_OK(before != 0 && before <= after);
+		ASSERT_EQ(proc_starttime(pid, &st), 0);
+		ASSERT_OK(st >= before && st <= after);
+		if (before == after) {
+			ASSERT_EQ(st, before);
+			known++;
+		}
+		ASSERT_EQ(waitpid(pid, &status, 0), pid);
+	}
+	ASSERT_OK(known > 100);
+	return (0);
+}
+
 TEST(holder_group_outlives_leader)
 {
 	struct lock_holder h;
@@ -169,6 +198,7 @@ main(void)
 	RUN(exclusive_between_descriptions);
 	RUN(child_keeps_lock_after_parent_closes);
 	RUN(holder_record);
+	RUN(boot_ticks_match_proc);
 	RUN(holder_group_outlives_leader);
 	RUN(starttime);
 	unlink(path);
