@@ -209,6 +209,7 @@ dispatch_run(struct job *j)
 		dispatch_due_arm(j, now + DISPATCH_STORE_RETRY);
 		return;
 	}
+	state_batch_begin(); /* the runs begun: one commit */
 	for (i = 0; i < n && i < nfree; i++) {
 		free_slots[i]->msg = msgs[i];
 		log_debug("%s: message %" PRId64 " attempt %d",
@@ -221,6 +222,7 @@ dispatch_run(struct job *j)
 			inst_reason_set(free_slots[i], why);
 		}
 	}
+	state_batch_end();
 	if (n == nfree && nfree == DISPATCH_BATCH) {
 		dispatch_kick(j); /* more free slots than one batch */
 		return;

@@ -1778,8 +1778,10 @@ supervise_start_all(void)
 {
 	struct job *j;
 
+	state_batch_begin(); /* one commit for every run begun */
 	RB_FOREACH(j, job_tree, &vigild.jobs)
 		supervise_job_start(j);
+	state_batch_end();
 	vigild.started = 1;
 }
 
