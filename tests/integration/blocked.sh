@@ -21,8 +21,11 @@ VIGILD_PID=
 alive "$old" || fail "the TERM-ignoring leftover died; the test is moot"
 
 start_vigild
+# BLOCKED lasts about stop_timeout: watch for it with cheap polls first
+# (the scan of /proc below can take longer than that on a busy machine).
+retry 10 is_state blk BLOCKED || fail "never saw BLOCKED (state $(state blk))"
 # Watch the run ids of live blk processes until a new one runs alone.
-seen_blocked=0
+seen_blocked=1
 deadline=$(($(now_ms) + 15000))
 while :; do
 	runs=$(for p in $(procs_with VIGIL_JOB=blk); do
