@@ -38,37 +38,6 @@ struct cmd_history {
 	int count;
 };
 
-static char *
-cmd_history_time(int64_t usec, char *buf, size_t len)
-{
-	struct tm tm;
-	time_t t = (time_t)(usec / 1000000);
-
-	if (usec <= 0 || localtime_r(&t, &tm) == NULL)
-		strlcpy(buf, "-", len);
-	else
-		snprintf(buf, len, "%04d-%02d-%02dT%02d:%02d:%02d.%03d",
-		    tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour,
-		    tm.tm_min, tm.tm_sec, (int)(usec % 1000000 / 1000));
-	return (buf);
-}
-
-static char *
-cmd_history_exit(const struct store_run *r, char *buf, size_t len)
-{
-	const char *name;
-
-	if (r->exit_code >= 0)
-		snprintf(buf, len, "exit %d", r->exit_code);
-	else if (r->signal > 0 && (name = signame_name(r->signal)) != NULL)
-		snprintf(buf, len, "signal %s", name);
-	else if (r->signal > 0)
-		snprintf(buf, len, "signal %d", r->signal);
-	else
-		strlcpy(buf, "-", len);
-	return (buf);
-}
-
 static void
 cmd_history_json(struct cmd_ctx *ctx, const struct store_run *r)
 {
@@ -117,9 +86,9 @@ cmd_history_row(const struct store_run *r, void *arg)
 		else
 			strlcpy(dur, "-", sizeof(dur));
 		cmd_print(h->ctx, "%-23s %-23s %9s %-12s %s\n",
-		    cmd_history_time(r->started, start, sizeof(start)),
-		    cmd_history_time(r->ended, end, sizeof(end)), dur,
-		    cmd_history_exit(r, ex, sizeof(ex)),
+		    cmd_format_time(r->started, start, sizeof(start)),
+		    cmd_format_time(r->ended, end, sizeof(end)), dur,
+		    cmd_format_exit(r->exit_code, r->signal, ex, sizeof(ex)),
 		    r->reason[0] != '\0' ? r->reason : "running");
 	}
 	h->count++;

@@ -322,40 +322,6 @@ cmd_enqueue_exec(struct cmd_ctx *ctx)
 	return (cmd_enqueue_report(ctx, j, rc == 1, rc == 1 ? existing : id));
 }
 
-/* Local time with milliseconds, as history prints it. */
-static char *
-cmd_queue_time(int64_t usec, char *buf, size_t len)
-{
-	struct tm tm;
-	time_t t = (time_t)(usec / 1000000);
-
-	if (usec <= 0 || localtime_r(&t, &tm) == NULL)
-		strlcpy(buf, "-", len);
-	else
-		snprintf(buf, len, "%04d-%02d-%02dT%02d:%02d:%02d.%03d",
-		    tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour,
-		    tm.tm_min, tm.tm_sec, (int)(usec % 1000000 / 1000));
-	return (buf);
-}
-
-/* "exit N", "signal NAME" or "-" for the last attempt of a message. */
-static char *
-cmd_queue_exit(const struct queue_msg *m, char *buf, size_t len)
-{
-	const char *name;
-
-	if (m->last_exit >= 0)
-		snprintf(buf, len, "exit %d", m->last_exit);
-	else if (m->last_signal > 0 &&
-	    (name = signame_name(m->last_signal)) != NULL)
-		snprintf(buf, len, "signal %s", name);
-	else if (m->last_signal > 0)
-		snprintf(buf, len, "signal %d", m->last_signal);
-	else
-		strlcpy(buf, "-", len);
-	return (buf);
-}
-
 static void
 cmd_queue_dead_json(struct cmd_ctx *ctx, const struct queue_msg *m)
 {
@@ -397,8 +363,9 @@ cmd_queue_dead_row(const struct queue_msg *m, void *arg)
 	} else
 		cmd_print(d->ctx, "%-10lld %8d %-12s %-23s %s\n",
 		    (long long)m->id, m->attempts,
-		    cmd_queue_exit(m, ex, sizeof(ex)),
-		    cmd_queue_time(m->updated, upd, sizeof(upd)),
+		    cmd_format_exit(
+		        m->last_exit, m->last_signal, ex, sizeof(ex)),
+		    cmd_format_time(m->updated, upd, sizeof(upd)),
 		    m->last_error != NULL ? m->last_error : "-");
 	d->count++;
 }

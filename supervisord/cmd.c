@@ -18,9 +18,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "log.h"
+#include "signame.h"
 #include "vigild.h"
 #include "xmalloc.h"
 
@@ -433,4 +435,37 @@ cmd_resolve(
 	}
 	*out = v;
 	return (0);
+}
+
+/* Local time with milliseconds of a wall clock usec, or "-" for none. */
+char *
+cmd_format_time(int64_t usec, char *buf, size_t len)
+{
+	struct tm tm;
+	time_t t = (time_t)(usec / 1000000);
+
+	if (usec <= 0 || localtime_r(&t, &tm) == NULL)
+		strlcpy(buf, "-", len);
+	else
+		snprintf(buf, len, "%04d-%02d-%02dT%02d:%02d:%02d.%03d",
+		    tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour,
+		    tm.tm_min, tm.tm_sec, (int)(usec % 1000000 / 1000));
+	return (buf);
+}
+
+/* "exit N", "signal NAME" or "-": how a run ended (-1: none of either). */
+char *
+cmd_format_exit(int exit_code, int sig, char *buf, size_t len)
+{
+	const char *name;
+
+	if (exit_code >= 0)
+		snprintf(buf, len, "exit %d", exit_code);
+	else if (sig > 0 && (name = signame_name(sig)) != NULL)
+		snprintf(buf, len, "signal %s", name);
+	else if (sig > 0)
+		snprintf(buf, len, "signal %d", sig);
+	else
+		strlcpy(buf, "-", len);
+	return (buf);
 }

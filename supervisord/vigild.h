@@ -334,6 +334,8 @@ void cmd_printf_client(struct client *, enum proto_type, const char *, ...)
     __attribute__((format(printf, 3, 4)));
 void cmd_print_json_string(struct cmd_ctx *, const char *);
 int cmd_peer_may_act(struct client *);
+char *cmd_format_time(int64_t, char *, size_t);
+char *cmd_format_exit(int, int, char *, size_t);
 int cmd_resolve(struct cmd_ctx *, int, char **, struct inst ***, size_t *);
 extern const struct cmd_entry *const cmd_table[];
 
