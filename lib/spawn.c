@@ -5,8 +5,13 @@
  * vfork+exec of one job instance.  All allocation (environment, user
  * lookup, env_file) happens in the parent before the child is made, so the
  * child only makes system calls; it shares vigild's memory and writes none
- * of it that vigild reads afterwards.  The child reports a failure before exec as one line
- * of text on a close-on-exec pipe; the parent sees EOF when exec succeeded.
+ * of it that vigild reads afterwards, except the outcome in its plan.
+ *
+ * The outcome: the child marks the plan when it starts, and writes a
+ * failure before exec there as one line of text.  When vfork returns, the
+ * child has exec'd or exited, so a marked plan tells at once.  Where vfork
+ * is a fork (valgrind runs it so), the mark never shows: then the same
+ * line comes on a close-on-exec pipe, whose EOF means exec succeeded.
  *
  * PR_SET_PDEATHSIG is tied to the thread that forked, and is cleared by
  * exec of a set-uid or set-gid program: vigild stays single-threaded, and a
@@ -69,6 +74,9 @@ struct spawn_plan {
 	const char *path; /* PATH used to find argv[0] */
 	pid_t parent;
 	int report;
+	volatile sig_atomic_t ran;    /* set by the child: memory is shared */
+	volatile sig_atomic_t failed; /* set by the child: fail holds why */
+	char fail[PATH_MAX + 128];
 };
 
 /* Set KEY=value in env, replacing an earlier KEY. */
@@ -267,23 +275,26 @@ spawn_env_get(char **envp, const char *key)
 	return (NULL);
 }
 
-/* In the child: report "what: strerror(err)" to the parent and exit. */
+/*
+ * In the child: tell the parent "what: strerror(err)", in the plan and on
+ * the report pipe, and exit.
+ */
 static void __attribute__((noreturn))
-spawn_child_fail(const struct spawn_plan *p, const char *what, int err)
+spawn_child_fail(struct spawn_plan *p, const char *what, int err)
 {
-	char msg[PATH_MAX + 128];
 	int n;
 
-	n = snprintf(msg, sizeof(msg), "%s: %s", what, strerror(err));
+	n = snprintf(p->fail, sizeof(p->fail), "%s: %s", what, strerror(err));
 	if (n > 0)
-		(void)!write(p->report, msg,
-		    (size_t)n < sizeof(msg) ? (size_t)n : sizeof(msg) - 1);
+		(void)!write(p->report, p->fail,
+		    (size_t)n < sizeof(p->fail) ? (size_t)n :
+		                                  sizeof(p->fail) - 1);
+	p->failed = 1;
 	_exit(127);
 }
 
 /* In the child: exec argv[0], searching PATH when it has no slash. */
-static void __attribute__((noreturn))
-spawn_child_exec(const struct spawn_plan *p)
+static void __attribute__((noreturn)) spawn_child_exec(struct spawn_plan *p)
 {
 	char *const *argv = p->req->spec->argv;
 	char full[PATH_MAX], what[PATH_MAX + 8];
@@ -356,7 +367,7 @@ spawn_child_fds(struct spawn_plan *p)
 
 /* In the child: limits, priority, umask, credentials, directory. */
 static void
-spawn_child_attrs(const struct spawn_plan *p)
+spawn_child_attrs(struct spawn_plan *p)
 {
 	const struct job_spec *s = p->req->spec;
 	char what[PATH_MAX + 16];
@@ -407,6 +418,7 @@ static void __attribute__((noreturn)) spawn_child(struct spawn_plan *p)
 	struct sigaction sa;
 	sigset_t none;
 
+	p->ran = 1;
 	if (prctl(PR_SET_PDEATHSIG, s->pdeath_signal) == -1)
 		_exit(127);
 	/* The parent may have died before prctl: then nobody would tell. */
@@ -516,8 +528,10 @@ spawn_plan_clear(struct spawn_plan *p)
  * into, or an exec from, a dead NFS mount) stalls vigild with it.
  *
  * Return -1 with *cause set when nothing was started.  Otherwise return 0
- * with res->pid and res->report_fd set: the caller owns the read end and
- * reads it with spawn_report_read() once it is readable.
+ * with res->pid set, and either res->done (exec succeeded, or failed with
+ * res->cause, the caller's to free, and the child exits 127), or
+ * res->report_fd: the caller owns that read end and reads it with
+ * spawn_report_read() once it is readable.
  */
 int
 spawn_start(
@@ -557,8 +571,18 @@ spawn_start(
 	}
 	close(pfd[1]);
 	spawn_plan_clear(&plan);
+	memset(res, 0, sizeof(*res));
 	res->pid = pid;
 	res->starttime = before != 0 && before == after ? before : 0;
 	res->report_fd = pfd[0];
+	/* What the child wrote to the plan, read after it: no stale copy. */
+	__asm__ __volatile__("" ::: "memory");
+	if (plan.ran) {
+		res->done = 1;
+		if (plan.failed)
+			res->cause = xstrdup(plan.fail);
+		close(pfd[0]);
+		res->report_fd = -1;
+	}
 	return (0);
 }

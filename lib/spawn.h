@@ -32,7 +32,9 @@ struct spawn_request {
 struct spawn_result {
 	pid_t pid;
 	uint64_t starttime; /* the child's /proc start time, 0: unknown */
-	int report_fd;      /* read end: EOF = exec done, text = failure */
+	int done;           /* the outcome is known: */
+	char *cause;        /* NULL: exec'd; else why the child exits 127 */
+	int report_fd;      /* not done: EOF = exec done, text = failure */
 };
 
 void spawn_init(void);

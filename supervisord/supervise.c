@@ -7,8 +7,9 @@
  * comes from job_decide() in lib/job.c; this file only applies it.
  *
  * Life of an instance: start takes its lock file (or goes BLOCKED while a
- * leftover holder is reclaimed), forks, and is STARTING until the exec
- * report pipe closes, then RUNNING.  When the leader exits, the decision is
+ * leftover holder is reclaimed), forks, and is STARTING until the child
+ * has exec'd (known when vfork returns, else when the exec report pipe
+ * closes), then RUNNING.  When the leader exits, the decision is
  * made at once but applied only after the rest of its process group is
  * gone, so a restart never overlaps a straggler.  The instance keeps its
  * lock from start until it is inactive again.
@@ -824,6 +825,25 @@ supervise_apply(struct inst *in, const struct job_decision *d)
 	}
 }
 
+/* The child exec'd (cause NULL) or failed before it (cause says why). */
+static void
+supervise_exec_done(struct inst *in, const char *cause)
+{
+	if (cause != NULL) {
+		in->exec_failed = 1;
+		log_warnx("%s: %s", in->label, cause);
+		inst_reason(in, "%s", cause);
+		return;
+	}
+	/* With ready = "notify", READY=1 makes it RUNNING. */
+	if (in->state == JOB_STARTING &&
+	    in->job->spec->ready == CONF_READY_EXEC) {
+		inst_reason(in, NULL);
+		inst_set_state(in, JOB_RUNNING);
+		state_run_ready(in);
+	}
+}
+
 /* Exec report readable: EOF means exec succeeded, text is a failure. */
 static int
 supervise_report(sd_event_source *s, int fd, uint32_t revents, void *arg)
@@ -838,18 +858,10 @@ supervise_report(sd_event_source *s, int fd, uint32_t revents, void *arg)
 		log_warn("%s: exec report", in->label);
 		break;
 	case 0:
-		/* With ready = "notify", READY=1 makes it RUNNING. */
-		if (in->state == JOB_STARTING &&
-		    in->job->spec->ready == CONF_READY_EXEC) {
-			inst_reason(in, NULL);
-			inst_set_state(in, JOB_RUNNING);
-			state_run_ready(in);
-		}
+		supervise_exec_done(in, NULL);
 		break;
 	case 1:
-		in->exec_failed = 1;
-		log_warnx("%s: %s", in->label, cause);
-		inst_reason(in, "%s", cause);
+		supervise_exec_done(in, cause);
 		free(cause);
 		break;
 	}
@@ -1010,16 +1022,23 @@ supervise_spawn(struct inst *in)
 	in->killed = 0;
 	RB_INSERT(pid_tree, &supervise_pids, in);
 	supervise_write_holder(in);
-	(void)fcntl(res.report_fd, F_SETFL, O_NONBLOCK);
-	r = sd_event_add_io(vigild.event, &in->report, res.report_fd, EPOLLIN,
-	    supervise_report, in);
-	if (r < 0)
-		fatalx("%s: sd_event_add_io: %s", __func__, strerror(-r));
-	supervise_nspawning++;
+	if (!res.done) {
+		(void)fcntl(res.report_fd, F_SETFL, O_NONBLOCK);
+		r = sd_event_add_io(vigild.event, &in->report, res.report_fd,
+		    EPOLLIN, supervise_report, in);
+		if (r < 0)
+			fatalx(
+			    "%s: sd_event_add_io: %s", __func__, strerror(-r));
+		supervise_nspawning++;
+	}
 	log_info("%s: started pid %ld", in->label, (long)in->pid);
 	output_mark(in, "started pid %ld run %s", (long)in->pid, in->run_id);
 	periodic_run_started(in);
 	inst_set_state(in, JOB_STARTING);
+	if (res.done) {
+		supervise_exec_done(in, res.cause);
+		free(res.cause);
+	}
 }
 
 /* Double the BLOCKED poll interval, up to SUPERVISE_RECHECK_MAX. */
