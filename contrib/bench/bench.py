@@ -383,6 +383,25 @@ class Supervisor:
         return dirs
 
 
+class BareLoop(Supervisor):
+    """No supervisor: spawnloop.c starts the N copies (the machine's floor)."""
+
+    name = "bare spawn loop"
+
+    def add_services(self, names, argv):
+        """Keep argv: spawnloop starts len(names) copies of it."""
+        self.names = list(names)
+        self.argv = list(argv)
+
+    def start_argv(self):
+        """spawnloop N 0 argv: start all, wait for none."""
+        return [self.bench.spawnloop, str(len(self.names)), "0"] + self.argv
+
+    def stop(self):
+        """SIGKILL the copies (by pid); spawnloop exits once they are gone."""
+        kill_pids([pid for pid, _ in children_map().get(self.proc.pid, [])])
+
+
 class Vigil(Supervisor):
     """vigild with one job file per service in a jobs.d."""
 
@@ -830,6 +849,25 @@ class Bench:
         finally:
             self.cleanup_run(sup, marker)
 
+    def floor(self, n):
+        """The same start with no supervisor: a bare posix_spawn loop."""
+        marker = self.marker()
+        sup = BareLoop(self, self.fresh_dir(f"bare-{n}"))
+        sup.add_services(range(n), ["sleep", marker])
+        t0 = time.monotonic()
+        sup.start()
+        try:
+            found, _ = self.wait_all_running(sup, marker, n, t0)
+            root = proc_stat(sup.proc.pid)
+            if root is None:
+                raise BenchError("spawnloop exited after starting all")
+            ms = (max(found.values()) - root["start"]) * 1000.0 / CLK_TCK
+            self.record(f"floor{n}", f"{n} copies: all running, ms", sup.name, ms)
+            sup.stop()
+            sup.wait_exit(STOP_TIMEOUT)
+        finally:
+            self.cleanup_run(sup, marker)
+
     def idle(self, sup, own, n):
         """CPU time and voluntary switches of own over the idle window."""
         secs = self.args.idle
@@ -1018,6 +1056,8 @@ class Bench:
                 for cls in chosen:
                     log(f"rep {rep}/{args.reps}: {cls.name}, {n} services")
                     self.attempt(f"{cls.name} N={n}", self.steady, cls, n)
+                if self.spawnloop:
+                    self.attempt(f"bare loop N={n}", self.floor, n)
             for cls in chosen:
                 if self.stamp:
                     self.attempt(f"{cls.name} restart", self.flap, cls)
@@ -1041,6 +1081,9 @@ class Bench:
         """Return the markdown section: machine, tables, ratios, notes."""
         out = [machine_line(self, names), ""]
         out += self.main_table(names)
+        f = self.floor_table()
+        if f:
+            out += [""] + f
         q = self.queue_table()
         if q:
             out += [""] + q
@@ -1064,12 +1107,26 @@ class Bench:
                 return (order.index(head), int(k[len(head):]))
             return (len(order), self.rows.index(k))
 
-        rows = sorted((k for k in self.rows if not k.startswith("q") and k != "enq"), key=rank)
+        rows = sorted((k for k in self.rows
+                       if not k.startswith(("q", "floor")) and k != "enq"), key=rank)
         out = ["| workload | " + " | ".join(names) + " |",
                "|---|" + "---|" * len(names)]
         for k in rows:
             cells = [summary(self.results[k].get(s, [])) for s in names]
             out.append(f"| {self.labels[k]} | " + " | ".join(cells) + " |")
+        return out
+
+    def floor_table(self):
+        """The bare spawn loop's start, next to vigil's."""
+        keys = [k for k in self.rows if k.startswith("floor")]
+        if not keys:
+            return []
+        out = ["| floor: `sleep` started by a bare posix_spawn loop, no supervisor "
+               "| bare spawn loop | vigil |", "|---|---|---|"]
+        for k in keys:
+            b = self.results[k].get("bare spawn loop", [])
+            v = self.results.get("start" + k[5:], {}).get("vigil", [])
+            out.append(f"| {self.labels[k]} | {summary(b)} | {summary(v)} |")
         return out
 
     def queue_table(self):
@@ -1118,8 +1175,10 @@ class Bench:
             return median_or_none(self.results.get(k, {}).get("vigil", []))
 
         big, kn = self.big, self.kill_n
+        bare = median_or_none(self.results.get(f"floor{big}", {}).get("bare spawn loop", []))
+        floor = "" if bare is None else f" (a bare loop: {fmt_num(bare)})"
         rows = [
-            (f"all {big} running", "≤ 500 ms", med(f"start{big}"), lambda v: v <= 500),
+            (f"all {big} running{floor}", "≤ 500 ms", med(f"start{big}"), lambda v: v <= 500),
             (f"PSS with {big}", "≤ 5 MB", med(f"pss{big}"), lambda v: v <= 5),
             (f"wakeups in {self.args.idle:g} s idle", "0", med(f"wake{big}"), lambda v: v == 0),
             (f"status of {big}", "≤ 10 ms", med(f"status{big}"), lambda v: v <= 10),
@@ -1143,10 +1202,12 @@ class Bench:
 
 METHOD = [
     "all running: the latest start time of the N service processes minus the "
-    "supervisor's (field 22 of /proc/PID/stat, in 10 ms ticks); the wall-clock "
-    "row polls /proc every 5–20 ms from the start. The scan directories of runit, "
-    "s6 and daemontools are aged 1 min first (runsvdir waits until its directory "
-    "is 1 s old, which would add 1 s to every start).",
+    "supervisor's (field 22 of /proc/PID/stat, in 10 ms ticks); the floor is "
+    "spawnloop.c with C = 0 (posix_spawnp of the same N `sleep`, one after the "
+    "other, nothing else), measured the same way next to each size; the "
+    "wall-clock row polls /proc every 5–20 ms from the start. The scan directories "
+    "of runit, s6 and daemontools are aged 1 min first (runsvdir waits until its "
+    "directory is 1 s old, which would add 1 s to every start).",
     "PSS and idle: /proc/PID/smaps_rollup, utime + stime and voluntary_ctxt_switches "
     "summed over the supervisor's own processes: vigild; supervisord's python; "
     "runsvdir + each runsv; s6-svscan + each s6-supervise; svscan + each supervise. "
@@ -1361,9 +1422,11 @@ def parse_args(argv):
     ap.add_argument("--no-queue", action="store_true", help="skip the queue workload")
     ap.add_argument("--output", help="also write the markdown to this file")
     ap.add_argument("--keep", action="store_true", help="keep the work directory")
-    ap.add_argument("--tmpdir", help="where the private directories go (default $TMPDIR "
-                    "or /tmp; e.g. /dev/shm for a tmpfs, as /run is)")
+    ap.add_argument("--tmpdir", help="where the private directories go (default /dev/shm, "
+                    "a tmpfs as /run is, else $TMPDIR or /tmp)")
     args = ap.parse_args(argv)
+    if args.tmpdir is None and os.path.isdir("/dev/shm") and os.access("/dev/shm", os.W_OK):
+        args.tmpdir = "/dev/shm"
     if args.quick:
         args.reps, args.sizes, args.idle, args.queue_messages = 1, "10,100", 5.0, 200
     return args

@@ -2,9 +2,13 @@
 /* Copyright (c) 2026 The vigil authors */
 
 /*
- * The physical ceiling of a queue: run a command N times with at most C
- * children at once, posix_spawn + waitpid and nothing else, and print the
- * runs per second.  usage: spawnloop N C command [args...]
+ * The physical limits of a supervisor, posix_spawn and nothing else.
+ *
+ * usage: spawnloop N C command [args...]
+ *   C > 0: the ceiling of a queue: run the command N times with at most C
+ *          children at once, waitpid each, and print the runs per second;
+ *   C = 0: the floor of a start: start N copies one after the other
+ *          without waiting, then wait for them all (the caller ends them).
  */
 
 #include <sys/wait.h>
@@ -31,10 +35,13 @@ main(int argc, char **argv)
 	}
 	n = strtol(argv[1], NULL, 10);
 	c = strtol(argv[2], NULL, 10);
-	if (n <= 0 || c <= 0) {
-		fprintf(stderr, "spawnloop: N and C must be positive\n");
+	if (n <= 0 || c < 0) {
+		fprintf(
+		    stderr, "spawnloop: N must be positive, C not negative\n");
 		return (2);
 	}
+	if (c == 0)
+		c = n;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	while (started < n || running > 0) {
 		while (started < n && running < c) {
