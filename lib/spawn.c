@@ -13,6 +13,14 @@
  * is a fork (valgrind runs it so), the mark never shows: then the same
  * line comes on a close-on-exec pipe, whose EOF means exec succeeded.
  *
+ * The descriptors: a vfork'd child gets a copy of vigild's table, three
+ * descriptors a job (lock, log, output pipe), and closes all but its own;
+ * with 1000 jobs that copy and those closes were most of a start.  Once a
+ * first vfork has shown shared memory, children are made by clone(2)
+ * sharing the table too, and unshare it with close_range(2), which copies
+ * only the descriptors below the range: the parent puts what the child
+ * needs into four low "slots" first (see spawn_slots_fill()).
+ *
  * PR_SET_PDEATHSIG is tied to the thread that forked, and is cleared by
  * exec of a set-uid or set-gid program: vigild stays single-threaded, and a
  * set-uid job does not die with vigild (the lock record catches it).
@@ -21,6 +29,7 @@
 #include "config.h"
 
 #include <sys/types.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -31,6 +40,7 @@
 #include <grp.h>
 #include <limits.h>
 #include <pwd.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,6 +54,38 @@
 
 #define SPAWN_DEFAULT_PATH                                                     \
 	"/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+
+#if defined(__SANITIZE_ADDRESS__)
+#define SPAWN_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define SPAWN_ASAN 1
+#endif
+#endif
+#ifndef SPAWN_ASAN
+#define SPAWN_ASAN 0
+#endif
+
+/*
+ * How children are made.  PROBE: by vfork, to see whether it shares
+ * memory; VFORK: by vfork only (it does not: valgrind runs vfork as fork;
+ * or no close_range; or AddressSanitizer, which takes the child's stack of
+ * our own for an overflow); CLONE: clone(2) sharing memory and the
+ * descriptor table.
+ */
+static enum {
+	SPAWN_PROBE,
+	SPAWN_VFORK,
+	SPAWN_CLONE
+} spawn_mode;
+
+/* CLONE: what becomes the child's 0, 1, 2 and 3; /dev/null when idle. */
+#define SPAWN_NSLOTS 4
+static int spawn_slot[SPAWN_NSLOTS] = { -1, -1, -1, -1 };
+static int spawn_slot_top; /* the highest of them */
+static int spawn_null = -1;
+#define SPAWN_STACK_SIZE (256 * 1024)
+static char *spawn_stack; /* the clone child's; one child at a time */
 
 /* vigild's RLIMIT_NOFILE as it started, given back to every child. */
 static struct rlimit spawn_nofile;
@@ -73,7 +115,8 @@ struct spawn_plan {
 	char **envp;
 	const char *path; /* PATH used to find argv[0] */
 	pid_t parent;
-	int report;
+	int report;       /* -1: none (CLONE) */
+	int shared_files; /* CLONE: the table is vigild's until unshared */
 	volatile sig_atomic_t ran;    /* set by the child: memory is shared */
 	volatile sig_atomic_t failed; /* set by the child: fail holds why */
 	char fail[PATH_MAX + 128];
@@ -323,12 +366,62 @@ static void __attribute__((noreturn)) spawn_child_exec(struct spawn_plan *p)
 	spawn_child_fail(p, what, err);
 }
 
+/* In the child: close fd and every one above it but keep. */
+static void
+spawn_child_close_from(int fd, int keep)
+{
+#ifdef HAVE_CLOSE_RANGE
+	if (keep < fd || keep == -1) {
+		if (close_range((unsigned int)fd, ~0U, 0) == 0)
+			return;
+	} else if ((fd == keep ||
+	               close_range(
+	                   (unsigned int)fd, (unsigned int)keep - 1, 0) == 0) &&
+	    close_range((unsigned int)keep + 1, ~0U, 0) == 0)
+		return;
+#endif
+	for (; fd < 65536; fd++) {
+		if (fd != keep)
+			(void)close(fd);
+	}
+}
+
+#ifdef HAVE_CLOSE_RANGE
+/*
+ * In the child, CLONE: a table of its own holding only what is below the
+ * slots' end (vigild's stdio and a few of its own), then the slots onto
+ * 0..3 and the rest closed.  Nothing before this touches the table.
+ */
+static void
+spawn_child_fds_shared(struct spawn_plan *p)
+{
+	int i, n = p->req->lock_fd != -1 ? 4 : 3;
+
+	if (close_range((unsigned int)spawn_slot_top + 1, ~0U,
+	        CLOSE_RANGE_UNSHARE) == -1 &&
+	    unshare(CLONE_FILES) == -1)
+		spawn_child_fail(p, "unshare", errno);
+	for (i = 0; i < n; i++) {
+		if (dup2(spawn_slot[i], i) == -1)
+			spawn_child_fail(p, "dup2", errno);
+	}
+	spawn_child_close_from(n, -1);
+}
+#endif
+
 /* In the child: stdio and the lock on fd 3; close everything else. */
 static void
 spawn_child_fds(struct spawn_plan *p)
 {
 	const struct spawn_request *r = p->req;
-	int fd, maxfd;
+	int fd;
+
+#ifdef HAVE_CLOSE_RANGE
+	if (p->shared_files) {
+		spawn_child_fds_shared(p);
+		return;
+	}
+#endif
 
 	/* Keep the report pipe clear of 0..3 while fds move. */
 	if ((fd = fcntl(p->report, F_DUPFD_CLOEXEC, 4)) == -1)
@@ -352,17 +445,7 @@ spawn_child_fds(struct spawn_plan *p)
 		fd = 4;
 	} else
 		fd = 3;
-	maxfd = p->report;
-#ifdef HAVE_CLOSE_RANGE
-	if (fd < maxfd &&
-	    close_range((unsigned int)fd, (unsigned int)maxfd - 1, 0) == 0 &&
-	    close_range((unsigned int)maxfd + 1, ~0U, 0) == 0)
-		return;
-#endif
-	for (; fd < 65536; fd++) {
-		if (fd != maxfd)
-			(void)close(fd);
-	}
+	spawn_child_close_from(fd, p->report);
 }
 
 /* In the child: limits, priority, umask, credentials, directory. */
@@ -460,6 +543,95 @@ spawn_vfork(struct spawn_plan *volatile p)
 	return (pid);
 }
 
+#ifdef HAVE_CLOSE_RANGE
+static int
+spawn_clone_child(void *arg)
+{
+	spawn_child(arg);
+}
+
+/*
+ * Fill the slots with what the child's 0..3 will be: the request's
+ * descriptors, else /dev/null for stdin and vigild's own 1 and 2.
+ */
+static int
+spawn_slots_fill(const struct spawn_request *r)
+{
+	int src[SPAWN_NSLOTS], i;
+
+	src[0] = r->stdin_fd > 0 ? r->stdin_fd : -1;
+	src[1] = r->stdout_fd != -1 ? r->stdout_fd : 1;
+	src[2] = r->stderr_fd != -1 ? r->stderr_fd : 2;
+	src[3] = r->lock_fd;
+	for (i = 0; i < SPAWN_NSLOTS; i++) {
+		if (src[i] != -1 &&
+		    dup3(src[i], spawn_slot[i], O_CLOEXEC) == -1)
+			return (-1);
+	}
+	return (0);
+}
+
+/* Back to /dev/null: a pipe's write end must not live on in vigild. */
+static void
+spawn_slots_reset(void)
+{
+	int i;
+
+	for (i = 0; i < SPAWN_NSLOTS; i++)
+		(void)dup3(spawn_null, spawn_slot[i], O_CLOEXEC);
+}
+
+/* Start the child sharing vigild's memory and descriptor table. */
+static pid_t
+spawn_clone(struct spawn_plan *p)
+{
+	pid_t pid;
+	int err;
+
+	if (spawn_slots_fill(p->req) == -1) {
+		err = errno;
+		spawn_slots_reset();
+		errno = err;
+		return (-1);
+	}
+	p->shared_files = 1;
+	pid = clone(spawn_clone_child, spawn_stack + SPAWN_STACK_SIZE,
+	    CLONE_VM | CLONE_VFORK | CLONE_FILES | SIGCHLD, p);
+	err = errno;
+	spawn_slots_reset();
+	errno = err;
+	return (pid);
+}
+
+/* Open the slots, above 3 so that moving them onto 0..3 clobbers none. */
+static int
+spawn_slots_open(void)
+{
+	int fd, i;
+
+	if ((fd = open("/dev/null", O_RDONLY | O_CLOEXEC)) == -1)
+		return (-1);
+	spawn_null = fcntl(fd, F_DUPFD_CLOEXEC, SPAWN_NSLOTS);
+	close(fd);
+	if (spawn_null == -1)
+		return (-1);
+	for (i = 0; i < SPAWN_NSLOTS; i++) {
+		if ((spawn_slot[i] = fcntl(
+		         spawn_null, F_DUPFD_CLOEXEC, SPAWN_NSLOTS)) == -1)
+			return (-1);
+		if (spawn_slot[i] > spawn_slot_top)
+			spawn_slot_top = spawn_slot[i];
+	}
+	spawn_stack = mmap(NULL, SPAWN_STACK_SIZE, PROT_READ | PROT_WRITE,
+	    MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+	if (spawn_stack == MAP_FAILED) {
+		spawn_stack = NULL;
+		return (-1);
+	}
+	return (0);
+}
+#endif
+
 /*
  * Raise the soft limit on open files to the hard limit: vigild holds a
  * lock, a pipe and a log file per job.  Children get the limit vigild
@@ -471,6 +643,11 @@ spawn_init(void)
 {
 	struct rlimit rl;
 
+	spawn_mode = SPAWN_VFORK;
+#ifdef HAVE_CLOSE_RANGE
+	if (!SPAWN_ASAN && spawn_slots_open() == 0)
+		spawn_mode = SPAWN_PROBE;
+#endif
 	if (getrlimit(RLIMIT_NOFILE, &spawn_nofile) == -1 ||
 	    spawn_nofile.rlim_cur >= spawn_nofile.rlim_max)
 		return;
@@ -508,6 +685,13 @@ spawn_report_read(int fd, char **cause)
 	buf[len] = '\0';
 	*cause = xstrdup(buf);
 	return (1);
+}
+
+static void
+spawn_fd_close(int fd)
+{
+	if (fd != -1)
+		close(fd);
 }
 
 static void
@@ -552,7 +736,8 @@ spawn_start(
 	plan.path = spawn_env_get(plan.envp, "PATH");
 	if (plan.path == NULL)
 		plan.path = SPAWN_DEFAULT_PATH;
-	if (pipe2(pfd, O_CLOEXEC) == -1) {
+	pfd[0] = pfd[1] = -1;
+	if (spawn_mode != SPAWN_CLONE && pipe2(pfd, O_CLOEXEC) == -1) {
 		xasprintf(cause, "pipe: %s", strerror(errno));
 		spawn_plan_clear(&plan);
 		return (-1);
@@ -560,16 +745,21 @@ spawn_start(
 	plan.parent = getpid();
 	plan.report = pfd[1];
 	before = proc_boot_ticks();
-	pid = spawn_vfork(&plan);
+#ifdef HAVE_CLOSE_RANGE
+	if (spawn_mode == SPAWN_CLONE)
+		pid = spawn_clone(&plan);
+	else
+#endif
+		pid = spawn_vfork(&plan);
 	after = proc_boot_ticks();
 	if (pid == -1) {
 		xasprintf(cause, "fork: %s", strerror(errno));
-		close(pfd[0]);
-		close(pfd[1]);
+		spawn_fd_close(pfd[0]);
+		spawn_fd_close(pfd[1]);
 		spawn_plan_clear(&plan);
 		return (-1);
 	}
-	close(pfd[1]);
+	spawn_fd_close(pfd[1]);
 	spawn_plan_clear(&plan);
 	memset(res, 0, sizeof(*res));
 	res->pid = pid;
@@ -577,11 +767,13 @@ spawn_start(
 	res->report_fd = pfd[0];
 	/* What the child wrote to the plan, read after it: no stale copy. */
 	__asm__ __volatile__("" ::: "memory");
+	if (spawn_mode == SPAWN_PROBE)
+		spawn_mode = plan.ran ? SPAWN_CLONE : SPAWN_VFORK;
 	if (plan.ran) {
 		res->done = 1;
 		if (plan.failed)
 			res->cause = xstrdup(plan.fail);
-		close(pfd[0]);
+		spawn_fd_close(pfd[0]);
 		res->report_fd = -1;
 	}
 	return (0);

@@ -38,6 +38,20 @@ read -r rpid rpgid _ rvigild <"$RUN/locks/one.lock"
 # The child holds the lock descriptor as fd 3.
 [ "$(readlink "/proc/$pid/fd/3")" = "$RUN/locks/one.lock" ] || fail "fd 3 is not the lock"
 [ ! -e "/proc/$pid/fd/4" ] || fail "child inherited an extra fd 4"
+# Every child, the first (made by vfork) and the later ones (by clone,
+# sharing vigild's descriptor table until it execs): exactly 0..3, its
+# own lock on 3, its output pipe on 1 and 2.
+for label in one many@0 many@1 many@2; do
+	p=$(job_pid "$label")
+	fds=$(find "/proc/$p/fd" -mindepth 1 -printf '%f\n' | sort -n | tr '\n' ' ')
+	[ "$fds" = "0 1 2 3 " ] || fail "$label has descriptors $fds, not 0 1 2 3"
+	[ "$(readlink "/proc/$p/fd/3")" = "$RUN/locks/$label.lock" ] ||
+		fail "$label: fd 3 is $(readlink "/proc/$p/fd/3")"
+	case $(readlink "/proc/$p/fd/1") in pipe:*) ;; *) fail "$label: stdout is no pipe" ;; esac
+	[ "$(readlink "/proc/$p/fd/1")" = "$(readlink "/proc/$p/fd/2")" ] ||
+		fail "$label: stdout and stderr differ"
+	[ "$(readlink "/proc/$p/fd/0")" = /dev/null ] || fail "$label: stdin is not /dev/null"
+done
 
 # stop waits until the process is gone and releases the lock.
 ctl stop one >/dev/null

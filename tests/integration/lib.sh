@@ -134,6 +134,12 @@ cleanup() {
 	for p in $TRACKED; do
 		alive "$p" && kill -KILL "$p" 2>/dev/null
 	done
+	# A sanitizer's report anywhere, vigild's log or a job's (a child
+	# between fork and exec is vigild's code), fails the test.
+	if [ "$rc" -eq 0 ] && grep -rIlE 'ERROR: (Address|Leak)Sanitizer|runtime error:' "$T" >&2; then
+		printf 'FAIL: a sanitizer reported an error (files above)\n' >&2
+		rc=1
+	fi
 	if [ "$rc" -eq 0 ]; then
 		rm -rf "$T"
 	else
