@@ -201,15 +201,22 @@ dispatch_run(struct job *j)
 	 * the claim would walk every delayed message.
 	 */
 	now = store_now();
-	if (queue_next_due(q, j->name, &due, &cause) == -1 ||
-	    (due != 0 && due <= now &&
-	        queue_claim_batch(q, j->name, now, msgs, nfree, &n, &cause) ==
-	            -1)) {
+	if (queue_next_due(q, j->name, &due, &cause) == -1) {
 		state_queue_failed(cause);
 		dispatch_due_arm(j, now + DISPATCH_STORE_RETRY);
 		return;
 	}
-	state_batch_begin(); /* the runs begun: one commit */
+	/* The claim and the runs it begins: one commit. */
+	if (due != 0 && due <= now) {
+		state_batch_begin();
+		if (queue_claim_batch(
+		        q, j->name, now, msgs, nfree, &n, &cause) == -1) {
+			state_batch_end();
+			state_queue_failed(cause);
+			dispatch_due_arm(j, now + DISPATCH_STORE_RETRY);
+			return;
+		}
+	}
 	for (i = 0; i < n && i < nfree; i++) {
 		free_slots[i]->msg = msgs[i];
 		log_debug("%s: message %" PRId64 " attempt %d",
@@ -222,7 +229,8 @@ dispatch_run(struct job *j)
 			inst_reason_set(free_slots[i], why);
 		}
 	}
-	state_batch_end();
+	if (due != 0 && due <= now)
+		state_batch_end();
 	if (n == nfree && nfree == DISPATCH_BATCH) {
 		dispatch_kick(j); /* more free slots than one batch */
 		return;
