@@ -113,7 +113,8 @@ TEST(holder_record)
 
 /*
  * A child made between two equal readings of the boot tick clock has that
- * tick as its /proc start time.
+ * tick as its /proc start time.  Forks until 20 were made within one tick:
+ * under valgrind on a busy machine a fork can take most of a tick.
  */
 TEST(boot_ticks_match_proc)
 {
@@ -121,7 +122,7 @@ TEST(boot_ticks_match_proc)
 	int i, known = 0, status;
 	pid_t pid;
 
-	for (i = 0; i < 200; i++) {
+	for (i = 0; i < 2000 && known < 20; i++) {
 		before = proc_boot_ticks();
 		if ((pid = fork()) == 0)
 			_exit(0);
@@ -136,7 +137,7 @@ TEST(boot_ticks_match_proc)
 		}
 		ASSERT_EQ(waitpid(pid, &status, 0), pid);
 	}
-	ASSERT_OK(known > 100);
+	ASSERT_OK(known >= 20);
 	return (0);
 }
 
