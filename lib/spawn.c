@@ -366,12 +366,12 @@ static void __attribute__((noreturn)) spawn_child_exec(struct spawn_plan *p)
 	spawn_child_fail(p, what, err);
 }
 
-/* In the child: close fd and every one above it but keep. */
+/* In the child: close fd and every one above it but keep (-1: none). */
 static void
 spawn_child_close_from(int fd, int keep)
 {
 #ifdef HAVE_CLOSE_RANGE
-	if (keep < fd || keep == -1) {
+	if (keep < fd) {
 		if (close_range((unsigned int)fd, ~0U, 0) == 0)
 			return;
 	} else if ((fd == keep ||

@@ -177,7 +177,7 @@ dispatch_run(struct job *j)
 	struct queue *q;
 	char *cause = NULL, why[64];
 	int64_t now, due;
-	int i, nfree = 0, n = 0;
+	int i, nfree = 0, n = 0, claim;
 
 	if (vigild.shutting_down || j->retiring || j->next_spec != NULL)
 		return;
@@ -207,7 +207,8 @@ dispatch_run(struct job *j)
 		return;
 	}
 	/* The claim and the runs it begins: one commit. */
-	if (due != 0 && due <= now) {
+	claim = due != 0 && due <= now;
+	if (claim) {
 		state_batch_begin();
 		if (queue_claim_batch(
 		        q, j->name, now, msgs, nfree, &n, &cause) == -1) {
@@ -229,7 +230,7 @@ dispatch_run(struct job *j)
 			inst_reason_set(free_slots[i], why);
 		}
 	}
-	if (due != 0 && due <= now)
+	if (claim)
 		state_batch_end();
 	if (n == nfree && nfree == DISPATCH_BATCH) {
 		dispatch_kick(j); /* more free slots than one batch */

@@ -844,20 +844,27 @@ class Bench:
                                  f"after {START_TIMEOUT:.0f} s")
             time.sleep(min(0.02, max(0.005, 2 * cost)))
 
+    def start_all(self, sup, marker, n):
+        """Start sup; once its n services run, return (found, wall s, ms).
+
+        ms is the latest service start minus the supervisor's, from /proc.
+        """
+        t0 = time.monotonic()
+        sup.start()
+        found, wall = self.wait_all_running(sup, marker, n, t0)
+        root = proc_stat(sup.proc.pid)
+        if root is None:
+            raise BenchError(f"{sup.name} exited after starting all")
+        return found, wall, (max(found.values()) - root["start"]) * 1000.0 / CLK_TCK
+
     def steady(self, cls, n):
         """N services: start, memory, idle, status and stop of one run."""
         marker = self.marker()
         sup = cls(self, self.fresh_dir(f"{cls.name}-{n}"))
         sup.add_services([f"s{i:04d}" for i in range(1, n + 1)], ["sleep", marker])
         p = f"{n} services: "
-        t0 = time.monotonic()
-        sup.start()
         try:
-            found, wall = self.wait_all_running(sup, marker, n, t0)
-            root = proc_stat(sup.proc.pid)
-            if root is None:
-                raise BenchError(f"{sup.name} exited after starting all")
-            ms = (max(found.values()) - root["start"]) * 1000.0 / CLK_TCK
+            found, wall, ms = self.start_all(sup, marker, n)
             self.record(f"start{n}", p + "all running, ms (/proc start times, ±10)",
                         cls.name, ms)
             self.record(f"wall{n}", p + "all running, ms (polled wall clock)",
@@ -878,14 +885,8 @@ class Bench:
         marker = self.marker()
         sup = BareLoop(self, self.fresh_dir(f"bare-{n}"))
         sup.add_services(range(n), ["sleep", marker])
-        t0 = time.monotonic()
-        sup.start()
         try:
-            found, _ = self.wait_all_running(sup, marker, n, t0)
-            root = proc_stat(sup.proc.pid)
-            if root is None:
-                raise BenchError("spawnloop exited after starting all")
-            ms = (max(found.values()) - root["start"]) * 1000.0 / CLK_TCK
+            _, _, ms = self.start_all(sup, marker, n)
             self.record(f"floor{n}", f"{n} copies: all running, ms", sup.name, ms)
             sup.stop()
             sup.wait_exit(STOP_TIMEOUT)
