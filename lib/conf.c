@@ -200,22 +200,33 @@ conf_errors_clear(struct conf_errors *errs)
 /* ------------------------------------------------------------------ */
 /* Names. */
 
-/*
- * Is name a valid job name: 1 to CONF_NAME_MAX characters from
- * [A-Za-z0-9_.@-]?
- */
-int
-conf_name_is_valid(const char *name)
+#define CONF_NAME_CHARS                                                        \
+	"abcdefghijklmnopqrstuvwxyz"                                           \
+	"ABCDEFGHIJKLMNOPQRSTUVWXYZ"                                           \
+	"0123456789_.-"
+
+/* Is name 1 to CONF_NAME_MAX characters of chars? */
+static int
+conf_name_is_of(const char *name, const char *chars)
 {
 	size_t len;
 
 	if (name == NULL)
 		return (0);
-	len = strspn(name,
-	    "abcdefghijklmnopqrstuvwxyz"
-	    "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
-	    "0123456789_.@-");
+	len = strspn(name, chars);
 	return (len > 0 && len <= CONF_NAME_MAX && name[len] == '\0');
+}
+
+/*
+ * Is name a valid job name: 1 to CONF_NAME_MAX characters from
+ * [A-Za-z0-9_.-]?  "@" is not one of them: NAME@N names instance N of job
+ * NAME (its lock file, its status line), and a job named "x@1" would be
+ * taken for instance 1 of job x.
+ */
+int
+conf_name_is_valid(const char *name)
+{
+	return (conf_name_is_of(name, CONF_NAME_CHARS));
 }
 
 /*
@@ -239,7 +250,8 @@ conf_file_is_job(const char *filename)
 		return (0);
 	memcpy(stem, filename, len - 5);
 	stem[len - 5] = '\0';
-	return (conf_name_is_valid(stem));
+	/* "x@1.conf" is a job file with an invalid name: it is reported. */
+	return (conf_name_is_of(stem, CONF_NAME_CHARS "@"));
 }
 
 /* Is s a valid environment variable name: [A-Za-z_][A-Za-z0-9_]*? */
@@ -1484,9 +1496,14 @@ conf_job_load(const char *path, const char *name, struct conf_errors *errs,
 	conf_ctx_init(&ctx, path, errs, spec, conf_job_fields,
 	    sizeof conf_job_fields / sizeof conf_job_fields[0]);
 	ctx.name = name;
-	if (!conf_name_is_valid(name))
+	if (strchr(name, '@') != NULL)
+		conf_errors_add(errs,
+		    "%s:1: invalid job name \"%s\": \"@\" is kept for "
+		    "instance names (NAME@N is instance N of job NAME)",
+		    path, name);
+	else if (!conf_name_is_valid(name))
 		conf_errors_add(
-		    errs, "%s: invalid job name \"%s\"", path, name);
+		    errs, "%s:1: invalid job name \"%s\"", path, name);
 	else if (conf_ctx_parse(&ctx) == 0) {
 		conf_ctx_apply(&ctx);
 		conf_job_check(&ctx, spec);

@@ -11,6 +11,8 @@
 
 #include <sys/types.h>
 
+#include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -24,11 +26,12 @@
 #include "proc.h"
 
 /*
- * Read the start time of pid (clock ticks after boot) into *out.  Return 0,
- * or -1 with errno ENOENT/ESRCH if there is no such process.
+ * Read numeric field want (1-based, as in proc(5)) of /proc/PID/stat into
+ * *out.  Return 0, or -1 with errno ENOENT/ESRCH if there is no such
+ * process.
  */
-int
-proc_starttime(pid_t pid, uint64_t *out)
+static int
+proc_stat_field(pid_t pid, int want, uint64_t *out)
 {
 	char path[64], buf[1024], *p, *end;
 	ssize_t n;
@@ -50,8 +53,8 @@ proc_starttime(pid_t pid, uint64_t *out)
 		return (-1);
 	}
 	p++;
-	/* p now points before field 3; starttime is field 22. */
-	for (field = 2; field < 21 && p != NULL; field++)
+	/* p now points before field 3; find the space before field want. */
+	for (field = 2; field < want - 1 && p != NULL; field++)
 		p = strchr(p + 1, ' ');
 	if (p == NULL) {
 		errno = EINVAL;
@@ -64,6 +67,94 @@ proc_starttime(pid_t pid, uint64_t *out)
 		return (-1);
 	}
 	return (0);
+}
+
+/*
+ * Read the start time of pid (clock ticks after boot) into *out.  Return 0,
+ * or -1 with errno ENOENT/ESRCH if there is no such process.
+ */
+int
+proc_starttime(pid_t pid, uint64_t *out)
+{
+	return (proc_stat_field(pid, 22, out));
+}
+
+/*
+ * Read the process group of pid into *out.  Return 0, or -1 with errno
+ * ENOENT/ESRCH if there is no such process.
+ */
+int
+proc_pgid(pid_t pid, pid_t *out)
+{
+	uint64_t v;
+
+	if (proc_stat_field(pid, 5, &v) == -1)
+		return (-1);
+	*out = (pid_t)v;
+	return (0);
+}
+
+/*
+ * Call fn(pid, arg) for each process in /proc until fn returns non-zero;
+ * return that value, 0 when every process was seen, or -1 with errno when
+ * /proc cannot be read.
+ */
+int
+proc_each(int (*fn)(pid_t, void *), void *arg)
+{
+	struct dirent *de;
+	DIR *d;
+	long pid;
+	char *end;
+	int r = 0;
+
+	if ((d = opendir("/proc")) == NULL)
+		return (-1);
+	while (r == 0 && (de = readdir(d)) != NULL) {
+		if (!isdigit((unsigned char)de->d_name[0]))
+			continue;
+		pid = strtol(de->d_name, &end, 10);
+		if (*end != '\0' || pid <= 0)
+			continue;
+		r = fn((pid_t)pid, arg);
+	}
+	closedir(d);
+	return (r);
+}
+
+/*
+ * Describe pid for a log line, "1234 (name) uid 65534", into buf.  Return
+ * buf; a vanished process is described by its pid alone.
+ */
+const char *
+proc_describe(pid_t pid, char *buf, size_t len)
+{
+	char path[64], comm[64], line[256];
+	FILE *f;
+	long uid = -1;
+	size_t n;
+
+	snprintf(path, sizeof(path), "/proc/%ld/comm", (long)pid);
+	comm[0] = '\0';
+	if ((f = fopen(path, "re")) != NULL) {
+		n = fread(comm, 1, sizeof(comm) - 1, f);
+		comm[n] = '\0';
+		comm[strcspn(comm, "\n")] = '\0';
+		fclose(f);
+	}
+	snprintf(path, sizeof(path), "/proc/%ld/status", (long)pid);
+	if ((f = fopen(path, "re")) != NULL) {
+		while (fgets(line, sizeof(line), f) != NULL) {
+			if (sscanf(line, "Uid: %ld", &uid) == 1)
+				break;
+		}
+		fclose(f);
+	}
+	if (uid >= 0)
+		snprintf(buf, len, "%ld (%s) uid %ld", (long)pid, comm, uid);
+	else
+		snprintf(buf, len, "%ld", (long)pid);
+	return (buf);
 }
 
 /*

@@ -11,9 +11,13 @@
 
 #include <sys/types.h>
 
+#include <stddef.h>
 #include <stdint.h>
 
 int proc_starttime(pid_t, uint64_t *);
+int proc_pgid(pid_t, pid_t *);
+int proc_each(int (*)(pid_t, void *), void *);
+const char *proc_describe(pid_t, char *, size_t);
 uint64_t proc_boot_ticks(void);
 int proc_is_same(pid_t, uint64_t);
 int proc_group_exists(pid_t);

@@ -124,7 +124,7 @@ dispatch_leftover_held(const struct job *j)
 		    dispatch_lock_is_ours(j, de->d_name))
 			continue;
 		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
-		if ((fd = open(path, O_RDWR | O_CLOEXEC)) == -1)
+		if ((fd = lock_open(path)) == -1)
 			continue;
 		/* Taken here for a moment, the lock goes with the close. */
 		if (lock_try(fd) == -1 && errno == EAGAIN) {

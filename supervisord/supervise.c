@@ -208,23 +208,30 @@ inst_report_close(struct inst *in)
 	close(fd);
 }
 
-/* Give up the instance's lock file: clear our record and close it. */
+/* Give up the instance's lock: clear our record and close both files. */
 static void
 inst_lock_release(struct inst *in)
 {
+	if (in->record_fd != -1) {
+		if (in->lock_fd != -1)
+			(void)lock_holder_clear(in->record_fd);
+		close(in->record_fd);
+		in->record_fd = -1;
+	}
 	if (in->lock_fd == -1)
 		return;
-	(void)lock_holder_clear(in->lock_fd);
 	close(in->lock_fd);
 	in->lock_fd = -1;
 }
 
+/* The instance's lock file (suffix ".lock") or record (".holder"). */
 static char *
-inst_lock_path(const struct inst *in)
+inst_lock_path(const struct inst *in, const char *suffix)
 {
 	char *path;
 
-	xasprintf(&path, "%s/locks/%s.lock", vigild.runtime_dir, in->label);
+	xasprintf(
+	    &path, "%s/locks/%s%s", vigild.runtime_dir, in->label, suffix);
 	return (path);
 }
 
@@ -912,7 +919,7 @@ supervise_write_holder(struct inst *in)
 		h.starttime = in->starttime; /* known from the spawn */
 	else if (proc_starttime(in->pid, &h.starttime) == -1)
 		h.starttime = 0;
-	if (lock_holder_write(in->lock_fd, &h) == -1)
+	if (lock_holder_write(in->record_fd, &h) == -1)
 		log_warn("%s: write lock record", in->label);
 }
 
@@ -962,6 +969,11 @@ supervise_spawn(struct inst *in)
 	char *cause = NULL, *env[3] = { NULL, NULL, NULL };
 	int fds[2], r, in_fd = -1;
 
+	if (in->lock_fd == -1) {
+		/* Never a run without its lock: take it first. */
+		supervise_try_start(in);
+		return;
+	}
 	inst_notify_reset(in);
 	snprintf(in->run_id, sizeof(in->run_id), "%08" PRIx32 "%08" PRIx32,
 	    arc4random(), arc4random());
@@ -1062,12 +1074,14 @@ supervise_blocked_recheck(sd_event_source *s, uint64_t usec, void *arg)
 }
 
 /*
- * The lock is held by a leftover of an earlier vigild: stop its process
- * group (stop_signal, SIGKILL after stop_timeout) and poll, with a growing
- * interval, until it is gone.  Nothing new starts before that.
+ * The lock is held by a leftover of an earlier vigild, proven so: the
+ * record that only vigild writes names the group, and the kernel shows
+ * holder, a member of it, holding the lock.  Stop that group (stop_signal,
+ * SIGKILL after stop_timeout) and poll, with a growing interval, until the
+ * lock is free; each poll proves it again before any signal.
  */
 static void
-supervise_reclaim(struct inst *in, const struct lock_holder *h)
+supervise_reclaim(struct inst *in, const struct lock_holder *h, pid_t holder)
 {
 	const struct job_spec *spec = in->job->spec;
 	uint64_t now = supervise_now(), delay;
@@ -1075,28 +1089,27 @@ supervise_reclaim(struct inst *in, const struct lock_holder *h)
 	if (in->state != JOB_BLOCKED || in->leftover.pid != h->pid ||
 	    in->leftover.starttime != h->starttime) {
 		in->leftover = *h;
+		in->stranger = 0;
 		in->killed = 0;
 		in->kill_at = now + spec->stop_timeout;
 		in->recheck = SUPERVISE_RECHECK_MIN;
 		log_warnx("%s: lock held by leftover pid %ld (group %ld) of "
 		          "vigild %ld; reclaiming: sending %s",
-		    in->label, (long)h->pid, (long)h->pgid, (long)h->vigild,
+		    in->label, (long)holder, (long)h->pgid, (long)h->vigild,
 		    signame_name(spec->stop_signal));
 		inst_reason(in,
 		    "lock held by leftover pid %ld of vigild %ld; "
 		    "reclaiming",
-		    (long)h->pid, (long)h->vigild);
+		    (long)holder, (long)h->vigild);
 		inst_set_state(in, JOB_BLOCKED);
 		(void)proc_group_signal(h->pgid, spec->stop_signal);
-		(void)kill(h->pid, spec->stop_signal);
 		(void)proc_group_signal(h->pgid, SIGCONT);
 	} else {
 		if (!in->killed && now >= in->kill_at) {
 			log_warnx("%s: leftover pid %ld outlived stop_timeout, "
 			          "sending KILL",
-			    in->label, (long)h->pid);
+			    in->label, (long)holder);
 			(void)proc_group_signal(h->pgid, SIGKILL);
-			(void)kill(h->pid, SIGKILL);
 			in->killed = 1;
 		}
 		inst_recheck_grow(in);
@@ -1107,16 +1120,30 @@ supervise_reclaim(struct inst *in, const struct lock_holder *h)
 	inst_timer_arm(in, delay, supervise_blocked_recheck);
 }
 
-/* The lock is held by someone we cannot identify: wait and say so. */
+/*
+ * The lock is held by a process vigild cannot prove it started: never
+ * signal it; name it (once, by a scan of /proc) and wait.
+ */
 static void
-supervise_wait_unknown(struct inst *in, const char *path)
+supervise_wait_unknown(struct inst *in, int lock_fd)
 {
-	if (in->state != JOB_BLOCKED) {
-		log_warnx("%s: %s is held by a process vigild did not start; "
-		          "waiting for it to be released",
-		    in->label, path);
-		inst_reason(
-		    in, "lock %s held by an unknown process; waiting", path);
+	char who[128];
+	pid_t pid;
+
+	if (in->state != JOB_BLOCKED || in->leftover.pid != 0) {
+		memset(&in->leftover, 0, sizeof(in->leftover));
+		in->stranger = pid = lock_find_holder(lock_fd);
+		if (pid != 0)
+			proc_describe(pid, who, sizeof(who));
+		else
+			strlcpy(who, "an unknown process", sizeof(who));
+		log_warnx("%s: lock held by %s%s, which this vigild did not "
+		          "start; not signalling it, waiting for the lock",
+		    in->label, pid != 0 ? "pid " : "", who);
+		inst_reason(in,
+		    "lock held by %s%s, not started by vigild; "
+		    "waiting",
+		    pid != 0 ? "pid " : "", who);
 		in->recheck = SUPERVISE_RECHECK_MIN;
 		inst_set_state(in, JOB_BLOCKED);
 	} else
@@ -1241,51 +1268,94 @@ supervise_job_down(struct job *j)
 	}
 }
 
-/* Take the instance's lock, or find out who has it. */
+/* A message for a lock or record file that failed to open. */
 static void
-supervise_try_start(struct inst *in)
+inst_lock_cause(char **cause, const char *what, const char *path)
+{
+	if (errno == EPERM)
+		xasprintf(cause, "%s %s: not a regular file of vigild's user",
+		    what, path);
+	else
+		xasprintf(cause, "%s %s: %s", what, path, strerror(errno));
+}
+
+/*
+ * Take the instance's lock.  Return 1 when it is ours (lock_fd set, the
+ * record blanked), 0 when another open file description holds it (*fdp:
+ * our own description of the file, to find out who), or -1 with *cause.
+ * lock_fd is set only while the lock is held: no lock, no run.
+ */
+static int
+inst_lock_take(struct inst *in, int *fdp, char **cause)
+{
+	char *path, *rpath;
+	int fd;
+
+	*fdp = -1;
+	if (in->lock_fd != -1)
+		return (1);
+	path = inst_lock_path(in, ".lock");
+	rpath = inst_lock_path(in, ".holder");
+	if ((fd = lock_open(path)) == -1)
+		inst_lock_cause(cause, "open", path);
+	else if (in->record_fd == -1 &&
+	    (in->record_fd = lock_record_open(rpath)) == -1)
+		inst_lock_cause(cause, "open", rpath);
+	else if (lock_try(fd) == -1) {
+		if (errno == EAGAIN)
+			*fdp = fd;
+		else
+			inst_lock_cause(cause, "lock", path);
+	} else if (lock_holder_clear(in->record_fd) == -1)
+		inst_lock_cause(cause, "write", rpath);
+	free(path);
+	free(rpath);
+	if (*fdp != -1)
+		return (0);
+	if (*cause != NULL) {
+		if (fd != -1)
+			close(fd);
+		return (-1);
+	}
+	/* Whatever an earlier run wrote into the file is of no use. */
+	(void)ftruncate(fd, 0);
+	in->lock_fd = fd;
+	return (1);
+}
+
+/* The lock is ours: start the run (or, for a queue slot, get a message). */
+static void
+supervise_locked_start(struct inst *in)
+{
+	if (in->state == JOB_BLOCKED)
+		log_info("%s: lock reclaimed", in->label);
+	inst_timer_cancel(in);
+	in->killed = 0;
+	in->quick_retries = 0;
+	in->stranger = 0;
+	memset(&in->leftover, 0, sizeof(in->leftover));
+	if (in->job->spec->kind == CONF_KIND_QUEUE && in->msg.id == 0)
+		dispatch_slot_ready(in);
+	else
+		supervise_spawn(in);
+}
+
+/*
+ * The lock is held by another description (our own is lock_fd): reclaim
+ * it from a proven leftover of ours, or wait for whoever has it.
+ */
+static void
+supervise_lock_held(struct inst *in, int lock_fd)
 {
 	struct lock_holder h;
 	enum lock_holder_status hs = LOCK_HOLDER_GONE;
-	char *path = inst_lock_path(in);
-	int held;
+	pid_t holder = 0;
 
-	if (!in->want || vigild.shutting_down) {
-		dispatch_slot_drop(in);
-		inst_dep_unwait(in);
-		inst_lock_release(in);
-		inst_set_state(in, JOB_STOPPED);
-		free(path);
-		return;
-	}
-	if (supervise_deps_wait(in)) {
-		free(path);
-		return;
-	}
-	if (in->lock_fd == -1 && (in->lock_fd = lock_open(path)) == -1) {
-		char *cause;
-
-		xasprintf(&cause, "open %s: %s", path, strerror(errno));
-		supervise_spawn_failed(in, cause);
-		free(cause);
-		free(path);
-		return;
-	}
-	held = lock_try(in->lock_fd) == -1;
-	if (held && errno != EAGAIN) {
-		log_warn("%s: lock %s", in->label, path);
-		held = 1;
-	}
-	/*
-	 * Even a free lock may have a live holder on record: a leftover that
-	 * closed its copy of the descriptor.  The instance is inactive, so no
-	 * holder on record can be a current child of ours.
-	 */
-	if (lock_holder_read(in->lock_fd, &h) == 0)
-		hs = lock_holder_check(&h);
+	if (lock_holder_read(in->record_fd, &h) == 0)
+		hs = lock_holder_check(&h, lock_fd, &holder);
 	if (hs != LOCK_HOLDER_GONE)
-		supervise_reclaim(in, &h);
-	else if (held && supervise_nspawning > 0 && in->state != JOB_BLOCKED &&
+		supervise_reclaim(in, &h, holder);
+	else if (supervise_nspawning > 0 && in->state != JOB_BLOCKED &&
 	    in->quick_retries < SUPERVISE_QUICK_RETRIES) {
 		/*
 		 * A child between fork and exec still has copies of all of
@@ -1298,20 +1368,38 @@ supervise_try_start(struct inst *in)
 			inst_set_state(in, JOB_STARTING);
 		inst_timer_arm(
 		    in, SUPERVISE_QUICK_RETRY, supervise_blocked_recheck);
-	} else if (held)
-		supervise_wait_unknown(in, path);
-	else {
-		if (in->state == JOB_BLOCKED)
-			log_info("%s: lock reclaimed", in->label);
-		inst_timer_cancel(in);
-		in->killed = 0;
-		in->quick_retries = 0;
-		if (in->job->spec->kind == CONF_KIND_QUEUE && in->msg.id == 0)
-			dispatch_slot_ready(in);
-		else
-			supervise_spawn(in);
+	} else
+		supervise_wait_unknown(in, lock_fd);
+}
+
+/* Take the instance's lock, or find out who has it. */
+static void
+supervise_try_start(struct inst *in)
+{
+	char *cause = NULL;
+	int fd, r;
+
+	if (!in->want || vigild.shutting_down) {
+		dispatch_slot_drop(in);
+		inst_dep_unwait(in);
+		inst_lock_release(in);
+		inst_set_state(in, JOB_STOPPED);
+		return;
 	}
-	free(path);
+	if (supervise_deps_wait(in))
+		return;
+	r = inst_lock_take(in, &fd, &cause);
+	if (r == -1) {
+		/* No lock, no run: the start waits in BACKOFF. */
+		inst_lock_release(in);
+		supervise_spawn_failed(in, cause);
+		free(cause);
+	} else if (r == 1)
+		supervise_locked_start(in);
+	else {
+		supervise_lock_held(in, fd);
+		close(fd);
+	}
 }
 
 /* Start an instance that is inactive (or in BACKOFF: start it now). */
@@ -1563,7 +1651,7 @@ supervise_job_build(struct job *j)
 			xasprintf(&in->label, "%s@%d", j->name, i);
 		else
 			in->label = xstrdup(j->name);
-		in->lock_fd = -1;
+		in->lock_fd = in->record_fd = -1;
 		in->state = JOB_STOPPED;
 		vigild.nstate[JOB_STOPPED]++;
 		in->since = supervise_now();

@@ -60,7 +60,8 @@ struct inst {
 	uint64_t starttime; /* its /proc start time if known at spawn, or 0 */
 	uint64_t started;   /* monotonic usec at fork */
 	char run_id[17];
-	int lock_fd; /* held while active, else -1 */
+	int lock_fd;   /* its lock, held while active, else -1 */
+	int record_fd; /* its holder record (never a job's), or -1 */
 	int exec_failed;
 
 	int want;             /* the operator or autostart wants it up */
@@ -84,7 +85,8 @@ struct inst {
 	uint64_t delay;      /* current backoff delay */
 	uint64_t next_start; /* monotonic usec, in BACKOFF */
 
-	struct lock_holder leftover; /* BLOCKED: the holder being reclaimed */
+	struct lock_holder leftover; /* BLOCKED: the group being reclaimed */
+	pid_t stranger;              /* BLOCKED: a holder not of ours */
 	uint64_t recheck;            /* BLOCKED: next poll interval */
 	uint64_t kill_at;            /* BLOCKED: when to send SIGKILL */
 	unsigned int quick_retries;  /* lock looks while children exec */
@@ -120,6 +122,7 @@ struct inst {
 	char *tail;           /* the ended run's last output, or NULL */
 	size_t tail_len;
 	struct waiter_list waiters;
+	unsigned int resolve_mark; /* cmd_resolve(): taken once per request */
 	RB_ENTRY(inst) pid_entry;
 	TAILQ_ENTRY(inst) gw_entry; /* on the group-wait list */
 };
@@ -276,6 +279,7 @@ int server_waiter_add(
 int server_client_wait_code(const struct client *);
 void server_client_hold(struct client *);
 void server_client_timeout(struct client *, uint64_t);
+int server_client_may_wait(struct client *);
 void server_waiters_notify(struct inst *);
 void server_waiters_cancel(struct inst *);
 void server_waiters_move(struct inst *, struct inst *);

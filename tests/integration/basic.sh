@@ -28,11 +28,13 @@ for i in 0 1 2; do
 	[ -f "$RUN/locks/many@$i.lock" ] || fail "no lock file for many@$i"
 done
 
-# The lock is really held (an OFD lock on the file's inode) and records
-# the holder.
+# The lock is really held (an OFD lock on the file's inode), nobody else
+# may open the lock file, and the holder is recorded in a file of its own
+# that no job gets a descriptor of.
 ino=$(stat -c %i "$RUN/locks/one.lock")
 grep -q "OFDLCK.*:$ino " /proc/locks || fail "one.lock is not OFD-locked"
-read -r rpid rpgid _ rvigild <"$RUN/locks/one.lock"
+[ "$(stat -c %a "$RUN/locks/one.lock")" = 600 ] || fail "one.lock is not 0600"
+read -r rpid rpgid _ rvigild <"$RUN/locks/one.holder"
 [ "$rpid" = "$pid" ] && [ "$rpgid" = "$pid" ] && [ "$rvigild" = "$VIGILD_PID" ] ||
 	fail "holder record '$rpid $rpgid $rvigild' does not match pid $pid"
 # The child holds the lock descriptor as fd 3.
@@ -58,6 +60,8 @@ ctl stop one >/dev/null
 dead "$pid" || fail "pid $pid still alive after stop returned"
 is_state one STOPPED || fail "one is $(state one) after stop"
 grep -q "OFDLCK.*:$ino " /proc/locks && fail "one.lock still locked after stop"
+read -r rpid _ <"$RUN/locks/one.holder" || true
+[ -z "${rpid:-}" ] || fail "holder record '$rpid' left after stop"
 
 ctl start one >/dev/null || fail "start one failed"
 is_state one RUNNING || fail "one not RUNNING after start returned"

@@ -134,6 +134,8 @@ cleanup() {
 	for p in $TRACKED; do
 		alive "$p" && kill -KILL "$p" 2>/dev/null
 	done
+	# A test's own last step (e.g. unmount what it mounted), if defined.
+	if declare -F cleanup_hook >/dev/null; then cleanup_hook || true; fi
 	# A sanitizer's report anywhere, vigild's log or a job's (a child
 	# between fork and exec is vigild's code), fails the test.
 	if [ "$rc" -eq 0 ] && grep -rIlE 'ERROR: (Address|Leak)Sanitizer|runtime error:' "$T" >&2; then

@@ -14,7 +14,9 @@ if [ "\$p" = long ] && [ "\$VIGIL_ATTEMPT" = 1 ]; then
 	exec sleep 60
 fi
 if [ "\$p" = long ]; then
-	if kill -0 "\$(cat "$T/leftover.pid")" 2>/dev/null; then
+	# Alive and not a zombie: a zombie runs nothing and holds no lock.
+	st=\$(sed -n 's/^.*) \([A-Za-z]\).*\$/\1/p' "/proc/\$(cat "$T/leftover.pid")/stat" 2>/dev/null)
+	if [ -n "\$st" ] && [ "\$st" != Z ]; then
 		echo alive >"$T/leftover-state"
 	else
 		echo gone >"$T/leftover-state"

@@ -233,7 +233,7 @@ static const char service_text[] =
     "max_restarts = 7\n"
     "ready = notify\n"
     "ready_timeout = \"20s\"\n"
-    "depends = { \"db\", \"cache@1\", \"db\" }\n"
+    "depends = { \"db\", \"cache-1\", \"db\" }\n"
     "stop_signal = SIGINT\n"
     "stop_timeout = \"3s\"\n"
     "kill_group = no\n"
@@ -289,7 +289,7 @@ TEST(service_options)
 	ASSERT_EQ(spec->ready_timeout, 20 * SEC);
 	ASSERT_EQ(spec->ndepends, 2);
 	ASSERT_STREQ(spec->depends[0], "db");
-	ASSERT_STREQ(spec->depends[1], "cache@1");
+	ASSERT_STREQ(spec->depends[1], "cache-1");
 	ASSERT_OK(spec->depends[2] == NULL);
 	ASSERT_EQ(spec->stop_signal, SIGINT);
 	ASSERT_EQ(spec->stop_timeout, 3 * SEC);
@@ -774,7 +774,14 @@ TEST(load_errors)
 	conf_errors_clear(&errs);
 	write_in(tmpdir, "job.conf", "command = x\n");
 	ASSERT_OK(job_spec_load(path, "bad/name", &errs) == NULL);
-	ASSERT_OK(has_error("%s: invalid job name \"bad/name\"", path));
+	ASSERT_OK(has_error("%s:1: invalid job name \"bad/name\"", path));
+	/* A file named like an instance is a job file, reported. */
+	conf_errors_clear(&errs);
+	ASSERT_OK(job_spec_load(path, "job@1", &errs) == NULL);
+	ASSERT_OK(has_error("%s:1: invalid job name \"job@1\": \"@\" is kept "
+	                    "for instance names (NAME@N is instance N of job "
+	                    "NAME)",
+	    path));
 	ASSERT_OK(job_spec_load(path, "bad name", NULL) == NULL);
 
 	/* The name defaults to the file name. */
@@ -995,7 +1002,10 @@ TEST(names)
 	char name[80];
 
 	ASSERT_OK(conf_name_is_valid("web"));
-	ASSERT_OK(conf_name_is_valid("a.b_c-d@1"));
+	ASSERT_OK(conf_name_is_valid("a.b_c-d"));
+	/* "@" is kept for instance names: x@1 is instance 1 of job x. */
+	ASSERT_OK(!conf_name_is_valid("x@1"));
+	ASSERT_OK(!conf_name_is_valid("@"));
 	ASSERT_OK(conf_name_is_valid("A9"));
 	ASSERT_OK(!conf_name_is_valid(""));
 	ASSERT_OK(!conf_name_is_valid(NULL));

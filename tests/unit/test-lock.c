@@ -10,6 +10,7 @@
 #include "config.h"
 
 #include <sys/types.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 
 #include <errno.h>
@@ -25,7 +26,7 @@
 #include "test.h"
 
 static char dir[] = "/tmp/test-lock.XXXXXX";
-static char path[64];
+static char path[64], rpath[64], path2[64];
 
 TEST(exclusive_between_descriptions)
 {
@@ -74,9 +75,11 @@ TEST(holder_record)
 	struct lock_holder h, r;
 	int fd;
 
-	ASSERT_OK((fd = lock_open(path)) >= 0);
+	ASSERT_OK((fd = lock_record_open(rpath)) >= 0);
 	ASSERT_EQ(lock_holder_clear(fd), 0);
+	ASSERT_EQ(lseek(fd, 0, SEEK_END), LOCK_RECORD_SIZE);
 	ASSERT_EQ(lock_holder_read(fd, &r), -1);
+	ASSERT_EQ(errno, ENOENT);
 	h.pid = getpid();
 	h.pgid = getpgrp();
 	ASSERT_EQ(proc_starttime(getpid(), &h.starttime), 0);
@@ -87,11 +90,6 @@ TEST(holder_record)
 	ASSERT_EQ(r.pgid, h.pgid);
 	ASSERT_EQ(r.starttime, h.starttime);
 	ASSERT_EQ(r.vigild, 1234);
-	ASSERT_EQ(lock_holder_check(&r), LOCK_HOLDER_ALIVE);
-	/* Same pid, another start time: a reused pid is not the holder. */
-	r.starttime++;
-	r.pgid = r.pid;
-	ASSERT_EQ(lock_holder_check(&r), LOCK_HOLDER_GONE);
 	/* A shorter record replaces a longer one whole, without truncate. */
 	h.pid = 2147483647;
 	h.pgid = 2147483647;
@@ -108,6 +106,109 @@ TEST(holder_record)
 	ASSERT_EQ(r.starttime, 8);
 	ASSERT_EQ(r.vigild, 7);
 	close(fd);
+	return (0);
+}
+
+/* Lock and record files: regular files of ours only, never followed. */
+TEST(open_refuses_planted_files)
+{
+	char other[96];
+	struct stat st;
+	int fd;
+
+	snprintf(other, sizeof(other), "%s/other", dir);
+	ASSERT_OK((fd = open(other, O_RDWR | O_CREAT, 0644)) >= 0);
+	close(fd);
+	ASSERT_EQ(symlink(other, path2), 0);
+	ASSERT_EQ(lock_open(path2), -1);
+	ASSERT_EQ(errno, ELOOP);
+	ASSERT_EQ(unlink(path2), 0);
+	ASSERT_EQ(link(other, path2), 0);
+	ASSERT_EQ(lock_open(path2), -1); /* a second name of a file */
+	ASSERT_EQ(errno, EPERM);
+	ASSERT_EQ(unlink(path2), 0);
+	ASSERT_EQ(mkfifo(path2, 0600), 0);
+	ASSERT_EQ(lock_record_open(path2), -1); /* no wait on a FIFO */
+	ASSERT_EQ(errno, EPERM);
+	ASSERT_EQ(unlink(path2), 0);
+	/* A wider mode is narrowed: nobody else may take a read lock. */
+	ASSERT_OK((fd = open(path2, O_RDWR | O_CREAT, 0666)) >= 0);
+	ASSERT_EQ(fchmod(fd, 0666), 0);
+	close(fd);
+	ASSERT_OK((fd = lock_open(path2)) >= 0);
+	ASSERT_EQ(fstat(fd, &st), 0);
+	ASSERT_EQ(st.st_mode & 07777, 0600);
+	close(fd);
+	unlink(path2);
+	unlink(other);
+	return (0);
+}
+
+/*
+ * Fork a child that holds the descriptor fd until the pipe p closes;
+ * with leave set it first leaves into a session of its own.
+ */
+static pid_t
+hold_in_child(int fd, int p[2], int leave)
+{
+	pid_t pid;
+	char c;
+
+	if ((pid = fork()) == 0) {
+		close(p[1]);
+		if (leave)
+			setsid();
+		(void)!read(p[0], &c, 1);
+		(void)fd;
+		_exit(0);
+	}
+	return (pid);
+}
+
+/*
+ * Only the kernel's view counts: a record naming a live process that does
+ * not hold the lock (a forged one) names no holder.
+ */
+TEST(holder_is_proven_by_the_kernel)
+{
+	struct lock_holder h;
+	int a, b, p[2];
+	pid_t child, holder;
+
+	ASSERT_OK((a = lock_open(path)) >= 0);
+	ASSERT_OK((b = lock_open(path)) >= 0);
+	ASSERT_EQ(lock_try(a), 0);
+	ASSERT_EQ(pipe(p), 0);
+	child = hold_in_child(a, p, 1);
+	close(p[0]);
+	close(a);
+	ASSERT_EQ(lock_try(b), -1); /* held by the child */
+	/* The child, by record: proven. */
+	h.pid = h.pgid = child;
+	h.vigild = getpid();
+	for (int i = 0; i < 500 && getpgid(child) != child; i++)
+		usleep(10000);
+	ASSERT_EQ(proc_starttime(child, &h.starttime), 0);
+	ASSERT_EQ(lock_holder_check(&h, b, &holder), LOCK_HOLDER_ALIVE);
+	ASSERT_EQ(holder, child);
+	ASSERT_EQ(lock_pid_holds(child, b), 1);
+	ASSERT_EQ(lock_find_holder(b), child);
+	/* A record naming someone else alive (here: us) is no proof. */
+	h.pid = h.pgid = getpid();
+	ASSERT_EQ(proc_starttime(getpid(), &h.starttime), 0);
+	ASSERT_EQ(lock_pid_holds(getpid(), b), 0);
+	ASSERT_EQ(lock_holder_check(&h, b, &holder), LOCK_HOLDER_GONE);
+	ASSERT_EQ(holder, 0);
+	/* Same pid, another start time: a reused pid is not the holder. */
+	h.pid = h.pgid = child;
+	ASSERT_EQ(proc_starttime(child, &h.starttime), 0);
+	h.starttime++;
+	ASSERT_EQ(lock_holder_check(&h, b, &holder), LOCK_HOLDER_GONE);
+	close(p[1]);
+	ASSERT_EQ(waitpid(child, NULL, 0), child);
+	ASSERT_EQ(lock_find_holder(b), 0);
+	ASSERT_EQ(lock_try(b), 0);
+	close(b);
 	return (0);
 }
 
@@ -144,32 +245,53 @@ TEST(boot_ticks_match_proc)
 TEST(holder_group_outlives_leader)
 {
 	struct lock_holder h;
-	int p[2], i;
-	pid_t leader;
+	int a, b, p[2], q[2], i;
+	pid_t leader, holder, grandchild;
 	char c;
 
+	ASSERT_OK((a = lock_open(path)) >= 0);
+	ASSERT_OK((b = lock_open(path)) >= 0);
+	ASSERT_EQ(lock_try(a), 0);
 	ASSERT_EQ(pipe(p), 0);
+	ASSERT_EQ(pipe(q), 0);
 	if ((leader = fork()) == 0) {
 		setsid();
 		if (fork() == 0) {
 			close(p[1]);
+			close(q[0]);
+			/* Hold the lock until told, then hold only the group. */
 			(void)!read(p[0], &c, 1);
-			_exit(0);
+			close(a);
+			close(q[1]);
+			for (;;)
+				pause();
 		}
 		_exit(0);
 	}
+	close(a);
+	close(p[0]);
+	close(q[1]);
 	h.pid = leader;
 	h.pgid = leader;
+	h.vigild = getpid();
 	ASSERT_EQ(proc_starttime(leader, &h.starttime), 0);
 	ASSERT_EQ(waitpid(leader, NULL, 0), leader);
-	close(p[0]);
-	/* The leader is reaped; its grandchild keeps the group. */
-	ASSERT_EQ(lock_holder_check(&h), LOCK_HOLDER_GROUP);
+	/* The leader is reaped; its grandchild keeps the group and lock. */
+	ASSERT_EQ(lock_holder_check(&h, b, &holder), LOCK_HOLDER_GROUP);
+	ASSERT_OK(holder > 1 && holder != leader);
+	grandchild = holder;
 	ASSERT_EQ(proc_group_exists(leader), 1);
+	/* The group lives on but holds the lock no more: not a holder. */
 	close(p[1]);
+	(void)!read(q[0], &c, 1);
+	ASSERT_EQ(lock_holder_check(&h, b, &holder), LOCK_HOLDER_GONE);
+	ASSERT_EQ(lock_try(b), 0);
+	ASSERT_EQ(kill(grandchild, SIGKILL), 0);
 	for (i = 0; i < 500 && proc_group_exists(leader); i++)
 		usleep(10000);
-	ASSERT_EQ(lock_holder_check(&h), LOCK_HOLDER_GONE);
+	ASSERT_EQ(lock_holder_check(&h, b, &holder), LOCK_HOLDER_GONE);
+	close(q[0]);
+	close(b);
 	return (0);
 }
 
@@ -196,13 +318,18 @@ main(void)
 	if (mkdtemp(dir) == NULL)
 		return (1);
 	snprintf(path, sizeof(path), "%s/x.lock", dir);
+	snprintf(rpath, sizeof(rpath), "%s/x.holder", dir);
+	snprintf(path2, sizeof(path2), "%s/y.lock", dir);
 	RUN(exclusive_between_descriptions);
 	RUN(child_keeps_lock_after_parent_closes);
 	RUN(holder_record);
+	RUN(open_refuses_planted_files);
+	RUN(holder_is_proven_by_the_kernel);
 	RUN(boot_ticks_match_proc);
 	RUN(holder_group_outlives_leader);
 	RUN(starttime);
 	unlink(path);
+	unlink(rpath);
 	rmdir(dir);
 	r = test_failed == 0 ? 0 : 1;
 	printf("%d passed, %d failed\n", test_passed, test_failed);
