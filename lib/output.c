@@ -9,6 +9,13 @@
  * and written with one write(2) per block of whole lines.  Before a block
  * would take the file past max_size, the whole lines that still fit are
  * written, the file is rotated, and the rest goes to the new file.
+ *
+ * A root vigild must never write through a link someone planted: every
+ * file is opened, renamed and removed relative to the descriptor of the
+ * log directory (checked by safedir), with O_NOFOLLOW, and only a regular
+ * file with one link is written to or read.  Before each open the
+ * directory is checked again, so a directory opened up to others while
+ * vigild runs gets no more writes.
  */
 
 #include "config.h"
@@ -27,6 +34,7 @@
 
 #include "log.h"
 #include "output.h"
+#include "safedir.h"
 #include "xmalloc.h"
 
 /* Formatted lines are gathered here and written in one go. */
@@ -37,8 +45,10 @@
 #define OUTPUT_TAIL_CHUNK (64 * 1024)
 
 struct output_sink {
-	char *path;
-	int fd; /* -1: opened at the next write */
+	int dirfd;  /* the log directory, borrowed */
+	char *name; /* the file's name in it */
+	char *path; /* directory and name, for messages */
+	int fd;     /* -1: opened at the next write */
 	uint64_t size;
 	uint64_t max_size; /* 0: never rotate */
 	int keep;
@@ -57,14 +67,20 @@ static time_t output_ts_sec = -1;
 static char output_ts_date[24];
 static char output_ts_zone[16];
 
-/* Create a sink for the file at path; nothing is opened yet. */
+/*
+ * Create a sink for the file name in the directory open as dirfd, whose
+ * path is dir (for messages); nothing is opened yet.  dirfd is borrowed:
+ * it must stay open as long as the sink.  Free with output_sink_free.
+ */
 struct output_sink *
-output_sink_new(const char *path)
+output_sink_new(int dirfd, const char *dir, const char *name)
 {
 	struct output_sink *s;
 
 	s = xcalloc(1, sizeof(*s));
-	s->path = xstrdup(path);
+	s->dirfd = dirfd;
+	s->name = xstrdup(name);
+	xasprintf(&s->path, "%s/%s", dir, name);
 	s->fd = -1;
 	s->keep = 5;
 	s->max_size = 10 * 1024 * 1024;
@@ -117,38 +133,114 @@ output_sink_free(struct output_sink *s)
 	if (s == NULL)
 		return;
 	output_sink_reopen(s);
+	free(s->name);
 	free(s->path);
 	free(s);
 }
 
-/* Count n bytes as lost; log that at most every OUTPUT_WARN_EVERY. */
-static void
-output_drop(struct output_sink *s, size_t n, const char *what, int err)
+/* Is a warning due: none yet, or the last one OUTPUT_WARN_EVERY ago? */
+static int
+output_warn_due(const struct output_sink *s)
 {
-	time_t now = time(NULL);
-
-	s->dropped += n;
-	if (s->warned != 0 && now - s->warned < OUTPUT_WARN_EVERY)
-		return;
-	log_warnx("%s: %s: %s (%llu bytes of output lost)", s->path, what,
-	    strerror(err), (unsigned long long)s->dropped);
-	s->warned = now;
-	s->dropped = 0;
+	return (s->warned == 0 || time(NULL) - s->warned >= OUTPUT_WARN_EVERY);
 }
 
-/* Open the file for appending if it is not open; 0 or -1. */
+/*
+ * Count n bytes as lost; log why (cause, freed here; NULL when no warning
+ * is due) at most every OUTPUT_WARN_EVERY.
+ */
+static void
+output_drop(struct output_sink *s, size_t n, char *cause)
+{
+	s->dropped += n;
+	if (output_warn_due(s)) {
+		log_warnx("%s: %s (%llu bytes of output lost)", s->path,
+		    cause != NULL ? cause : "failed",
+		    (unsigned long long)s->dropped);
+		s->warned = time(NULL);
+		s->dropped = 0;
+	}
+	free(cause);
+}
+
+/* Set *cause (if cause is not NULL) to "what: strerror(errno)". */
+static void
+output_errno(char **cause, const char *what)
+{
+	if (cause != NULL)
+		xasprintf(cause, "%s: %s", what, strerror(errno));
+}
+
+/*
+ * Open (creating it, mode 0640) a file of the sink's directory for
+ * appending, or with trunc emptied, and only if it is a regular file with
+ * one link and the directory still passes safedir_check.  Return the
+ * descriptor, or -1 with *cause (if cause is not NULL).
+ */
 static int
-output_open(struct output_sink *s, int flags)
+output_open_file(
+    struct output_sink *s, int trunc, struct stat *st, char **cause)
+{
+	char *why = NULL;
+	int fd;
+
+	if (safedir_check(s->dirfd, 0, cause != NULL ? &why : NULL) == -1) {
+		if (cause != NULL)
+			xasprintf(
+			    cause, "its directory: %s: not writing there", why);
+		free(why);
+		return (-1);
+	}
+	fd = openat(s->dirfd, s->name,
+	    O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW |
+	        O_NONBLOCK,
+	    0640);
+	if (fd == -1) {
+		if (errno == ELOOP && cause != NULL)
+			xasprintf(cause, "a symbolic link: not following it");
+		else
+			output_errno(cause, "open");
+		return (-1);
+	}
+	if (fstat(fd, st) == -1) {
+		output_errno(cause, "fstat");
+		goto fail;
+	}
+	if (!S_ISREG(st->st_mode) || st->st_nlink != 1) {
+		if (cause != NULL)
+			xasprintf(cause,
+			    "not a regular file with one link: "
+			    "not writing to it");
+		goto fail;
+	}
+	/* Emptied only now: never a file that failed the checks above. */
+	if (trunc && ftruncate(fd, 0) == -1) {
+		output_errno(cause, "truncate");
+		goto fail;
+	}
+	return (fd);
+fail:
+	close(fd);
+	return (-1);
+}
+
+/*
+ * Open the file if it is not open (see output_open_file).  Return 0, or
+ * -1 with *cause when a warning is due.
+ */
+static int
+output_open(struct output_sink *s, int trunc, char **cause)
 {
 	struct stat st;
 
+	*cause = NULL;
 	if (s->fd != -1)
 		return (0);
-	s->fd = open(s->path,
-	    O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOCTTY | flags, 0640);
+	s->fd =
+	    output_open_file(s, trunc, &st, output_warn_due(s) ? cause : NULL);
 	if (s->fd == -1)
 		return (-1);
-	s->size = fstat(s->fd, &st) == 0 ? (uint64_t)st.st_size : 0;
+	s->size = trunc ? 0 : (uint64_t)st.st_size;
 	return (0);
 }
 
@@ -156,7 +248,7 @@ output_open(struct output_sink *s, int flags)
 static void
 output_rotated_name(const struct output_sink *s, int n, char *buf, size_t size)
 {
-	snprintf(buf, size, "%s.%d", s->path, n);
+	snprintf(buf, size, "%s.%d", s->name, n);
 }
 
 /*
@@ -167,38 +259,41 @@ output_rotated_name(const struct output_sink *s, int n, char *buf, size_t size)
 static void
 output_rotate(struct output_sink *s)
 {
-	char from[PATH_MAX], to[PATH_MAX];
+	char from[PATH_MAX], to[PATH_MAX], *cause;
 	int k;
 
 	output_sink_reopen(s);
 	for (k = s->keep + 1;; k++) {
 		output_rotated_name(s, k, to, sizeof(to));
-		if (unlink(to) == -1)
+		if (unlinkat(s->dirfd, to, 0) == -1)
 			break;
 	}
 	for (k = s->keep - 1; k >= 1; k--) {
 		output_rotated_name(s, k, from, sizeof(from));
 		output_rotated_name(s, k + 1, to, sizeof(to));
-		if (rename(from, to) == -1 && errno != ENOENT)
-			log_warn("rename %s", from);
+		if (renameat(s->dirfd, from, s->dirfd, to) == -1 &&
+		    errno != ENOENT)
+			log_warn("rename %s.%d", s->path, k);
 	}
 	if (s->keep > 0) {
 		output_rotated_name(s, 1, to, sizeof(to));
-		if (rename(s->path, to) == -1 && errno != ENOENT)
+		if (renameat(s->dirfd, s->name, s->dirfd, to) == -1 &&
+		    errno != ENOENT)
 			log_warn("rename %s", s->path);
 	}
-	if (output_open(s, O_TRUNC) == -1)
-		output_drop(s, 0, "open", errno);
+	if (output_open(s, 1, &cause) == -1)
+		output_drop(s, 0, cause);
 }
 
 /* Write all of p to the file; errors drop it. */
 static void
 output_write_all(struct output_sink *s, const char *p, size_t n)
 {
+	char *cause;
 	ssize_t w;
 
-	if (output_open(s, 0) == -1) {
-		output_drop(s, n, "open", errno);
+	if (output_open(s, 0, &cause) == -1) {
+		output_drop(s, n, cause);
 		return;
 	}
 	while (n > 0) {
@@ -206,7 +301,12 @@ output_write_all(struct output_sink *s, const char *p, size_t n)
 		if (w == -1 && errno == EINTR)
 			continue;
 		if (w <= 0) {
-			output_drop(s, n, "write", w == 0 ? EIO : errno);
+			if (w == 0)
+				errno = EIO;
+			cause = NULL;
+			if (output_warn_due(s))
+				output_errno(&cause, "write");
+			output_drop(s, n, cause);
 			return;
 		}
 		s->size += (uint64_t)w;
@@ -237,6 +337,7 @@ output_write_lines(struct output_sink *s, const char *p, size_t n)
 	const char *nl;
 	uint64_t room;
 	size_t k;
+	char *cause;
 
 	if (s->tap != NULL)
 		s->tap(s->tap_arg, p, n);
@@ -245,8 +346,8 @@ output_write_lines(struct output_sink *s, const char *p, size_t n)
 		return;
 	}
 	while (n > 0) {
-		if (output_open(s, 0) == -1) {
-			output_drop(s, n, "open", errno);
+		if (output_open(s, 0, &cause) == -1) {
+			output_drop(s, n, cause);
 			return;
 		}
 		room = s->size < s->max_size ? s->max_size - s->size : 0;
@@ -547,32 +648,56 @@ output_tail_read(int fd, uint64_t start, uint64_t size, char **buf, size_t *len)
 }
 
 /*
- * Return in *out (allocated, *outlen bytes) the last n lines of the log
- * file at path, looking into path.1 when path has fewer, and reading at
- * most max bytes in all.  A missing file is empty.  0, or -1 with *cause.
+ * Open name at dirfd for reading, without following a symbolic link or
+ * blocking on a FIFO; only a regular file.  Return the descriptor, -1
+ * with errno ENOENT for a missing file, or -1 with *cause (about shown).
  */
-int
-output_tail(const char *path, size_t n, size_t max, char **out, size_t *outlen,
+static int
+output_tail_open(int dirfd, const char *name, const char *shown, uint64_t *size,
     char **cause)
 {
-	char older[PATH_MAX];
 	struct stat st;
+	int fd;
+
+	fd =
+	    openat(dirfd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+	if (fd == -1) {
+		if (errno == ELOOP)
+			xasprintf(cause,
+			    "%s: a symbolic link: not following it", shown);
+		else if (errno != ENOENT)
+			xasprintf(cause, "%s: %s", shown, strerror(errno));
+		return (-1);
+	}
+	if (fstat(fd, &st) == -1 || !S_ISREG(st.st_mode)) {
+		xasprintf(cause, "%s: not a regular file", shown);
+		close(fd);
+		errno = EPERM;
+		return (-1);
+	}
+	*size = (uint64_t)st.st_size;
+	return (fd);
+}
+
+/* output_tail, with shown as the path in messages. */
+static int
+output_tail_at(int dirfd, const char *name, const char *shown, size_t n,
+    size_t max, char **out, size_t *outlen, char **cause)
+{
+	char older[PATH_MAX], shown1[PATH_MAX];
 	uint64_t start[2] = { 0, 0 }, size[2] = { 0, 0 };
 	int fd[2] = { -1, -1 }, i, rv = -1;
 	long got = 0, more = 0;
 
 	*out = NULL;
 	*outlen = 0;
-	snprintf(older, sizeof(older), "%s.1", path);
+	snprintf(older, sizeof(older), "%s.1", name);
+	snprintf(shown1, sizeof(shown1), "%s.1", shown);
 	for (i = 0; i < 2; i++) {
-		fd[i] = open(i == 0 ? path : older, O_RDONLY | O_CLOEXEC);
-		if (fd[i] == -1 && errno != ENOENT) {
-			xasprintf(cause, "%s: %s", i == 0 ? path : older,
-			    strerror(errno));
+		fd[i] = output_tail_open(dirfd, i == 0 ? name : older,
+		    i == 0 ? shown : shown1, &size[i], cause);
+		if (fd[i] == -1 && errno != ENOENT)
 			goto out;
-		}
-		if (fd[i] != -1 && fstat(fd[i], &st) == 0)
-			size[i] = (uint64_t)st.st_size;
 	}
 	if (fd[0] != -1 &&
 	    (got = output_tail_scan(fd[0], size[0], n, max, &start[0])) == -1)
@@ -594,7 +719,7 @@ output_tail(const char *path, size_t n, size_t max, char **out, size_t *outlen,
 	rv = 0;
 	goto out;
 fail:
-	xasprintf(cause, "%s: %s", path, strerror(errno != 0 ? errno : EIO));
+	xasprintf(cause, "%s: %s", shown, strerror(errno != 0 ? errno : EIO));
 	free(*out);
 	*out = NULL;
 	*outlen = 0;
@@ -604,4 +729,27 @@ out:
 			close(fd[i]);
 	}
 	return (rv);
+}
+
+/*
+ * Return in *out (allocated, *outlen bytes) the last n lines of the log
+ * file name at dirfd (a path relative to it, or absolute), looking into
+ * name.1 when name has fewer, and reading at most max bytes in all.  A
+ * missing file is empty; a symbolic link or anything but a regular file
+ * is an error.  0, or -1 with *cause (owned by the caller).
+ */
+int
+output_tail(int dirfd, const char *name, size_t n, size_t max, char **out,
+    size_t *outlen, char **cause)
+{
+	return (output_tail_at(dirfd, name, name, n, max, out, outlen, cause));
+}
+
+/* output_tail of the sink's file, named by its full path in messages. */
+int
+output_sink_tail(const struct output_sink *s, size_t n, size_t max, char **out,
+    size_t *outlen, char **cause)
+{
+	return (output_tail_at(
+	    s->dirfd, s->name, s->path, n, max, out, outlen, cause));
 }

@@ -9,6 +9,9 @@
  * longer than the limit (longer ones are cut into pieces), so the files
  * together never pass (keep + 1) * max_size.  Writes never wait for
  * anything but the file system; errors drop data, never block a job.
+ * Files are opened relative to the log directory's descriptor, never
+ * through a symbolic link, and only while that directory is safe (see
+ * safedir.h).
  */
 
 #ifndef VIGIL_OUTPUT_H
@@ -36,7 +39,7 @@ struct output_partial {
 	size_t cap;
 };
 
-struct output_sink *output_sink_new(const char *);
+struct output_sink *output_sink_new(int, const char *, const char *);
 void output_sink_configure(struct output_sink *, uint64_t, int, int);
 void output_sink_set_tap(struct output_sink *, output_tap_cb, void *);
 const char *output_sink_path(const struct output_sink *);
@@ -52,6 +55,8 @@ void output_marker(struct output_sink *, const char *, const char *, ...)
 void output_partial_clear(struct output_partial *);
 
 size_t output_format_time(char *, size_t, int64_t);
-int output_tail(const char *, size_t, size_t, char **, size_t *, char **);
+int output_tail(int, const char *, size_t, size_t, char **, size_t *, char **);
+int output_sink_tail(
+    const struct output_sink *, size_t, size_t, char **, size_t *, char **);
 
 #endif

@@ -22,13 +22,16 @@
 #include "config.h"
 
 #include <sys/types.h>
+#include <sys/stat.h>
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <sqlite3.h>
 
@@ -263,6 +266,72 @@ fail:
 }
 
 /*
+ * The mode of a new state.db in the directory of path: 0600, or 0640 with
+ * the directory's group when only that group may read the directory (0750,
+ * the state directory with socket_group).  Set *gid to that group, or -1.
+ */
+static mode_t
+store_file_mode(const char *path, gid_t *gid)
+{
+	struct stat st;
+	char *dir, *slash;
+	mode_t mode = 0600;
+
+	*gid = (gid_t)-1;
+	dir = xstrdup(path);
+	if ((slash = strrchr(dir, '/')) == NULL) {
+		free(dir);
+		dir = xstrdup(".");
+	} else
+		slash[slash == dir ? 1 : 0] = '\0';
+	if (stat(dir, &st) == 0 && (st.st_mode & 0077) == 0050) {
+		mode = 0640;
+		*gid = st.st_gid;
+	}
+	free(dir);
+	return (mode);
+}
+
+/*
+ * Create path before SQLite does, with the mode of store_file_mode
+ * whatever the umask: queue payloads and output tails are no one else's
+ * to read.  SQLite gives the -wal and -shm files the mode (and, as root,
+ * the owner) of this file.  An existing file is left as it is, but a
+ * symbolic link is refused.  0, or -1 with *why.
+ */
+static int
+store_file_create(const char *path, char **why)
+{
+	struct stat st;
+	mode_t mode;
+	gid_t gid;
+	int fd;
+
+	mode = store_file_mode(path, &gid);
+	fd = open(path,
+	    O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC,
+	    0600);
+	if (fd == -1) {
+		if (errno == EEXIST && lstat(path, &st) == 0 &&
+		    S_ISLNK(st.st_mode)) {
+			*why = xstrdup("a symbolic link: not following it");
+			return (-1);
+		}
+		/* Let SQLite open (or fail on) whatever is there. */
+		return (0);
+	}
+	if (gid != (gid_t)-1 && fchown(fd, (uid_t)-1, gid) == -1)
+		mode = 0600;
+	if (fchmod(fd, mode) == -1) {
+		xasprintf(why, "chmod: %s", strerror(errno));
+		close(fd);
+		return (-1);
+	}
+	close(fd);
+	return (0);
+}
+
+/*
  * Open the database at path and make it ready: version check, quick_check,
  * WAL, migrations.  The version is read before anything is written, so a
  * file from a newer vigil is not touched.  Return 0 with *dbp, or -1 with
@@ -276,9 +345,12 @@ store_open_db(const char *path, sqlite3 **dbp, int *corrupt, char **why)
 	int version;
 
 	*corrupt = 0;
+	if (strcmp(path, ":memory:") != 0 && *path != '\0' &&
+	    store_file_create(path, why) == -1)
+		return (-1);
 	if (sqlite3_open_v2(path, &db,
 	        SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
-	            SQLITE_OPEN_NOMUTEX,
+	            SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_NOFOLLOW,
 	        NULL) != SQLITE_OK)
 		goto fail;
 	/* SQLite falls back to read-only quietly; every write would fail. */

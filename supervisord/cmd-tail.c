@@ -15,7 +15,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "output.h"
 #include "vigild.h"
 #include "xmalloc.h"
 
@@ -127,8 +126,8 @@ cmd_tail_exec(struct cmd_ctx *ctx)
 			    j->name);
 		return (CMD_ERROR);
 	}
-	if (output_tail(path, (size_t)n, CMD_TAIL_MAX_BYTES, &buf, &len,
-	        &cause) == -1) {
+	if (output_job_tail(
+	        j, (size_t)n, CMD_TAIL_MAX_BYTES, &buf, &len, &cause) == -1) {
 		cmd_error(ctx, "tail: %s", cause);
 		free(cause);
 		return (CMD_ERROR);

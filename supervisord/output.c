@@ -109,7 +109,7 @@ static struct logfile *
 logfile_get(const char *name)
 {
 	struct logfile key, *lf;
-	char *path;
+	char *file;
 
 	memset(&key, 0, sizeof(key));
 	key.name = (char *)(uintptr_t)name;
@@ -119,9 +119,10 @@ logfile_get(const char *name)
 	}
 	lf = xcalloc(1, sizeof(*lf));
 	lf->name = xstrdup(name);
-	xasprintf(&path, "%s/%s.log", vigild.log_dir, name);
-	lf->sink = output_sink_new(path);
-	free(path);
+	/* Relative to the log directory vigild checked at start. */
+	xasprintf(&file, "%s.log", name);
+	lf->sink = output_sink_new(vigild.log_dirfd, vigild.log_dir, file);
+	free(file);
 	output_sink_set_tap(lf->sink, logfile_tap, lf);
 	TAILQ_INIT(&lf->followers);
 	lf->refs = 1;
@@ -467,6 +468,17 @@ output_job_path(const struct job *j, const char **why)
 	else
 		*why = "none";
 	return (NULL);
+}
+
+/*
+ * The last n lines of the job's log file (and of NAME.log.1), at most max
+ * bytes, in *out (allocated, *outlen bytes): see output_sink_tail.
+ */
+int
+output_job_tail(const struct job *j, size_t n, size_t max, char **out,
+    size_t *outlen, char **cause)
+{
+	return (output_sink_tail(j->log->sink, n, max, out, outlen, cause));
 }
 
 /* Send the client every line written to the job's log from now on. */

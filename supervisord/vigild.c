@@ -27,6 +27,7 @@
 #include "conf.h"
 #include "lock.h"
 #include "log.h"
+#include "safedir.h"
 #include "spawn.h"
 #include "vigild.h"
 #include "xmalloc.h"
@@ -154,29 +155,6 @@ vigild_print_errors(const struct conf_errors *errs, FILE *f)
 	return (errs->n);
 }
 
-/* mkdir -p with the given mode for directories it creates. */
-static int
-vigild_mkdirs(const char *path, mode_t mode)
-{
-	char *p, *s, c;
-	int r = 0;
-
-	s = xstrdup(path);
-	for (p = s + 1; r == 0; p++) {
-		if (*p != '/' && *p != '\0')
-			continue;
-		c = *p;
-		*p = '\0';
-		if (mkdir(s, mode) == -1 && errno != EEXIST)
-			r = -1;
-		*p = c;
-		if (c == '\0')
-			break;
-	}
-	free(s);
-	return (r);
-}
-
 /* Make sure fds 0, 1 and 2 are open, so no job file lands on them. */
 static void
 vigild_sanitize_stdio(void)
@@ -284,21 +262,164 @@ vigild_load_config(const struct vigild_options *o)
 	}
 }
 
+/*
+ * Open one of vigild's directories, path at atfd (shown as shown), made
+ * with mode if missing, and checked (lib/safedir.c).  A directory that
+ * exists but is not safe ends vigild; so does any other error if must is
+ * set, else it is a warning and -1 is returned.
+ */
+static int
+vigild_dir(int atfd, const char *path, const char *shown, mode_t mode, int must)
+{
+	char *cause = NULL;
+	int fd;
+
+	if ((fd = safedir_open(atfd, path, mode, &cause)) != -1)
+		return (fd);
+	if (errno == EPERM)
+		fatalx("%s: %s: refusing to use it (vigild, uid %lu, needs a "
+		       "directory of its own that no other user or group may "
+		       "write to)",
+		    shown, cause, (unsigned long)geteuid());
+	if (must)
+		fatalx("%s: %s", shown, cause);
+	log_warnx("%s: %s", shown, cause);
+	free(cause);
+	return (-1);
+}
+
+/* Narrow the mode (and group) of fd, at shown, with a warning if needed. */
+static void
+vigild_tighten(int fd, const char *shown, mode_t max, gid_t gid)
+{
+	char *what = NULL;
+
+	switch (safedir_tighten(fd, max, gid, &what)) {
+	case -1:
+		log_warn("%s: cannot narrow its mode to %04o", shown,
+		    (unsigned int)max);
+		break;
+	case 1:
+		log_warnx(
+		    "%s: was open to more than it should be: %s", shown, what);
+		break;
+	}
+	free(what);
+}
+
+/*
+ * state.db and its -wal and -shm hold queue payloads and output tails:
+ * narrow their modes to max (0600, or 0640 with socket_group), one warning
+ * for each file changed.  A symbolic link is left alone (store_open
+ * refuses it).
+ */
+static void
+vigild_state_files(mode_t max, gid_t gid)
+{
+	static const char *names[] = { "state.db", "state.db-wal",
+		"state.db-shm" };
+	struct stat st;
+	char *shown;
+	size_t i;
+	int fd;
+
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		fd = openat(vigild.state_dirfd, names[i],
+		    O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+		if (fd == -1)
+			continue;
+		xasprintf(&shown, "%s/%s", vigild.state_dir, names[i]);
+		if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode))
+			vigild_tighten(fd, shown, max, gid);
+		free(shown);
+		close(fd);
+	}
+}
+
+/*
+ * Is the runtime directory in a directory everyone may write to, as
+ * /tmp/vigil-UID (the default without XDG_RUNTIME_DIR)?  Then it must be
+ * private: mode 0700.
+ */
+static int
+vigild_runtime_is_shared(void)
+{
+	struct stat st;
+	char *parent, *slash;
+	int shared = 0;
+
+	parent = xstrdup(vigild.runtime_dir);
+	if ((slash = strrchr(parent, '/')) != NULL) {
+		slash[slash == parent ? 1 : 0] = '\0';
+		shared = stat(parent, &st) == 0 && (st.st_mode & S_IWOTH);
+	}
+	free(parent);
+	return (shared);
+}
+
+/* The state directory (0700, or 0750 with socket_group) and its files. */
+static void
+vigild_state_dir(void)
+{
+	const struct conf *c = vigild.conf;
+	gid_t gid = c->has_socket_gid ? c->socket_gid : (gid_t)-1;
+	mode_t mode = c->has_socket_gid ? 0750 : 0700;
+	struct stat st;
+	int existed;
+
+	existed = lstat(vigild.state_dir, &st) == 0;
+	/* state.db is never in the way: without it, vigild goes on. */
+	vigild.state_dirfd =
+	    vigild_dir(AT_FDCWD, vigild.state_dir, vigild.state_dir, mode, 0);
+	if (vigild.state_dirfd == -1)
+		return;
+	/* A new directory: its group is socket_group, with no warning. */
+	if (!existed && gid != (gid_t)-1 &&
+	    fchown(vigild.state_dirfd, (uid_t)-1, gid) == -1)
+		log_warn("%s: chgrp %lu", vigild.state_dir, (unsigned long)gid);
+	vigild_tighten(vigild.state_dirfd, vigild.state_dir, mode, gid);
+	vigild_state_files(mode & 0666, gid);
+}
+
+/*
+ * Make (if missing), open and check the runtime, locks, state and log
+ * directories, keeping their descriptors in vigild.  Files in them are
+ * opened relative to those, so no link or swapped directory can send
+ * vigild's writes elsewhere.
+ */
 static void
 vigild_make_dirs(void)
 {
 	char *locks;
+	int private = vigild_runtime_is_shared();
 
+	vigild.runtime_dirfd = vigild_dir(AT_FDCWD, vigild.runtime_dir,
+	    vigild.runtime_dir, private ? 0700 : 0755, 1);
+	if (private)
+		vigild_tighten(
+		    vigild.runtime_dirfd, vigild.runtime_dir, 0700, (gid_t)-1);
 	xasprintf(&locks, "%s/locks", vigild.runtime_dir);
-	if (vigild_mkdirs(vigild.runtime_dir, 0755) == -1 ||
-	    vigild_mkdirs(locks, 0755) == -1)
-		fatal("mkdir %s", locks);
+	vigild.locks_dirfd =
+	    vigild_dir(vigild.runtime_dirfd, "locks", locks, 0755, 1);
 	free(locks);
-	/* state.db is never in the way: without it, vigild goes on. */
-	if (vigild_mkdirs(vigild.state_dir, 0755) == -1)
-		log_warn("mkdir %s", vigild.state_dir);
-	if (vigild_mkdirs(vigild.log_dir, 0755) == -1)
-		fatal("mkdir %s", vigild.log_dir);
+	vigild_state_dir();
+	vigild.log_dirfd =
+	    vigild_dir(AT_FDCWD, vigild.log_dir, vigild.log_dir, 0755, 1);
+}
+
+/* Close the directories of vigild_make_dirs, at exit. */
+static void
+vigild_close_dirs(void)
+{
+	int *fds[] = { &vigild.runtime_dirfd, &vigild.locks_dirfd,
+		&vigild.state_dirfd, &vigild.log_dirfd };
+	size_t i;
+
+	for (i = 0; i < sizeof(fds) / sizeof(fds[0]); i++) {
+		if (*fds[i] != -1)
+			close(*fds[i]);
+		*fds[i] = -1;
+	}
 }
 
 /*
@@ -356,6 +477,8 @@ main(int argc, char **argv)
 	RB_INIT(&vigild.jobs);
 	TAILQ_INIT(&vigild.clients);
 	vigild.lock_fd = vigild.listen_fd = vigild.notify_fd = -1;
+	vigild.runtime_dirfd = vigild.locks_dirfd = -1;
+	vigild.state_dirfd = vigild.log_dirfd = -1;
 	vigild_load_config(&o);
 	if (o.check)
 		exit(vigild_load_jobs(1));
@@ -389,5 +512,6 @@ main(int argc, char **argv)
 	conf_free(vigild.conf);
 	vigild.event = sd_event_unref(vigild.event);
 	close(vigild.lock_fd);
+	vigild_close_dirs();
 	return (vigild.exit_code);
 }

@@ -155,6 +155,11 @@ struct vigild {
 	const char *runtime_dir;
 	const char *state_dir;
 	const char *log_dir;
+	/* The directories, opened and checked at start (lib/safedir.c). */
+	int runtime_dirfd;
+	int locks_dirfd; /* RUNTIME/locks */
+	int state_dirfd; /* -1: no state dir, vigild goes on without it */
+	int log_dirfd;
 	struct job_tree jobs;
 	size_t njobs;
 	size_t nactive;                 /* instances in an active state */
@@ -212,6 +217,8 @@ void output_mark(struct inst *, const char *, ...)
     __attribute__((format(printf, 2, 3)));
 size_t output_reopen_all(void);
 const char *output_job_path(const struct job *, const char **);
+int output_job_tail(
+    const struct job *, size_t, size_t, char **, size_t *, char **);
 void output_follow(struct job *, struct client *);
 void output_client_gone(struct client *);
 void output_free_all(void);

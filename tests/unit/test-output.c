@@ -4,8 +4,9 @@
 /*
  * Unit tests for lib/output.c against real files in a temporary directory:
  * whole lines in any chunking, rotation bounds, long lines cut, timestamps,
- * tags, markers, the tap, reopening after an external rename, and reading
- * the last lines back with output_tail.
+ * tags, markers, the tap, reopening after an external rename, reading
+ * the last lines back with output_tail, and never writing, truncating or
+ * reading through a planted link or in a directory others may write to.
  */
 
 #include "config.h"
@@ -13,6 +14,8 @@
 #include <sys/types.h>
 #include <sys/stat.h>
 
+#include <errno.h>
+#include <fcntl.h>
 #include <ftw.h>
 #include <limits.h>
 #include <regex.h>
@@ -35,6 +38,7 @@
 #define TIME_PREFIX_LEN 30
 
 static char dir[PATH_MAX];
+static int dfd = -1;
 static uint64_t rng = 88172645463325252ULL;
 
 /* A growing byte buffer. */
@@ -93,9 +97,10 @@ logpath(char *buf, size_t size, const char *name, int k)
 static struct output_sink *
 sink(const char *name)
 {
-	char path[PATH_MAX];
+	char file[128];
 
-	return (output_sink_new(logpath(path, sizeof(path), name, 0)));
+	snprintf(file, sizeof(file), "%.64s.log", name);
+	return (output_sink_new(dfd, dir, file));
 }
 
 /* Read a whole file: allocated and NUL-terminated, or NULL if missing. */
@@ -1001,7 +1006,7 @@ tail(const char *path, size_t n, size_t max, char **out)
 	size_t len;
 	int rv;
 
-	rv = output_tail(path, n, max, &p, &len, &cause);
+	rv = output_tail(AT_FDCWD, path, n, max, &p, &len, &cause);
 	if (rv != 0) {
 		fprintf(stderr, "  tail %s: %s\n", path, cause);
 		free(cause);
@@ -1256,6 +1261,115 @@ TEST(tail_rotated)
 	return (0);
 }
 
+/* Feed 3000 bytes of 100-byte lines to a sink rotating at 1024 bytes. */
+static void
+feed_3000(struct output_sink *s, int keep)
+{
+	struct output_partial part = { NULL, 0, 0 };
+	struct buf in = { NULL, 0, 0 };
+	unsigned i;
+
+	for (i = 0; i < 30; i++)
+		numbered_line(&in, i, 100);
+	output_sink_configure(s, 1024, keep, 0);
+	output_feed(s, &part, NULL, in.p, in.len);
+	output_partial_clear(&part);
+	buf_free(&in);
+}
+
+/* Is dir/name a file holding exactly text? */
+static int
+holds(const char *name, const char *text)
+{
+	char path[PATH_MAX], *got;
+	size_t len;
+	int ok;
+
+	snprintf(path, sizeof(path), "%.3000s/%.64s", dir, name);
+	if ((got = slurp(path, &len)) == NULL)
+		return (0);
+	ok = len == strlen(text) && memcmp(got, text, len) == 0;
+	free(got);
+	return (ok);
+}
+
+/*
+ * A symbolic link, a second hard link or a FIFO planted as NAME.log: the
+ * target is neither written, nor truncated by a rotation (keep 0 empties
+ * the file), nor read by tail; a FIFO does not block.
+ */
+TEST(planted_links)
+{
+	static const char secret[] = "root:x:0:0:secret\n";
+	struct output_sink *s;
+	char path[PATH_MAX], *out = NULL, *cause = NULL;
+	size_t len;
+	int keep;
+
+	snprintf(path, sizeof(path), "%.3000s/victim", dir);
+	ASSERT_EQ(spit(path, secret, strlen(secret)), 0);
+	ASSERT_EQ(symlinkat("victim", dfd, "sym.log"), 0);
+	ASSERT_EQ(linkat(dfd, "victim", dfd, "hard.log", 0), 0);
+	ASSERT_EQ(mkfifoat(dfd, "fifo.log", 0600), 0);
+	for (keep = 0; keep < 2; keep++) {
+		s = sink("sym");
+		feed_3000(s, keep);
+		output_sink_free(s);
+		ASSERT_OK(holds("victim", secret));
+		s = sink("hard");
+		feed_3000(s, keep);
+		output_sink_free(s);
+		ASSERT_OK(holds("victim", secret));
+	}
+	s = sink("fifo");
+	feed_3000(s, 0);
+	output_sink_free(s);
+	ASSERT_OK(holds("victim", secret));
+
+	/* tail reads no file through a link, and no FIFO. */
+	ASSERT_EQ(unlinkat(dfd, "sym.log", 0), 0);
+	ASSERT_EQ(symlinkat("victim", dfd, "sym.log"), 0);
+	ASSERT_EQ(
+	    output_tail(dfd, "sym.log", 10, SIZE_MAX, &out, &len, &cause), -1);
+	ASSERT_OK(strstr(cause, "symbolic link") != NULL);
+	free(cause);
+	cause = NULL;
+	ASSERT_EQ(
+	    output_tail(dfd, "fifo.log", 10, SIZE_MAX, &out, &len, &cause), -1);
+	free(cause);
+	return (0);
+}
+
+/*
+ * A log directory that others may write to gets no file; once it is safe
+ * again, lines are written.
+ */
+TEST(unsafe_dir)
+{
+	struct output_partial part = { NULL, 0, 0 };
+	struct output_sink *s;
+	char sub[PATH_MAX], path[PATH_MAX], *got;
+	size_t len;
+	int fd;
+
+	snprintf(sub, sizeof(sub), "%.3000s/open", dir);
+	ASSERT_EQ(mkdir(sub, 0700), 0);
+	ASSERT_EQ(chmod(sub, 01777), 0);
+	ASSERT_OK((fd = open(sub, O_RDONLY | O_DIRECTORY)) >= 0);
+	s = output_sink_new(fd, sub, "x.log");
+	output_feed(s, &part, NULL, "one\n", 4);
+	snprintf(path, sizeof(path), "%.3000s/x.log", sub);
+	ASSERT_EQ(access(path, F_OK), -1);
+	ASSERT_EQ(chmod(sub, 0755), 0);
+	output_feed(s, &part, NULL, "two\n", 4);
+	output_sink_free(s);
+	got = slurp(path, &len);
+	ASSERT_STREQ(got, "two\n");
+	free(got);
+	close(fd);
+	return (0);
+}
+
 /* Remove one entry of the test directory. */
 static int
 rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
@@ -1274,8 +1388,9 @@ main(void)
 	if (tmp == NULL || *tmp == '\0')
 		tmp = "/tmp";
 	snprintf(dir, sizeof(dir), "%s/test-output.XXXXXX", tmp);
-	if (mkdtemp(dir) == NULL) {
-		perror("mkdtemp");
+	if (mkdtemp(dir) == NULL ||
+	    (dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) == -1) {
+		perror(dir);
 		return (1);
 	}
 	RUN(whole_lines_any_chunks);
@@ -1290,6 +1405,8 @@ main(void)
 	RUN(tail_small);
 	RUN(tail_big);
 	RUN(tail_rotated);
+	RUN(planted_links);
+	RUN(unsafe_dir);
 	if (test_failed == 0)
 		nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
 	else

@@ -593,6 +593,60 @@ TEST(unwritable_places)
 	return (0);
 }
 
+/* The mode of path, or -1 if it is missing. */
+static long
+mode_of(const char *path)
+{
+	struct stat st;
+
+	if (lstat(path, &st) == -1)
+		return (-1);
+	return ((long)(st.st_mode & 07777));
+}
+
+/*
+ * state.db and its -wal and -shm: 0600 whatever the umask, 0640 in a
+ * directory only its group may read (0750); a symbolic link is refused.
+ */
+TEST(file_modes)
+{
+	static const struct {
+		const char *dir;
+		mode_t dmode;
+		long fmode;
+	} c[] = {
+		{ "m700", 0700, 0600 },
+		{ "m750", 0750, 0640 },
+		{ "m755", 0755, 0600 },
+	};
+	static const char *suffix[] = { "", "-wal", "-shm" };
+	struct store *s;
+	char d[256], p[300], f[310], *cause = NULL;
+	int64_t row;
+	size_t i, j;
+	mode_t old;
+
+	old = umask(0);
+	for (i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		ASSERT_EQ(mkdir(tpath(d, sizeof(d), c[i].dir), c[i].dmode), 0);
+		snprintf(p, sizeof(p), "%s/state.db", d);
+		ASSERT_OK((s = store_open(p, NULL)) != NULL);
+		ASSERT_EQ(store_run_begin(s, "j", 0, "r", 1, 1, &row, NULL), 0);
+		for (j = 0; j < 3; j++) {
+			snprintf(f, sizeof(f), "%s%s", p, suffix[j]);
+			ASSERT_EQ(mode_of(f), c[i].fmode);
+		}
+		store_close(s);
+	}
+	umask(old);
+	snprintf(f, sizeof(f), "%s/link.db", d);
+	ASSERT_EQ(symlink("state.db", f), 0);
+	ASSERT_OK(store_open(f, &cause) == NULL);
+	ASSERT_OK(cause != NULL && strstr(cause, "symbolic link") != NULL);
+	free(cause);
+	return (0);
+}
+
 TEST(future_version_refused)
 {
 	struct store *s;
@@ -850,6 +904,7 @@ main(void)
 	RUN(zeroed_first_page_moved_aside);
 	RUN(damaged_page_moved_aside);
 	RUN(unwritable_places);
+	RUN(file_modes);
 	RUN(future_version_refused);
 	RUN(works_after_errors);
 	RUN(batch);
