@@ -19,6 +19,17 @@ in a private temporary directory, in the foreground, and stopped by pid:
   * vigil only: queue throughput at concurrency 1, 2 and 8 against a bare
     posix_spawn + waitpid loop (spawnloop.c).
 
+With --base-vigild and --base-vigilctl, a second vigil build (say, main
+before a change) runs every vigil workload above as one more column,
+labelled --base-label ("vigil (base)"): in each repetition, right next to
+the current build (which of the two goes first alternates), so that both
+see the same machine.  A table of the current build's medians over the
+base's follows.  This is the old-against-new run a refactoring or a
+hot-path change carries:
+
+  make bench BENCH_FLAGS='--only vigil --base-vigild /path/old/vigild
+                          --base-vigilctl /path/old/vigilctl'
+
 Every wait has a deadline; the harness ends only processes it started (by
 pid) and never touches system-wide instances of the anchors.  The result
 is a markdown section on stdout (progress goes to stderr), pasteable as is
@@ -27,6 +38,7 @@ two helpers next to this file.
 
 usage: bench.py --vigild PATH --vigilctl PATH [--install] [--quick]
                 [--reps N] [--only vigil,runit,...] [--output FILE]
+                [--base-vigild PATH --base-vigilctl PATH [--base-label TEXT]]
 """
 
 import argparse
@@ -313,6 +325,7 @@ class Supervisor:
     package = ""
     programs = ()
     helpers = ()  # comm of the per-service processes of the supervisor
+    base = False  # vigil's --base-vigild build
 
     def __init__(self, bench, workdir):
         """Prepare a supervisor rooted at workdir (created empty)."""
@@ -428,11 +441,12 @@ class Vigil(Supervisor):
     @classmethod
     def missing(cls, bench):
         """vigild and vigilctl come from the command line, not PATH."""
-        return [p for p in (bench.vigild, bench.vigilctl) if not os.access(p, os.X_OK)]
+        return [p for p in bench.vigil_bins(cls) if not os.access(p, os.X_OK)]
 
     def __init__(self, bench, workdir):
         """Lay out vigil.conf, jobs.d, the runtime, state and log dirs."""
         super().__init__(bench, workdir)
+        self.vigild, self.vigilctl = bench.vigil_bins(type(self))
         self.conf = os.path.join(workdir, "vigil.conf")
         self.jobs = os.path.join(workdir, "jobs.d")
         self.sock = os.path.join(workdir, "run", "vigild.sock")
@@ -470,7 +484,7 @@ class Vigil(Supervisor):
         """vigild in the foreground on the private directories."""
         d = self.dir
         return [
-            self.bench.vigild,
+            self.vigild,
             "-c", self.conf,
             "-j", self.jobs,
             "--runtime-dir", os.path.join(d, "run"),
@@ -481,7 +495,17 @@ class Vigil(Supervisor):
 
     def status_argv(self):
         """vigilctl status: every job."""
-        return [self.bench.vigilctl, "-s", self.sock, "status"]
+        return [self.vigilctl, "-s", self.sock, "status"]
+
+
+class VigilBase(Vigil):
+    """The same vigil workloads with the --base-vigild build.
+
+    Bench.__init__ subclasses it under the name --base-label.
+    """
+
+    name = "vigil (base)"
+    base = True
 
 
 class Supervisord(Supervisor):
@@ -714,6 +738,12 @@ class Bench:
         self.args = args
         self.vigild = os.path.abspath(args.vigild)
         self.vigilctl = os.path.abspath(args.vigilctl)
+        self.base_vigild = args.base_vigild and os.path.abspath(args.base_vigild)
+        self.base_vigilctl = args.base_vigilctl and os.path.abspath(args.base_vigilctl)
+        self.classes = list(SUPERVISORS)
+        if self.base_vigild:  # right after vigil, under its label
+            base = type("VigilBase", (VigilBase,), {"name": args.base_label})
+            self.classes.insert(1, base)
         self.root = tempfile.mkdtemp(prefix="vigil-bench.", dir=args.tmpdir)
         self.running = []  # every Popen of a supervisor, for the cleanup
         self.results = {}  # (row key) -> {supervisor: [values]}
@@ -727,6 +757,12 @@ class Bench:
         self.loads = [float(loadavg())]  # sampled before each measurement
 
     # ---- bookkeeping
+
+    def vigil_bins(self, cls):
+        """Return (vigild, vigilctl) of the vigil build cls runs."""
+        if cls.base:
+            return self.base_vigild, self.base_vigilctl
+        return self.vigild, self.vigilctl
 
     def record(self, key, label, sup, value):
         """Add one measured value of row key (label) for supervisor sup."""
@@ -744,6 +780,7 @@ class Bench:
     def fresh_dir(self, tag):
         """Return a new empty directory for one run under the work dir."""
         self.serial += 1
+        tag = re.sub(r"[^A-Za-z0-9.-]+", "-", tag).strip("-")
         d = os.path.join(self.root, f"{self.serial:03d}-{tag}")
         os.makedirs(d)
         return d
@@ -802,12 +839,13 @@ class Bench:
         """Return the supervisor classes to run: asked for and installed."""
         only = self.args.only.split(",") if self.args.only else None
         chosen = []
-        for cls in SUPERVISORS:
-            if only and cls.name not in only:
+        for cls in self.classes:
+            if only and (Vigil.name if cls.base else cls.name) not in only:  # base with vigil
                 continue
             missing = cls.missing(self)
             if missing:
-                how = "" if cls is Vigil else " (Debian package %s; --install)" % cls.package
+                how = ("" if issubclass(cls, Vigil)
+                       else " (Debian package %s; --install)" % cls.package)
                 self.note(f"{cls.name} skipped: {', '.join(missing)} not found{how}")
                 continue
             chosen.append(cls)
@@ -956,7 +994,7 @@ class Bench:
         gaps = [(b[0] - a[1]) / 1e6 for a, b in zip(recs, recs[1:])]
         self.record("period", "restart of a service that exits at once: period, ms",
                     cls.name, statistics.median(periods))
-        if cls is Vigil:
+        if issubclass(cls, Vigil):
             delays = vigil_delays(sup.logfile)
             over = [g - d for g, d in zip(gaps, delays)]
             if over:
@@ -1014,10 +1052,11 @@ class Bench:
         time.sleep(1.0)
         return len(find_services(marker))
 
-    def queue(self, conc):
-        """Messages/s of a vigil queue job running `true`, and the bare loop."""
+    def queue(self, cls, conc):
+        """Messages/s of a queue job running `true` (vigil build cls), and the bare loop."""
         msgs = self.args.queue_messages
-        sup = Vigil(self, self.fresh_dir(f"queue-{conc}"))
+        vigilctl = self.vigil_bins(cls)[1]
+        sup = cls(self, self.fresh_dir(f"{cls.name}-queue-{conc}"))
         sup.log_level = "warning"
         sup.write_job("q", f'kind = "queue"\nconcurrency = {conc}\n'
                       'autostart = false\ncommand = "true"\n')
@@ -1025,25 +1064,25 @@ class Bench:
         os.makedirs(state)
         t0 = time.monotonic()
         for i in range(msgs):
-            rc, _, out = run_cmd([self.vigilctl, "--state-dir", state, "enqueue",
+            rc, _, out = run_cmd([vigilctl, "--state-dir", state, "enqueue",
                                   "--direct", "q", f"m{i}"])
             if rc != 0:
                 raise BenchError(f"enqueue --direct: exit {rc}: {out.strip()[:200]}")
         self.record("enq", "vigilctl enqueue --direct (vigild down), messages/s",
-                    "vigil", msgs / (time.monotonic() - t0))
+                    cls.name, msgs / (time.monotonic() - t0))
         sup.start()
         try:
-            ping = [self.vigilctl, "-s", sup.sock, "ping"]
+            ping = [vigilctl, "-s", sup.sock, "ping"]
             if not wait_until(lambda: run_cmd(ping, 10)[0] == 0, 30, 0.01):
                 raise BenchError("vigild did not answer")
             t0 = time.monotonic()
             t0_wall = time.time()
-            run_cmd([self.vigilctl, "-s", sup.sock, "start", "--no-wait", "q"])
-            while queue_left(self.vigilctl, sup.sock) != 0:
+            run_cmd([vigilctl, "-s", sup.sock, "start", "--no-wait", "q"])
+            while queue_left(vigilctl, sup.sock) != 0:
                 if time.monotonic() - t0 > 600:
                     raise BenchError("queue not drained in 600 s")
                 time.sleep(0.1)
-            end = last_run_end(self.vigilctl, sup.sock, conc)
+            end = last_run_end(vigilctl, sup.sock, conc)
             if end is None or end <= t0_wall:
                 raise BenchError("no end time in the history of q")
             rate = msgs / (end - t0_wall)
@@ -1051,14 +1090,14 @@ class Bench:
             sup.wait_exit(STOP_TIMEOUT)
         finally:
             self.cleanup_run(sup)
-        self.record(f"q{conc}", f"queue, concurrency {conc}: messages/s", "vigil", rate)
+        self.record(f"q{conc}", f"queue, concurrency {conc}: messages/s", cls.name, rate)
         rc, _, out = run_cmd([self.spawnloop, str(msgs), str(conc), "true"])
         if rc != 0:
             raise BenchError(f"spawnloop: exit {rc}")
         bare = float(out.split()[0])
         self.record(f"q{conc}", "", "bare spawn loop", bare)
-        self.record(f"qr{conc}", "", "vigil/bare", 100 * rate / bare)
-        log(f"queue c={conc}: vigil {rate:.0f}/s, bare {out.strip()}/s")
+        self.record(f"qr{conc}", "", f"{cls.name}/bare", 100 * rate / bare)
+        log(f"queue c={conc}: {cls.name} {rate:.0f}/s, bare {out.strip()}/s")
 
     # ---- driver
 
@@ -1080,21 +1119,24 @@ class Bench:
         self.big = max(sizes)
         self.kill_n = kill_n = args.kill_n or self.big
         for rep in range(1, args.reps + 1):
+            order = rep_order(chosen, rep)
             for n in sizes:
-                for cls in chosen:
+                for cls in order:
                     log(f"rep {rep}/{args.reps}: {cls.name}, {n} services")
                     self.attempt(f"{cls.name} N={n}", self.steady, cls, n)
                 if self.spawnloop:
                     self.attempt(f"bare loop N={n}", self.floor, n)
-            for cls in chosen:
+            for cls in order:
                 if self.stamp:
                     self.attempt(f"{cls.name} restart", self.flap, cls)
-            for cls in chosen:
+            for cls in order:
                 log(f"rep {rep}/{args.reps}: {cls.name}, SIGKILL with {kill_n}")
                 self.attempt(f"{cls.name} SIGKILL", self.kill9, cls, kill_n)
+            builds = [c for c in order if issubclass(c, Vigil)]
             if Vigil in chosen and self.spawnloop and not args.no_queue:
                 for conc in (1, 2, 8):
-                    self.attempt(f"queue c={conc}", self.queue, conc)
+                    for cls in builds:
+                        self.attempt(f"{cls.name} queue c={conc}", self.queue, cls, conc)
         self.elapsed = time.monotonic() - t_start
         busy = statistics.median(self.loads)
         if busy > 1.0:
@@ -1109,24 +1151,34 @@ class Bench:
         """Return the markdown section: machine, tables, ratios, notes."""
         out = [machine_line(self, names), ""]
         out += self.main_table(names)
-        f = self.floor_table()
+        f = self.floor_table(names)
         if f:
             out += [""] + f
-        q = self.queue_table()
+        q = self.queue_table(names)
         if q:
             out += [""] + q
+        b = self.base_table(names)
+        if b:
+            out += [""] + b
         r = self.ratio_table(names)
         if r:
             out += [""] + r
-        out += [""] + self.target_table()
+        out += [""] + self.target_table(names)
         out += ["", f"This run took {self.elapsed / 60:.1f} minutes. How each number is taken:", ""]
         out += [f"- {m}" for m in METHOD]
+        if len(self.builds(names)) > 1:
+            out.append(f"- {BASE_METHOD}")
         if self.notes:
             out += ["", "Notes:", ""] + [f"- {n}" for n in self.notes]
         return "\n".join(out) + "\n"
 
-    def main_table(self, names):
-        """Workloads as rows (grouped by measure), supervisors as columns."""
+    def builds(self, names):
+        """Return the vigil columns: "vigil", then the base build if it ran."""
+        base = self.args.base_label
+        return ["vigil"] + ([base] if self.base_vigild and base in names else [])
+
+    def main_rows(self):
+        """Return the row keys of the main table, grouped by measure."""
         order = ("start", "wall", "pss", "cpu", "wake", "status", "stop")
 
         def rank(k):
@@ -1135,8 +1187,12 @@ class Bench:
                 return (order.index(head), int(k[len(head):]))
             return (len(order), self.rows.index(k))
 
-        rows = sorted((k for k in self.rows
+        return sorted((k for k in self.rows
                        if not k.startswith(("q", "floor")) and k != "enq"), key=rank)
+
+    def main_table(self, names):
+        """Workloads as rows (grouped by measure), supervisors as columns."""
+        rows = self.main_rows()
         out = ["| workload | " + " | ".join(names) + " |",
                "|---|" + "---|" * len(names)]
         for k in rows:
@@ -1144,38 +1200,73 @@ class Bench:
             out.append(f"| {self.labels[k]} | " + " | ".join(cells) + " |")
         return out
 
-    def floor_table(self):
-        """The bare spawn loop's start, next to vigil's."""
+    def floor_table(self, names):
+        """The bare spawn loop's start, next to vigil's (each build's)."""
         keys = [k for k in self.rows if k.startswith("floor")]
         if not keys:
             return []
+        builds = self.builds(names)
         out = ["| floor: `sleep` started by a bare posix_spawn loop, no supervisor "
-               "| bare spawn loop | vigil |", "|---|---|---|"]
+               "| bare spawn loop | " + " | ".join(builds) + " |",
+               "|---|---|" + "---|" * len(builds)]
         for k in keys:
             b = self.results[k].get("bare spawn loop", [])
-            v = self.results.get("start" + k[5:], {}).get("vigil", [])
-            out.append(f"| {self.labels[k]} | {summary(b)} | {summary(v)} |")
+            v = [summary(self.results.get("start" + k[5:], {}).get(s, [])) for s in builds]
+            out.append(f"| {self.labels[k]} | {summary(b)} | " + " | ".join(v) + " |")
         return out
 
-    def queue_table(self):
-        """Queue throughput of vigil against the bare spawn loop."""
+    def queue_table(self, names):
+        """Queue throughput of vigil (each build) against the bare spawn loop."""
         keys = [k for k in self.rows if k.startswith("q") and not k.startswith("qr")]
         if not keys:
             return []
-        out = ["| queue (vigil only, `true` per message) | vigil | bare posix_spawn loop "
-               "| vigil/bare in %, each run against the loop run next to it |", "|---|---|---|---|"]
+        builds = self.builds(names)
+        pct = [f"{s}/bare in %" for s in builds]
+        pct[-1] += ", each run against the loop run next to it"
+        out = ["| queue (vigil only, `true` per message) | " + " | ".join(builds)
+               + " | bare posix_spawn loop | " + " | ".join(pct) + " |",
+               "|---|---|" + "---|" * 2 * len(builds)]
         for k in keys:
-            v = self.results[k].get("vigil", [])
+            v = [summary(self.results[k].get(s, [])) for s in builds]
             b = self.results[k].get("bare spawn loop", [])
-            r = [round(x) for x in self.results.get("qr" + k[1:], {}).get("vigil/bare", [])]
-            out.append(f"| {self.labels[k]} | {summary(v)} | {summary(b)} | {summary(r)} |")
+            r = [summary([round(x) for x in self.results.get("qr" + k[1:], {})
+                          .get(f"{s}/bare", [])]) for s in builds]
+            out.append(f"| {self.labels[k]} | " + " | ".join(v) + f" | {summary(b)} | "
+                       + " | ".join(r) + " |")
         if "enq" in self.results:
-            out.append(f"| {self.labels['enq']} | {summary(self.results['enq']['vigil'])} | | |")
+            v = [summary(self.results["enq"].get(s, [])) for s in builds]
+            out.append(f"| {self.labels['enq']} | " + " | ".join(v) + " |"
+                       + " |" * (1 + len(builds)))
+        return out
+
+    def base_table(self, names):
+        """The current build's medians over the base build's, every vigil row.
+
+        A range column tells whether the min–max ranges of the two overlap
+        (then the difference is within this run's noise).
+        """
+        builds = self.builds(names)
+        if len(builds) < 2:
+            return []
+        new, base = builds
+        keys = self.main_rows() + [k for k in self.rows if k == "enq" or (
+            k.startswith("q") and not k.startswith("qr"))]
+        out = [f"| {new} / {base} (medians) | {new} | {base} | ratio | ranges |",
+               "|---|---|---|---|---|"]
+        for k in keys:
+            a, b = self.results[k].get(new, []), self.results[k].get(base, [])
+            if not a or not b:
+                continue
+            ma, mb = statistics.median(a), statistics.median(b)
+            ratio = fmt_num(ma / mb) if mb else "—"
+            apart = max(a) < min(b) or max(b) < min(a)
+            out.append(f"| {self.labels[k]} | {fmt_num(ma)} | {fmt_num(mb)} | {ratio} | "
+                       f"{'**apart**' if apart else 'overlap'} |")
         return out
 
     def ratio_table(self, names):
         """vigil's median over each anchor's, for the key numbers."""
-        anchors = [s for s in names if s != "vigil"]
+        anchors = [s for s in names if s not in self.builds(names)]
         if "vigil" not in names or not anchors:
             return []
         big = self.big
@@ -1197,36 +1288,41 @@ class Bench:
             out.append(f"| {label} | " + " | ".join(cells) + " |")
         return out
 
-    def target_table(self):
-        """vigil against the targets of issue 9."""
-        def med(k):
-            return median_or_none(self.results.get(k, {}).get("vigil", []))
+    def target_table(self, names):
+        """vigil against the targets of issue 9 (each build, if two ran)."""
+        builds = self.builds(names)
+
+        def med(k, sup):
+            who = f"{sup}/bare" if k.startswith("qr") else sup
+            return median_or_none(self.results.get(k, {}).get(who, []))
 
         big, kn = self.big, self.kill_n
         bare = median_or_none(self.results.get(f"floor{big}", {}).get("bare spawn loop", []))
         floor = "" if bare is None else f" (a bare loop: {fmt_num(bare)})"
         rows = [
-            (f"all {big} running{floor}", "≤ 500 ms", med(f"start{big}"), lambda v: v <= 500),
-            (f"PSS with {big}", "≤ 5 MB", med(f"pss{big}"), lambda v: v <= 5),
-            (f"wakeups in {self.args.idle:g} s idle", "0", med(f"wake{big}"), lambda v: v == 0),
-            (f"status of {big}", "≤ 10 ms", med(f"status{big}"), lambda v: v <= 10),
-            (f"stop of {big}", "≤ 300 ms", med(f"stop{big}"), lambda v: v <= 300),
-            ("restart overhead", "≤ 2 ms", med("overhead"), lambda v: v <= 2),
+            (f"all {big} running{floor}", "≤ 500 ms", f"start{big}", lambda v: v <= 500),
+            (f"PSS with {big}", "≤ 5 MB", f"pss{big}", lambda v: v <= 5),
+            (f"wakeups in {self.args.idle:g} s idle", "0", f"wake{big}", lambda v: v == 0),
+            (f"status of {big}", "≤ 10 ms", f"status{big}", lambda v: v <= 10),
+            (f"stop of {big}", "≤ 300 ms", f"stop{big}", lambda v: v <= 300),
+            ("restart overhead", "≤ 2 ms", "overhead", lambda v: v <= 2),
         ]
-        rows += [(f"alive 1 s after SIGKILL ({kn})", "0", med("k9alive"), lambda v: v == 0),
-                 ("copies after its restart", f"{kn}", med("k9copies"), lambda v: v == kn)]
+        rows += [(f"alive 1 s after SIGKILL ({kn})", "0", "k9alive", lambda v: v == 0),
+                 ("copies after its restart", f"{kn}", "k9copies", lambda v: v == kn)]
         for c in (1, 2, 8):
-            pct = median_or_none(self.results.get(f"qr{c}", {}).get("vigil/bare", []))
-            rows.append((f"queue at concurrency {c}, % of the bare loop", "≥ 70 %", pct,
+            rows.append((f"queue at concurrency {c}, % of the bare loop", "≥ 70 %", f"qr{c}",
                          lambda x: x >= 70))
-        out = ["| vigil target (issue 9, set for 1000 services) | target | vigil (median) | met |",
-               "|---|---|---|---|"]
-        for label, target, v, ok in rows:
-            if v is None:
+        out = ["| vigil target (issue 9, set for 1000 services) | target | "
+               + " | ".join(f"{s} (median) | met" for s in builds) + " |",
+               "|---|---|" + "---|---|" * len(builds)]
+        for label, target, k, ok in rows:
+            vals = [med(k, s) for s in builds]
+            if vals[0] is None:
                 continue
-            out.append(f"| {label} | {target} | {fmt_num(v)} | {'yes' if ok(v) else '**no**'} |")
+            cells = ["— | —" if v is None else f"{fmt_num(v)} | {'yes' if ok(v) else '**no**'}"
+                     for v in vals]
+            out.append(f"| {label} | {target} | " + " | ".join(cells) + " |")
         return out
-
 
 METHOD = [
     "all running: the latest start time of the N service processes minus the "
@@ -1262,6 +1358,29 @@ METHOD = [
     "queue q`, asked every 100 ms, shows none left; the bare loop is spawnloop.c "
     "(posix_spawn + waitpid of `true`, the same N and concurrency).",
 ]
+
+BASE_METHOD = (
+    "two vigil builds: the base build (--base-vigild) runs each vigil workload "
+    "right next to the current one in every repetition, the current build first "
+    "in odd repetitions and second in even ones; each queue run has its own bare "
+    "loop run next to it. In the table of medians, \"apart\" means the min–max "
+    "ranges of the two builds do not overlap; \"overlap\" means the difference is "
+    "within this run's spread."
+)
+
+
+def rep_order(chosen, rep):
+    """Return the supervisors in their order for repetition rep.
+
+    On even repetitions the two vigil builds (with --base-vigild) swap
+    places, so that neither always runs first.
+    """
+    order = list(chosen)
+    idx = [i for i, cls in enumerate(order) if issubclass(cls, Vigil)]
+    if len(idx) == 2 and rep % 2 == 0:
+        a, b = idx
+        order[a], order[b] = order[b], order[a]
+    return order
 
 
 def read_lines(path):
@@ -1342,12 +1461,15 @@ def machine_line(bench, names):
     except OSError:
         debian = "not Debian"
     versions = []
-    for cls in SUPERVISORS:
+    two = len(bench.builds(names)) > 1
+    for cls in bench.classes:
         if cls.name not in names:
             continue
-        if cls is Vigil:
-            rc, _, out = run_cmd([bench.vigild, "--version"])
-            versions.append(out.strip() if rc == 0 else "vigild")
+        if issubclass(cls, Vigil):
+            vigild = bench.vigil_bins(cls)[0]
+            rc, _, out = run_cmd([vigild, "--version"])
+            what = out.strip() if rc == 0 else "vigild"
+            versions.append(f"{cls.name}: {what} ({vigild})" if two else what)
         else:
             rc, _, out = run_cmd(["dpkg-query", "-W", "-f", "${Version}", cls.package])
             versions.append(f"{cls.package} {out.strip()}" if rc == 0 else cls.package)
@@ -1447,6 +1569,12 @@ def parse_args(argv):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--vigild", default=os.path.join(HERE, "../../supervisord/vigild"))
     ap.add_argument("--vigilctl", default=os.path.join(HERE, "../../supervisord/vigilctl"))
+    ap.add_argument("--base-vigild", metavar="PATH",
+                    help="a second vigil build (e.g. main before a change): its "
+                    "vigild runs every vigil workload too, next to --vigild")
+    ap.add_argument("--base-vigilctl", metavar="PATH", help="that build's vigilctl")
+    ap.add_argument("--base-label", metavar="TEXT", default="vigil (base)",
+                    help='its column heading (default "vigil (base)")')
     ap.add_argument("--install", action="store_true",
                     help="apt-get install supervisor runit s6 daemontools first (root)")
     ap.add_argument("--quick", action="store_true",
@@ -1466,6 +1594,10 @@ def parse_args(argv):
     ap.add_argument("--tmpdir", help="where the private directories go (default /dev/shm, "
                     "a tmpfs as /run is, else $TMPDIR or /tmp)")
     args = ap.parse_args(argv)
+    if bool(args.base_vigild) != bool(args.base_vigilctl):
+        ap.error("--base-vigild and --base-vigilctl go together")
+    if args.base_label in [cls.name for cls in SUPERVISORS] + ["bare spawn loop"]:
+        ap.error(f"--base-label {args.base_label!r} is taken")
     if args.tmpdir is None and os.path.isdir("/dev/shm") and os.access("/dev/shm", os.W_OK):
         args.tmpdir = "/dev/shm"
     if args.quick:
