@@ -183,6 +183,7 @@ queue_error(struct queue *q, sqlite3_stmt *st, char **cause)
 {
 	sqlite3_stmt *rb = q->st[QUEUE_ROLLBACK];
 
+	store_error_seen(q->s);
 	if (cause != NULL)
 		xasprintf(cause, "state.db: %s", sqlite3_errmsg(q->db));
 	if (st != NULL)

@@ -52,6 +52,9 @@
 #include "spawn.h"
 #include "xmalloc.h"
 
+/* The largest env_file read, in bytes (vigil.conf(5)). */
+#define SPAWN_ENV_FILE_MAX (1024 * 1024)
+
 #define SPAWN_DEFAULT_PATH                                                     \
 	"/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 
@@ -166,6 +169,93 @@ spawn_env_unquote(char *v)
 }
 
 /*
+ * Read what fd holds, at most max bytes, into a NUL-terminated buffer
+ * (the caller's to free), starting with room for hint bytes.  Return it
+ * with its length in *len, or NULL with errno (EFBIG: more than max).
+ */
+static char *
+spawn_read_bounded(int fd, size_t hint, size_t max, size_t *len)
+{
+	size_t cap = (hint < max ? hint : max) + 1, n = 0;
+	char *buf = xmalloc(cap + 1);
+	ssize_t r;
+	int err;
+
+	for (;;) {
+		if (n == cap) {
+			if (cap > max) {
+				free(buf);
+				errno = EFBIG;
+				return (NULL);
+			}
+			cap = max + 1;
+			buf = xreallocarray(buf, cap + 1, 1);
+		}
+		if ((r = read(fd, buf + n, cap - n)) == -1 && errno == EINTR)
+			continue;
+		if (r == -1) {
+			err = errno;
+			free(buf);
+			errno = err;
+			return (NULL);
+		}
+		if (r == 0)
+			break;
+		n += (size_t)r;
+	}
+	buf[n] = '\0';
+	*len = n;
+	return (buf);
+}
+
+/*
+ * Read the env_file at path into a NUL-terminated buffer (the caller's to
+ * free), or return NULL with *cause naming the file.  Its directory may
+ * be writable by the job's user, who must neither stall vigild (a FIFO, a
+ * device) nor read through the job's environment what the user may not
+ * (a symbolic link to /etc/shadow): the file is opened without blocking
+ * and without following a link, and must be a regular file of at most
+ * SPAWN_ENV_FILE_MAX bytes, also while it is read (it may grow).
+ */
+static char *
+spawn_env_file_read(const char *path, char **cause)
+{
+	struct stat st;
+	char *buf = NULL;
+	size_t len;
+	int fd;
+
+	fd = open(
+	    path, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY);
+	if (fd == -1) {
+		if (errno == ELOOP)
+			xasprintf(cause,
+			    "env_file %s: is a symbolic link, refused", path);
+		else
+			xasprintf(
+			    cause, "env_file %s: %s", path, strerror(errno));
+		return (NULL);
+	}
+	if (fstat(fd, &st) == -1)
+		xasprintf(cause, "env_file %s: %s", path, strerror(errno));
+	else if (!S_ISREG(st.st_mode))
+		xasprintf(
+		    cause, "env_file %s: not a regular file, refused", path);
+	else if (st.st_size > SPAWN_ENV_FILE_MAX ||
+	    (buf = spawn_read_bounded(
+	         fd, (size_t)st.st_size, SPAWN_ENV_FILE_MAX, &len)) == NULL) {
+		if (st.st_size > SPAWN_ENV_FILE_MAX || errno == EFBIG)
+			xasprintf(cause, "env_file %s: larger than %d bytes",
+			    path, SPAWN_ENV_FILE_MAX);
+		else
+			xasprintf(
+			    cause, "env_file %s: %s", path, strerror(errno));
+	}
+	close(fd);
+	return (buf);
+}
+
+/*
  * Read an env_file: KEY=value lines, '#' and ';' comments, blank lines,
  * optional "export " and quotes around the value (the common subset of
  * systemd's EnvironmentFile= syntax).
@@ -173,16 +263,15 @@ spawn_env_unquote(char *v)
 static int
 spawn_env_file(struct spawn_env *env, const char *path, char **cause)
 {
-	FILE *f;
-	char *line = NULL, *p, *eq, *kv;
-	size_t cap = 0;
-	ssize_t n;
+	char *buf, *line, *next, *p, *eq, *kv;
+	size_t n;
 
-	if ((f = fopen(path, "re")) == NULL) {
-		xasprintf(cause, "env_file %s: %s", path, strerror(errno));
+	if ((buf = spawn_env_file_read(path, cause)) == NULL)
 		return (-1);
-	}
-	while ((n = getline(&line, &cap, f)) != -1) {
+	for (line = buf; line != NULL; line = next) {
+		if ((next = strchr(line, '\n')) != NULL)
+			*next++ = '\0';
+		n = strlen(line);
 		while (n > 0 && isspace((unsigned char)line[n - 1]))
 			line[--n] = '\0';
 		p = line + strspn(line, " \t");
@@ -197,8 +286,7 @@ spawn_env_file(struct spawn_env *env, const char *path, char **cause)
 		spawn_env_put(env, kv);
 		free(kv);
 	}
-	free(line);
-	fclose(f);
+	free(buf);
 	return (0);
 }
 

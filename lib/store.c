@@ -62,6 +62,7 @@ struct store {
 	sqlite3 *db;
 	sqlite3_stmt *st[STORE_NSTMT];
 	int batch; /* store_batch_begin: one transaction for many calls */
+	int busy;  /* the last failure: another connection held the lock */
 };
 
 /*
@@ -525,6 +526,32 @@ store_close(struct store *s)
 }
 
 /*
+ * A call on the store's connection is failing: note whether the reason is
+ * a lock another connection holds (SQLITE_BUSY past the busy timeout, or
+ * SQLITE_LOCKED), for store_is_busy.  Call it before anything else runs
+ * on the connection; queue.c does, for its statements.
+ */
+void
+store_error_seen(struct store *s)
+{
+	int rc = sqlite3_errcode(s->db) & 0xff;
+
+	s->busy = rc == SQLITE_BUSY || rc == SQLITE_LOCKED;
+}
+
+/*
+ * Did the last failed call fail only because another connection (an
+ * operator's sqlite3) held the database's lock?  The store is sound then,
+ * and the same call may succeed once the lock is free; any other failure
+ * may call for opening the file again.
+ */
+int
+store_is_busy(const struct store *s)
+{
+	return (s->busy);
+}
+
+/*
  * A statement failed: set *cause from the connection, reset the statement
  * and roll back a transaction left open, so the next call starts clean.
  * Return -1.
@@ -535,6 +562,7 @@ store_fail(struct store *s, sqlite3_stmt *st, char **cause)
 	sqlite3_stmt *rb = s->st[STORE_ROLLBACK];
 	char *msg;
 
+	store_error_seen(s);
 	if (cause != NULL) {
 		msg = store_errstr(s->db);
 		xasprintf(cause, "state.db: %s", msg);

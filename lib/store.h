@@ -73,6 +73,8 @@ int store_txn_commit(struct store *, char **);
 int store_batch_begin(struct store *, char **);
 int store_batch_end(struct store *, char **);
 void store_busy_timeout_set(struct store *, int);
+void store_error_seen(struct store *);
+int store_is_busy(const struct store *);
 int64_t store_now(void);
 
 #endif

@@ -212,8 +212,8 @@ dispatch_run(struct job *j)
 		state_batch_begin();
 		if (queue_claim_batch(
 		        q, j->name, now, msgs, nfree, &n, &cause) == -1) {
+			state_queue_failed(cause); /* before the batch ends */
 			state_batch_end();
-			state_queue_failed(cause);
 			dispatch_due_arm(j, now + DISPATCH_STORE_RETRY);
 			return;
 		}
@@ -379,31 +379,22 @@ void
 dispatch_run_end(struct inst *in, int status, int success)
 {
 	const struct job_spec *spec = in->job->spec;
-	struct queue *q;
 	struct backoff b;
-	char *cause = NULL, what[256], tail[4096], delay[32];
-	int64_t id = in->msg.id, now = store_now();
+	char what[256], tail[4096], delay[32];
+	int64_t id = in->msg.id;
 	uint64_t wait;
 	size_t tlen;
-	int dead = 0, r, code = -1, sig = -1;
+	int code = -1, sig = -1;
 
 	if (id == 0)
 		return;
-	if ((q = state_queue()) == NULL) {
-		/* It stays running in state.db: recovered at next start. */
-		log_warnx("%s: message %" PRId64 ": state.db not available",
-		    in->label, id);
-		queue_msg_clear(&in->msg);
-		return;
-	}
+	/* state.c keeps the outcome until it is written: never lost. */
 	if (status == -1 || (in->drain_killed && !success)) {
-		r = queue_release(q, id, &cause);
-		if (r == 0)
-			log_info("%s: message %" PRId64 " stopped; available "
-			         "again",
-			    in->label, id);
+		state_queue_release(in, id);
+		log_info("%s: message %" PRId64 " stopped; available again",
+		    in->label, id);
 	} else if (success) {
-		r = queue_done(q, id, &cause);
+		state_queue_done(in, id);
 		log_debug("%s: message %" PRId64 " done", in->label, id);
 	} else {
 		dispatch_describe(in, status, what, sizeof(what));
@@ -416,20 +407,19 @@ dispatch_run_end(struct inst *in, int status, int success)
 		wait = backoff_next(
 		    &b, (unsigned int)in->msg.attempts, arc4random());
 		tlen = output_inst_tail(in, tail, sizeof(tail));
-		r = queue_fail(q, id, spec->max_attempts, now + (int64_t)wait,
-		    code, sig, what, tail, tlen, now, &dead, &cause);
-		if (r == 0 && dead)
+		state_queue_fail(in, id, spec->max_attempts,
+		    store_now() + (int64_t)wait, code, sig, what, tail, tlen);
+		/* As queue_fail decides: the attempts were counted at claim. */
+		if (in->msg.attempts >= spec->max_attempts)
 			log_warnx("%s: message %" PRId64 " is dead after %d "
 			          "attempts (%s)",
 			    in->label, id, in->msg.attempts, what);
-		else if (r == 0)
+		else
 			log_info("%s: message %" PRId64 " attempt %d of %d "
 			         "failed (%s); retrying in %s",
 			    in->label, id, in->msg.attempts, spec->max_attempts,
 			    what, duration_format(wait, delay, sizeof(delay)));
 	}
-	if (r == -1)
-		state_queue_failed(cause);
 	in->drain_killed = 0;
 	queue_msg_clear(&in->msg);
 	dispatch_kick(in->job);

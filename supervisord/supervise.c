@@ -2025,8 +2025,59 @@ supervise_never(sd_event_source *s, uint64_t usec, void *arg)
 }
 
 /*
+ * A signal vigild blocks only so that it cannot end it (vigild.c): say so
+ * the first time each one comes, then ignore it quietly.
+ */
+static int
+supervise_sigignore(
+    sd_event_source *s, const struct signalfd_siginfo *si, void *arg)
+{
+	static unsigned char seen[_NSIG];
+	int sig = (int)si->ssi_signo;
+	const char *name = signame_name(sig);
+
+	if (sig <= 0 || sig >= _NSIG || seen[sig]) {
+		log_debug(
+		    "ignoring signal %d from pid %ld", sig, (long)si->ssi_pid);
+		return (0);
+	}
+	seen[sig] = 1;
+	if (name != NULL)
+		log_info("ignoring SIG%s (from pid %ld); not logged again",
+		    name, (long)si->ssi_pid);
+	else
+		log_info("ignoring signal %d (from pid %ld); not logged again",
+		    sig, (long)si->ssi_pid);
+	return (0);
+}
+
+/*
+ * Read every other signal main blocked through the loop too, and ignore
+ * it: a blocked signal left unread would stay pending for ever.
+ */
+static void
+supervise_sig_ignore_rest(void)
+{
+	sigset_t blocked;
+	int sig, r;
+
+	if (sigprocmask(SIG_BLOCK, NULL, &blocked) == -1)
+		fatal("sigprocmask");
+	for (sig = 1; sig < _NSIG; sig++) {
+		if (sigismember(&blocked, sig) != 1 || sig == SIGCHLD ||
+		    sig == SIGTERM || sig == SIGINT || sig == SIGHUP ||
+		    sig == SIGUSR2)
+			continue;
+		if ((r = sd_event_add_signal(vigild.event, NULL, sig,
+		         supervise_sigignore, NULL)) < 0)
+			fatalx("sd_event_add_signal %d: %s", sig, strerror(-r));
+	}
+}
+
+/*
  * Set up supervision: become a child subreaper and route SIGCHLD, SIGTERM,
- * SIGINT, SIGHUP and SIGUSR2 through the event loop (main blocks them).
+ * SIGINT, SIGHUP and SIGUSR2 through the event loop (main blocks them),
+ * and with them the signals main blocks only to ignore them.
  */
 void
 supervise_init(void)
@@ -2062,4 +2113,5 @@ supervise_init(void)
 	    (r = sd_event_add_signal(
 	         vigild.event, NULL, SIGUSR2, supervise_sigusr2, NULL)) < 0)
 		fatalx("sd_event_add_signal: %s", strerror(-r));
+	supervise_sig_ignore_rest();
 }

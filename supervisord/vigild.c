@@ -423,14 +423,45 @@ vigild_close_dirs(void)
 }
 
 /*
+ * Signals whose default action would end vigild without stopping its
+ * jobs, and that mean nothing to it: blocked here, read through the loop
+ * and ignored there (supervise_init), so that a stray kill -USR1 or a
+ * power-fail signal does not leave the jobs unsupervised.  Not these:
+ * the faults a program raises itself (SEGV, BUS, FPE, ILL, TRAP, ABRT,
+ * SYS), which must not be blocked, and QUIT, kept as the deliberate
+ * immediate exit (vigild.8, SIGNALS).  Ignoring by SIG_IGN instead would
+ * pass on to every job across exec.
+ */
+static const int vigild_sig_ignored[] = {
+	SIGUSR1,
+	SIGALRM,
+	SIGVTALRM,
+	SIGPROF,
+	SIGXCPU,
+	SIGXFSZ,
+#ifdef SIGSTKFLT
+	SIGSTKFLT,
+#endif
+#ifdef SIGIO
+	SIGIO,
+#endif
+#ifdef SIGPWR
+	SIGPWR,
+#endif
+};
+
+/*
  * Reset inherited signal dispositions, block the signals the loop reads
- * through signalfd, and ignore SIGPIPE.
+ * through signalfd (those it acts on, and those it ignores: the list
+ * above and every real-time signal), and ignore SIGPIPE.  Children get an
+ * empty mask and default dispositions back (spawn.c).
  */
 static void
 vigild_signals(void)
 {
 	struct sigaction sa;
 	sigset_t set;
+	size_t i;
 	int sig;
 
 	/* Jobs inherit ignored signals: start from default dispositions. */
@@ -444,6 +475,10 @@ vigild_signals(void)
 	sigaddset(&set, SIGINT);
 	sigaddset(&set, SIGHUP);
 	sigaddset(&set, SIGUSR2);
+	for (i = 0; i < sizeof(vigild_sig_ignored) / sizeof(int); i++)
+		sigaddset(&set, vigild_sig_ignored[i]);
+	for (sig = SIGRTMIN; sig <= SIGRTMAX; sig++)
+		sigaddset(&set, sig);
 	if (sigprocmask(SIG_BLOCK, &set, NULL) == -1)
 		fatal("sigprocmask");
 	signal(SIGPIPE, SIG_IGN);

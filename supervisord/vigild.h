@@ -255,6 +255,10 @@ struct queue *state_queue(void);
 void state_batch_begin(void);
 void state_batch_end(void);
 void state_queue_failed(char *);
+void state_queue_done(const struct inst *, int64_t);
+void state_queue_release(const struct inst *, int64_t);
+void state_queue_fail(const struct inst *, int64_t, int, int64_t, int, int,
+    const char *, const char *, size_t);
 
 /* reload.c */
 struct reload_list {

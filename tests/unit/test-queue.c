@@ -839,6 +839,7 @@ TEST(durable_enqueue)
 	              e.q, "j", "y", 1, NULL, 0, 0, 1, &id, &existing, &cause),
 	    -1);
 	ASSERT_OK(cause != NULL && strstr(cause, "locked") != NULL);
+	ASSERT_EQ(store_is_busy(e.s), 1); /* noted for the caller */
 	free(cause);
 	ASSERT_EQ(query_int(&e, "PRAGMA synchronous"), 1);
 	ASSERT_EQ(sqlite3_exec(other, "ROLLBACK", NULL, NULL, NULL), SQLITE_OK);

@@ -698,6 +698,7 @@ TEST(works_after_errors)
 	ASSERT_EQ(store_run_begin(s, NULL, 0, "r", 1, 1, &id, &cause), -1);
 	ASSERT_OK(cause != NULL);
 	ASSERT_OK(strncmp(cause, "state.db: ", 10) == 0);
+	ASSERT_EQ(store_is_busy(s), 0); /* not a lock: reopen may help */
 	free(cause);
 	cause = NULL;
 	ASSERT_EQ(store_run_begin(s, "e", 0, "r", 1, 1, &id, &cause), 0);
@@ -711,8 +712,12 @@ TEST(works_after_errors)
 	t = mono() - t;
 	ASSERT_OK(t >= 0.04 && t < 2);
 	ASSERT_OK(cause != NULL && strstr(cause, "locked") != NULL);
+	ASSERT_EQ(store_is_busy(s), 1); /* the lock of another: wait */
 	free(cause);
 	cause = NULL;
+	ASSERT_EQ(store_batch_begin(s, NULL), -1);
+	ASSERT_EQ(store_is_busy(s), 1);
+	ASSERT_EQ(store_batch_end(s, NULL), 0); /* nothing began */
 	ASSERT_EQ(store_run_begin(s, "e", 0, "r2", 1, 1, &id2, &cause), -1);
 	free(cause);
 	cause = NULL;

@@ -1,0 +1,110 @@
+#!/bin/bash
+# A job's user who can replace the job's env_file must neither freeze
+# vigild (a FIFO there blocked its event loop at the next start) nor read
+# a file it may not read through the job's environment (a symbolic link
+# to a root-only file was followed by root vigild).  Each refused file is
+# a failed start whose reason names the file; vigild keeps answering.
+. "$(dirname "$0")/lib.sh"
+
+[ "$(id -u)" -eq 0 ] || exit 77
+command -v setpriv >/dev/null || exit 77
+command -v mkfifo >/dev/null || exit 77
+id nobody >/dev/null 2>&1 || exit 77
+
+as_nobody() {
+	setpriv --reuid=nobody --regid="$(id -g nobody)" --clear-groups "$@"
+}
+
+# Every check is reported, so a run against an unfixed vigild shows each
+# hole, not only the first one.
+failed=0
+check() {
+	local what=$1
+	shift
+	if "$@"; then
+		log "ok: $what"
+	else
+		printf 'FAIL: %s\n' "$what" >&2
+		failed=1
+	fi
+}
+
+# The job user owns the directory of its env_file; the secret is root's.
+chmod 0755 "$T"
+ENVDIR=$T/envdir
+ENVF=$ENVDIR/app.env
+mkdir "$ENVDIR"
+chown nobody "$ENVDIR"
+printf 'GREETING=hello\n' >"$ENVF"
+chown nobody "$ENVF"
+SECRET=vigil-secret-$$-$RANDOM
+printf 'STOLEN=%s\n' "$SECRET" >"$T/secret"
+chmod 0600 "$T/secret"
+as_nobody cat "$T/secret" >/dev/null 2>&1 && exit 77 # nobody must not read it
+
+job app 'command = {"sh", "-c", "env; exec sleep 1000"}' 'user = "nobody"' \
+	"env_file = \"$ENVF\"" 'restart_delay = "100ms"' 'max_restarts = 1000'
+start_vigild
+wait_state app RUNNING
+p=$(job_pid app)
+grep -qzx GREETING=hello "/proc/$p/environ" || fail "env_file not applied"
+
+# answers: vigild replies to status within 3 seconds.
+answers() { timeout 3 "$VIGILCTL" -s "$SOCK" status >/dev/null 2>&1; }
+# reason_names: status app gives a reason naming the env_file and why.
+reason_names() {
+	timeout 3 "$VIGILCTL" -s "$SOCK" status app 2>/dev/null |
+		grep -q "reason: env_file $ENVF: $1"
+}
+# leaked: the secret is in a live job process's environment or in its log.
+leaked() {
+	local q
+	for q in $(procs_with VIGIL_JOB=app); do
+		grep -qzF "$SECRET" "/proc/$q/environ" 2>/dev/null && return 0
+	done
+	grep -qF "$SECRET" "$LOGS/app.log" 2>/dev/null
+}
+# restart_app: ask for a restart, bounded: the start itself may hang.
+restart_app() { timeout 5 "$VIGILCTL" -s "$SOCK" restart app >/dev/null 2>&1 || true; }
+
+# 1. A symbolic link to the root-only secret, put there by the job's user.
+as_nobody rm "$ENVF"
+as_nobody ln -s "$T/secret" "$ENVF"
+restart_app
+check "answers after a symlink env_file" retry 10 answers
+check "start refused with the file named (symlink)" \
+	retry 10 reason_names "is a symbolic link"
+check "secret not in the job's environment or output" eval '! leaked'
+
+# 2. A FIFO: opening it for reading would block until a writer comes.
+as_nobody rm "$ENVF"
+as_nobody mkfifo "$ENVF"
+restart_app
+check "answers after a FIFO env_file" retry 10 answers
+check "start refused with the file named (FIFO)" \
+	retry 10 reason_names "not a regular file"
+
+# 3. A file over the 1 MiB cap.
+as_nobody rm "$ENVF"
+as_nobody sh -c "head -c 2000000 /dev/zero | tr '\\0' x >'$ENVF'"
+restart_app
+check "answers after a huge env_file" retry 10 answers
+check "start refused with the file named (size)" \
+	retry 10 reason_names "larger than"
+
+# A regular file again: the job comes back, and has its environment.
+as_nobody rm "$ENVF"
+as_nobody sh -c "printf 'GREETING=again\n' >'$ENVF'"
+# Bounded: an unfixed vigild never answers again.
+app_running() {
+	timeout 3 "$VIGILCTL" -s "$SOCK" status app 2>/dev/null |
+		awk 'NR == 2 && $2 == "RUNNING" { ok = 1 } END { exit !ok }'
+}
+check "job runs again with a regular env_file" retry 10 app_running
+p2=$(timeout 3 "$VIGILCTL" -s "$SOCK" pid app 2>/dev/null || true)
+greeted() { grep -qzx GREETING=again "/proc/${p2:-0}/environ" 2>/dev/null; }
+check "regular env_file applied" greeted
+check "secret never leaked" eval '! leaked'
+[ "$failed" -eq 0 ] || fail "see the failures above"
+stop_vigild
+log "ok"
