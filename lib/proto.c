@@ -132,6 +132,21 @@ proto_next(struct proto_buf *b, struct proto_header *h, const uint8_t **payload)
 	return (1);
 }
 
+/*
+ * Copy the header of the next message into *h, complete or not, without
+ * checking it: return 1, or 0 while fewer than PROTO_HEADER_SIZE bytes are
+ * buffered.  Lets a reader refuse a length below PROTO_MAX_PAYLOAD before
+ * it buffers the payload.
+ */
+int
+proto_peek(const struct proto_buf *b, struct proto_header *h)
+{
+	if (proto_buf_pending(b) < PROTO_HEADER_SIZE)
+		return (0);
+	memcpy(h, b->data + b->off, sizeof(*h));
+	return (1);
+}
+
 /* Append a PROTO_COMMAND message carrying flags and argv. */
 void
 proto_command_pack(

@@ -23,6 +23,7 @@
 
 /* Flags of a PROTO_COMMAND. */
 #define PROTO_F_JSON 0x1
+#define PROTO_F_ACK 0x2 /* answer PROTO_ACK as soon as the request is read */
 
 enum proto_type {
 	PROTO_COMMAND = 1, /* client: u32 flags, then argv as NUL-ended words */
@@ -34,6 +35,11 @@ enum proto_type {
 	 * sent before it; the bytes of several frames are concatenated.
 	 */
 	PROTO_DATA,
+	/*
+	 * server: the request was read and is being handled; sent only to a
+	 * client that set PROTO_F_ACK, before anything else.  No payload.
+	 */
+	PROTO_ACK,
 	PROTO_TYPE_MAX,
 };
 
@@ -61,6 +67,7 @@ void proto_buf_add(struct proto_buf *, const void *, size_t);
 
 void proto_append(struct proto_buf *, enum proto_type, const void *, size_t);
 int proto_next(struct proto_buf *, struct proto_header *, const uint8_t **);
+int proto_peek(const struct proto_buf *, struct proto_header *);
 void proto_command_pack(struct proto_buf *, uint32_t, int, char *const *);
 int proto_command_unpack(const uint8_t *, size_t, uint32_t *, int *, char ***);
 

@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sysexits.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -286,6 +287,11 @@ cmd_dispatch(struct client *c, uint32_t flags, int argc, char **argv,
 		log_info("uid %ld: %s", (long)server_client_uid(c), argv[0]);
 	ctx.entry = e;
 	r = e->exec(&ctx);
+	/* A peer without control rights gets a few waiting requests only. */
+	if (r == CMD_WAIT && server_client_may_wait(c) == -1) {
+		ctx.code = EX_UNAVAILABLE;
+		goto done;
+	}
 	if (r == CMD_WAIT) {
 		cmd_send(&ctx);
 		return;
@@ -369,9 +375,16 @@ cmd_print_json_string(struct cmd_ctx *ctx, const char *s)
 	proto_buf_add(&ctx->out, "\"", 1);
 }
 
+/* Marks the instances taken by the current cmd_resolve(). */
+static unsigned int cmd_resolve_mark;
+
 static void
 cmd_push(struct inst ***v, size_t *n, size_t *cap, struct inst *in)
 {
+	/* Each instance once, however often the targets name it. */
+	if (in->resolve_mark == cmd_resolve_mark)
+		return;
+	in->resolve_mark = cmd_resolve_mark;
 	if (*n == *cap) {
 		*cap = *cap ? *cap * 2 : 16;
 		*v = xreallocarray(*v, *cap, sizeof(**v));
@@ -388,10 +401,29 @@ cmd_push_job(struct inst ***v, size_t *n, size_t *cap, struct job *j)
 		cmd_push(v, n, cap, &j->insts[i]);
 }
 
+/* Start a new mark: no instance is taken yet. */
+static void
+cmd_resolve_begin(void)
+{
+	struct job *j;
+	int i;
+
+	if (++cmd_resolve_mark != 0)
+		return;
+	/* Wrapped around: forget every old mark. */
+	RB_FOREACH(j, job_tree, &vigild.jobs) {
+		for (i = 0; i < j->ninsts; i++)
+			j->insts[i].resolve_mark = 0;
+	}
+	cmd_resolve_mark = 1;
+}
+
 /*
- * Resolve targets ("all", "job", "job@N") into instances.  On success
- * return 0 with *out (owned array of borrowed pointers) and *n.  On an
- * unknown job print an error, set the exit code 4 and return -1.
+ * Resolve targets ("all", "job", "job@N") into instances, each instance
+ * once, in the order of first mention: the list never outgrows the
+ * instances there are, however long the request.  On success return 0
+ * with *out (owned array of borrowed pointers) and *n.  On an unknown job
+ * print an error, set the exit code 4 and return -1.
  */
 int
 cmd_resolve(
@@ -402,11 +434,14 @@ cmd_resolve(
 	size_t cap = 0;
 	char *name, *at, *end;
 	long idx;
-	int i;
+	int i, all = 0;
 
 	*n = 0;
+	cmd_resolve_begin();
 	for (i = 0; i < argc; i++) {
 		if (strcmp(argv[i], "all") == 0) {
+			if (all++ > 0)
+				continue;
 			RB_FOREACH(j, job_tree, &vigild.jobs)
 				cmd_push_job(&v, n, &cap, j);
 			continue;

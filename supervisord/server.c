@@ -7,6 +7,11 @@
  * per-client buffer.  A client that sends garbage, too much, or stops
  * reading its replies is dropped; nothing else is affected.  Clients that
  * wait for a job (CMD_WAIT) are woken through the waiter lists.
+ *
+ * Peers without control rights (cmd_peer_may_act()) share what is left
+ * after a reserve kept for the others, hold at most a few connections and
+ * waits per uid, and send small requests: one user of a world-writable
+ * socket cannot lock root out, nor make vigild's memory grow.
  */
 
 #include "config.h"
@@ -20,6 +25,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sysexits.h>
 #include <unistd.h>
 
 #include "log.h"
@@ -30,8 +36,18 @@
 #define SERVER_MAX_OUT (8 * 1024 * 1024)
 /* At most this many clients at once; more wait in the listen backlog. */
 #define SERVER_MAX_CLIENTS 512
+/* Of those, this many are kept for peers with control rights. */
+#define SERVER_RESERVED_CLIENTS 64
+/* A uid without control rights: connections at once (more are refused). */
+#define SERVER_MAX_UID_CLIENTS 32
+/* A uid without control rights: requests left waiting (wait) at once. */
+#define SERVER_MAX_UID_WAITS 4
+/* The largest request (PROTO_COMMAND payload) of a peer without rights. */
+#define SERVER_MAX_RO_REQUEST (64 * 1024)
 /* A client must send a complete request within this (microseconds). */
 #define SERVER_REQUEST_TIMEOUT (10 * 1000000ULL)
+/* Refusals of connections are logged at most this often. */
+#define SERVER_REFUSE_LOG_EVERY (10 * 1000000ULL)
 /* After accept ran out of descriptors, try again after this. */
 #define SERVER_ACCEPT_RETRY (1000000ULL)
 
@@ -52,6 +68,7 @@ struct client {
 	int busy;              /* a command is running (CMD_WAIT) */
 	int wait_code;         /* exit code to send when the waits end */
 	int rdhup;             /* the peer shut down its side for writing */
+	int may_act;           /* control rights, decided at connect */
 	struct waiter_list waits;
 	sd_event_source *timer; /* ends the waits with a failure */
 	TAILQ_ENTRY(client) entry;
@@ -59,6 +76,7 @@ struct client {
 
 static void server_client_free(struct client *);
 static void server_listen_pause(const char *);
+static void server_client_unpark(struct client *);
 
 static size_t server_nclients;
 static int server_paused;
@@ -136,11 +154,20 @@ server_client_data(struct client *c, const uint8_t *p, size_t len)
 	return (0);
 }
 
-/* Run a command with the data that came before it, then forget that. */
+/*
+ * Run a command with the data that came before it, then forget that.  A
+ * client that asked for it first gets PROTO_ACK, written at once: the
+ * command may keep it waiting for long, vigild has answered.
+ */
 static void
 server_client_command(struct client *c, uint32_t flags, int argc, char **argv)
 {
 	const uint8_t *data = NULL;
+
+	if (flags & PROTO_F_ACK) {
+		server_client_write(c, PROTO_ACK, NULL, 0);
+		(void)server_client_flush(c);
+	}
 
 	if (c->has_data)
 		data = c->data.data != NULL ? c->data.data + c->data.off :
@@ -148,6 +175,27 @@ server_client_command(struct client *c, uint32_t flags, int argc, char **argv)
 	cmd_dispatch(c, flags, argc, argv, data, proto_buf_pending(&c->data));
 	proto_buf_clear(&c->data);
 	c->has_data = 0;
+}
+
+/*
+ * A peer without control rights may not make vigild buffer a request
+ * larger than SERVER_MAX_RO_REQUEST: refuse it from its header.  Return 0,
+ * or -1 when the client was finished.
+ */
+static int
+server_client_check_size(struct client *c)
+{
+	struct proto_header h;
+
+	if (c->may_act || !proto_peek(&c->in, &h) ||
+	    h.version != PROTO_VERSION || h.len <= SERVER_MAX_RO_REQUEST)
+		return (0);
+	cmd_printf_client(c, PROTO_STDERR,
+	    "vigild: request too large (%lu bytes; uid %ld may send at most "
+	    "%d)\n",
+	    (unsigned long)h.len, (long)c->uid, SERVER_MAX_RO_REQUEST);
+	server_client_finish(c, CMD_EXIT_FAILED);
+	return (-1);
 }
 
 /* Decode and run every complete request in the input buffer. */
@@ -161,6 +209,8 @@ server_client_parse(struct client *c)
 	int argc, r, i;
 
 	while (!c->done && !c->busy) {
+		if (server_client_check_size(c) == -1)
+			return (0);
 		if ((r = proto_next(&c->in, &h, &payload)) == 0)
 			return (0);
 		if (r == 1 && h.type == PROTO_DATA) {
@@ -309,10 +359,77 @@ server_client_idle(sd_event_source *s, uint64_t usec, void *arg)
 	return (0);
 }
 
+/*
+ * Why the new client n, of a peer without control rights, is refused
+ * (the message for it, in buf), or NULL: its uid holds
+ * SERVER_MAX_UID_CLIENTS connections already, or such peers hold every
+ * slot but the SERVER_RESERVED_CLIENTS kept for peers with control rights.
+ */
+static const char *
+server_client_over_cap(const struct client *n, char *buf, size_t len)
+{
+	const struct client *c;
+	size_t nro = 0, nuid = 0;
+
+	if (n->may_act)
+		return (NULL);
+	TAILQ_FOREACH(c, &vigild.clients, entry) {
+		if (c->may_act)
+			continue;
+		nro++;
+		if (c->uid == n->uid)
+			nuid++;
+	}
+	if (nuid >= SERVER_MAX_UID_CLIENTS)
+		snprintf(buf, len,
+		    "vigild: too many connections from uid %ld (at most %d "
+		    "at once); try again later\n",
+		    (long)n->uid, SERVER_MAX_UID_CLIENTS);
+	else if (nro >= SERVER_MAX_CLIENTS - SERVER_RESERVED_CLIENTS)
+		snprintf(buf, len,
+		    "vigild: too many connections from users without control "
+		    "rights (at most %d at once); try again later\n",
+		    SERVER_MAX_CLIENTS - SERVER_RESERVED_CLIENTS);
+	else
+		return (NULL);
+	return (buf);
+}
+
+/*
+ * Turn a client away at once: msg on its standard error, exit code
+ * EX_UNAVAILABLE, in one write that a fresh socket always takes (what it
+ * does not take is lost: vigild never waits for such a client).  The
+ * caller closes the connection.
+ */
+static void
+server_client_refuse(const struct client *c, const char *msg)
+{
+	static uint64_t logged;
+	static unsigned long refused;
+	struct proto_buf b;
+	int32_t code = EX_UNAVAILABLE;
+	uint64_t now = supervise_now();
+
+	refused++;
+	if (logged == 0 || now - logged >= SERVER_REFUSE_LOG_EVERY) {
+		log_warnx("uid %ld: too many connections, refused "
+		          "(%lu refused in all)",
+		    (long)c->uid, refused);
+		logged = now;
+	}
+	proto_buf_init(&b);
+	proto_append(&b, PROTO_STDERR, msg, strlen(msg));
+	proto_append(&b, PROTO_EXIT, &code, sizeof(code));
+	(void)send(c->fd, b.data, b.len, MSG_NOSIGNAL | MSG_DONTWAIT);
+	proto_buf_clear(&b);
+}
+
 static void
 server_client_add(int cfd, const struct ucred *cred)
 {
 	struct client *c;
+	const char *why;
+	char buf[256];
 	int r;
 
 	c = xcalloc(1, sizeof(*c));
@@ -322,6 +439,14 @@ server_client_add(int cfd, const struct ucred *cred)
 	c->gid = cred->gid;
 	c->pid = cred->pid;
 	server_peer_groups(c);
+	c->may_act = cmd_peer_may_act(c);
+	if ((why = server_client_over_cap(c, buf, sizeof(buf))) != NULL) {
+		server_client_refuse(c, why);
+		close(cfd);
+		free(c->groups);
+		free(c);
+		return;
+	}
 	proto_buf_init(&c->in);
 	proto_buf_init(&c->out);
 	proto_buf_init(&c->data);
@@ -418,16 +543,8 @@ server_listen_pause(const char *why)
 static void
 server_client_free(struct client *c)
 {
-	struct waiter *w;
-
-	output_client_gone(c);
-	while ((w = TAILQ_FIRST(&c->waits)) != NULL) {
-		TAILQ_REMOVE(&c->waits, w, centry);
-		TAILQ_REMOVE(&w->inst->waiters, w, ientry);
-		free(w);
-	}
+	server_client_unpark(c);
 	TAILQ_REMOVE(&vigild.clients, c, entry);
-	c->timer = sd_event_source_disable_unref(c->timer);
 	c->io = sd_event_source_disable_unref(c->io);
 	close(c->fd);
 	proto_buf_clear(&c->in);
@@ -478,6 +595,51 @@ server_client_finish(struct client *c, int code)
 	c->done = 1;
 	c->busy = 0;
 	server_client_events(c);
+}
+
+/* Drop every wait and follow of a client that is not finished. */
+static void
+server_client_unpark(struct client *c)
+{
+	struct waiter *w;
+
+	output_client_gone(c);
+	while ((w = TAILQ_FIRST(&c->waits)) != NULL) {
+		TAILQ_REMOVE(&c->waits, w, centry);
+		TAILQ_REMOVE(&w->inst->waiters, w, ientry);
+		free(w);
+	}
+	c->timer = sd_event_source_disable_unref(c->timer);
+	c->busy = 0;
+}
+
+/*
+ * A command left the client waiting (CMD_WAIT).  Return 0 if it may stay
+ * so: it has control rights, or its uid has fewer than
+ * SERVER_MAX_UID_WAITS other requests waiting.  Otherwise tell the client,
+ * drop its waits and return -1; the caller then finishes the reply.
+ */
+int
+server_client_may_wait(struct client *c)
+{
+	const struct client *o;
+	int n = 0;
+
+	if (c->may_act)
+		return (0);
+	TAILQ_FOREACH(o, &vigild.clients, entry) {
+		if (o != c && o->busy && !o->done && !o->may_act &&
+		    o->uid == c->uid)
+			n++;
+	}
+	if (n < SERVER_MAX_UID_WAITS)
+		return (0);
+	cmd_printf_client(c, PROTO_STDERR,
+	    "vigild: too many waiting requests from uid %ld (at most %d at "
+	    "once); try again later\n",
+	    (long)c->uid, SERVER_MAX_UID_WAITS);
+	server_client_unpark(c);
+	return (-1);
 }
 
 /* Return the uid of the client's peer. */

@@ -7,6 +7,11 @@
  * exits with the code vigild sends.  Every command lives in vigild's
  * command table, so the two programs cannot drift apart.
  *
+ * It waits for vigild only so long (--timeout, 30 s by default): until
+ * vigild acknowledges the request (PROTO_ACK, asked for with PROTO_F_ACK),
+ * which it does as soon as it has read it.  What the command then takes,
+ * a wait or a slow stop, is not limited.
+ *
  * Two exceptions, both for enqueue: with the payload "-", vigilctl reads
  * it from its standard input and sends it in PROTO_DATA frames before the
  * command; and with --direct, it writes the message into state.db itself
@@ -25,17 +30,20 @@
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
+#include <poll.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sysexits.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "conf.h"
 #include "duration.h"
 #include "proto.h"
 #include "queue.h"
+#include "safedir.h"
 #include "store.h"
 #include "xmalloc.h"
 
@@ -43,6 +51,15 @@
 #define VIGILCTL_BUSY_MS 10000
 /* How long the kick after enqueue --direct may take. */
 #define VIGILCTL_KICK_SEC 2
+/* How long vigild may take to acknowledge a request, by default. */
+#define VIGILCTL_TIMEOUT (30 * DURATION_USEC_PER_SEC)
+
+/*
+ * Until vigild has answered: the monotonic usec by which it must have, or
+ * 0 for no limit; and the limit as given, for the message.
+ */
+static uint64_t vigilctl_deadline;
+static char vigilctl_timeout_text[64];
 
 /* The options and operands of enqueue, as vigilctl reads them. */
 struct vigilctl_enqueue {
@@ -67,8 +84,8 @@ static void __attribute__((noreturn)) vigilctl_usage(int code)
 	FILE *f = code == 0 ? stdout : stderr;
 
 	fprintf(f,
-	    "usage: vigilctl [-s SOCKET] [-c FILE] [--state-dir DIR] [--json] "
-	    "COMMAND [ARGS]\n"
+	    "usage: vigilctl [-s SOCKET] [-c FILE] [--state-dir DIR] [--json]\n"
+	    "                [--timeout DUR] COMMAND [ARGS]\n"
 	    "\n"
 	    "Control vigild through its socket.\n"
 	    "\n"
@@ -79,6 +96,9 @@ static void __attribute__((noreturn)) vigilctl_usage(int code)
 	    "                     state.db's directory, for enqueue --direct\n"
 	    "                     (else $VIGIL_STATE_DIR, else the config's)\n"
 	    "      --json         machine-readable output\n"
+	    "      --timeout DUR  give up (exit 69) if vigild has not taken the\n"
+	    "                     request within DUR (default 30s; 0: never);\n"
+	    "                     once taken, waiting commands are not cut off\n"
 	    "      --version      print the version and exit\n"
 	    "  -h, --help         print this help and exit\n"
 	    "\n"
@@ -153,7 +173,7 @@ static char *
 vigilctl_socket_path(const struct vigilctl_where *w, int quiet)
 {
 	struct conf *conf;
-	char *path = NULL;
+	char *path = NULL, *why = NULL;
 	const char *env = getenv("VIGIL_SOCKET");
 
 	if (w->socket != NULL)
@@ -162,6 +182,20 @@ vigilctl_socket_path(const struct vigilctl_where *w, int quiet)
 		return (xstrdup(env));
 	if ((conf = vigilctl_conf(w->config, quiet)) == NULL)
 		return (NULL);
+	/* Not a socket in a directory another user made (/tmp/vigil-UID). */
+	if (safedir_path_check(conf->runtime_dir, SAFEDIR_ROOT_OK, &why) != 0) {
+		if (!quiet && errno == EPERM)
+			errx(EX_UNAVAILABLE,
+			    "cannot reach vigild in %s: %s: not trusting a "
+			    "socket there",
+			    conf->runtime_dir, why);
+		if (!quiet)
+			errx(EX_UNAVAILABLE, "cannot reach vigild in %s: %s",
+			    conf->runtime_dir, why);
+		free(why);
+		conf_free(conf);
+		return (NULL);
+	}
 	xasprintf(&path, "%s/vigild.sock", conf->runtime_dir);
 	conf_free(conf);
 	return (path);
@@ -185,9 +219,54 @@ vigilctl_state_dir(const struct vigilctl_where *w)
 	return (dir);
 }
 
-/* Connect to the socket at path.  Return the fd, or -1 with errno. */
+/* Return the time on the monotonic clock, in microseconds. */
+static uint64_t
+vigilctl_now(void)
+{
+	struct timespec ts;
+
+	if (clock_gettime(CLOCK_MONOTONIC, &ts) == -1)
+		err(1, "clock_gettime");
+	return ((uint64_t)ts.tv_sec * DURATION_USEC_PER_SEC +
+	    (uint64_t)ts.tv_nsec / 1000);
+}
+
+/* vigild has not answered within --timeout: say so, exit 69. */
+static void __attribute__((noreturn)) vigilctl_silent(void)
+{
+	errx(EX_UNAVAILABLE, "vigild did not answer within %s",
+	    vigilctl_timeout_text);
+}
+
+/*
+ * Set *tv to the time left for vigild to answer (zero: no limit, as
+ * SO_SNDTIMEO takes it); exit 69 if none is left.  Return the time left
+ * in milliseconds, rounded up, for poll(2): -1 for no limit.
+ */
 static int
-vigilctl_dial(const char *path)
+vigilctl_left(struct timeval *tv)
+{
+	uint64_t now, left;
+
+	memset(tv, 0, sizeof(*tv));
+	if (vigilctl_deadline == 0)
+		return (-1);
+	if ((now = vigilctl_now()) >= vigilctl_deadline)
+		vigilctl_silent();
+	left = vigilctl_deadline - now;
+	tv->tv_sec = (time_t)(left / DURATION_USEC_PER_SEC);
+	tv->tv_usec = (suseconds_t)(left % DURATION_USEC_PER_SEC);
+	left = (left + 999) / 1000;
+	return (left > INT_MAX ? INT_MAX : (int)left);
+}
+
+/*
+ * Connect to the socket at path; with tv (not zero), give up after that
+ * long (a vigild that does not accept fills its listen backlog, and then
+ * a connect waits).  Return the fd, or -1 with errno (EAGAIN: timed out).
+ */
+static int
+vigilctl_dial(const char *path, const struct timeval *tv)
 {
 	struct sockaddr_un sun;
 	int fd, saved;
@@ -201,6 +280,13 @@ vigilctl_dial(const char *path)
 	memcpy(sun.sun_path, path, strlen(path) + 1);
 	if ((fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)) == -1)
 		return (-1);
+	if (tv != NULL &&
+	    setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, tv, sizeof(*tv)) == -1) {
+		saved = errno;
+		close(fd);
+		errno = saved;
+		return (-1);
+	}
 	if (connect(fd, (struct sockaddr *)&sun, sizeof(sun)) == -1) {
 		saved = errno;
 		close(fd);
@@ -210,13 +296,21 @@ vigilctl_dial(const char *path)
 	return (fd);
 }
 
+/*
+ * Connect to vigild within the time left, or exit 69.  The socket keeps
+ * that time as its send timeout, for the request.
+ */
 static int
 vigilctl_connect(const char *path)
 {
+	struct timeval tv;
 	int fd;
 
-	if ((fd = vigilctl_dial(path)) != -1)
+	(void)vigilctl_left(&tv);
+	if ((fd = vigilctl_dial(path, &tv)) != -1)
 		return (fd);
+	if ((errno == EAGAIN || errno == EINPROGRESS) && vigilctl_deadline != 0)
+		vigilctl_silent();
 	if (errno == ENAMETOOLONG)
 		errx(EX_UNAVAILABLE, "%s: socket path too long", path);
 	if (errno == EACCES || errno == EPERM)
@@ -262,7 +356,32 @@ vigilctl_send(int fd, const void *p, size_t n)
 	return (0);
 }
 
-/* Relay replies until PROTO_EXIT; return its code. */
+/* Until vigild's first message, wait for it only as long as is left. */
+static void
+vigilctl_await(int fd)
+{
+	struct pollfd pfd;
+	struct timeval tv;
+	int r;
+
+	for (;;) {
+		pfd.fd = fd;
+		pfd.events = POLLIN;
+		pfd.revents = 0;
+		r = poll(&pfd, 1, vigilctl_left(&tv));
+		if (r == -1 && errno == EINTR)
+			continue;
+		if (r == -1)
+			err(EX_UNAVAILABLE, "poll");
+		if (r > 0)
+			return;
+	}
+}
+
+/*
+ * Relay replies until PROTO_EXIT; return its code.  The first message
+ * (PROTO_ACK from a vigild that knows it) ends the time limit.
+ */
 static int
 vigilctl_relay(int fd)
 {
@@ -276,6 +395,7 @@ vigilctl_relay(int fd)
 	proto_buf_init(&in);
 	for (;;) {
 		while ((r = proto_next(&in, &h, &payload)) == 1) {
+			vigilctl_deadline = 0;
 			if (h.type == PROTO_EXIT && h.len == sizeof(code)) {
 				memcpy(&code, payload, sizeof(code));
 				proto_buf_clear(&in);
@@ -292,6 +412,8 @@ vigilctl_relay(int fd)
 			    "bad reply from vigild (protocol "
 			    "version %d expected)",
 			    PROTO_VERSION);
+		if (vigilctl_deadline != 0)
+			vigilctl_await(fd);
 		n = read(fd, proto_buf_reserve(&in, 65536), 65536);
 		if (n == -1 && errno == EINTR)
 			continue;
@@ -423,12 +545,11 @@ vigilctl_kick(const struct vigilctl_where *w, const char *job)
 
 	if ((path = vigilctl_socket_path(w, 1)) == NULL)
 		return;
-	fd = vigilctl_dial(path);
+	fd = vigilctl_dial(path, &tv);
 	free(path);
 	if (fd == -1)
 		return;
 	(void)setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-	(void)setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
 	args[0] = (char *)"kick";
 	args[1] = (char *)job;
 	proto_buf_init(&out);
@@ -579,6 +700,50 @@ vigilctl_request(struct proto_buf *out, uint32_t flags, int argc, char **argv,
 	proto_command_pack(out, flags, argc, argv);
 }
 
+/* Take --timeout DUR (0: no limit), or exit 2. */
+static uint64_t
+vigilctl_timeout_parse(const char *arg)
+{
+	uint64_t usec;
+	char *cause = NULL;
+
+	if (duration_parse(arg, &usec, &cause) == -1)
+		errx(2, "--timeout: %s", cause);
+	return (usec);
+}
+
+/*
+ * Send the request to vigild at path, relay the reply, and return its
+ * exit code.  vigild must answer within timeout usec (0: no limit) of
+ * the connect, or vigilctl exits 69.
+ */
+static int
+vigilctl_exchange(
+    const char *path, const struct proto_buf *out, uint64_t timeout)
+{
+	struct timeval tv;
+	int fd;
+
+	if (timeout > 0) {
+		(void)duration_format(timeout, vigilctl_timeout_text,
+		    sizeof(vigilctl_timeout_text));
+		vigilctl_deadline = vigilctl_now() + timeout;
+	}
+	fd = vigilctl_connect(path);
+	/* What the connect left of the time bounds the sending, too. */
+	(void)vigilctl_left(&tv);
+	(void)setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+	/* vigild may refuse the request before it has all of it: read why. */
+	if (vigilctl_send(fd, out->data, out->len) == -1) {
+		if ((errno == EAGAIN || errno == EWOULDBLOCK) &&
+		    vigilctl_deadline != 0)
+			vigilctl_silent();
+		if (errno != EPIPE && errno != ECONNRESET)
+			err(EX_UNAVAILABLE, "write");
+	}
+	return (vigilctl_relay(fd));
+}
+
 int
 main(int argc, char **argv)
 {
@@ -586,12 +751,14 @@ main(int argc, char **argv)
 		OPT_JSON = 256,
 		OPT_VERSION,
 		OPT_STATE_DIR,
+		OPT_TIMEOUT,
 	};
 	static const struct option longopts[] = {
 		{ "socket", required_argument, NULL, 's' },
 		{ "config", required_argument, NULL, 'c' },
 		{ "state-dir", required_argument, NULL, OPT_STATE_DIR },
 		{ "json", no_argument, NULL, OPT_JSON },
+		{ "timeout", required_argument, NULL, OPT_TIMEOUT },
 		{ "version", no_argument, NULL, OPT_VERSION },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -599,9 +766,10 @@ main(int argc, char **argv)
 	struct vigilctl_where where = { NULL, NULL, NULL };
 	struct vigilctl_enqueue eq, *enq = NULL;
 	struct proto_buf out;
-	uint32_t flags = 0;
+	uint64_t timeout = VIGILCTL_TIMEOUT;
+	uint32_t flags = PROTO_F_ACK;
 	char *path;
-	int ch, fd;
+	int ch, code;
 
 	while ((ch = getopt_long(argc, argv, "+s:c:h", longopts, NULL)) != -1) {
 		switch (ch) {
@@ -616,6 +784,9 @@ main(int argc, char **argv)
 			break;
 		case OPT_JSON:
 			flags |= PROTO_F_JSON;
+			break;
+		case OPT_TIMEOUT:
+			timeout = vigilctl_timeout_parse(optarg);
 			break;
 		case OPT_VERSION:
 			printf("vigilctl %s\n", PACKAGE_VERSION);
@@ -641,12 +812,8 @@ main(int argc, char **argv)
 	proto_buf_init(&out);
 	vigilctl_request(&out, flags, argc, argv, enq);
 	path = vigilctl_socket_path(&where, 0);
-	fd = vigilctl_connect(path);
+	code = vigilctl_exchange(path, &out, timeout);
 	free(path);
-	/* vigild may refuse the request before it has all of it: read why. */
-	if (vigilctl_send(fd, out.data, out.len) == -1 && errno != EPIPE &&
-	    errno != ECONNRESET)
-		err(EX_UNAVAILABLE, "write");
 	proto_buf_clear(&out);
-	return (vigilctl_relay(fd));
+	return (code);
 }

@@ -8,8 +8,10 @@
  * in one header plus PROTO_MAX_PAYLOAD) into a struct proto_buf,
  * proto_next() takes each complete message, PROTO_DATA payloads add up
  * to at most QUEUE_PAYLOAD_MAX, and proto_command_unpack() decodes every
- * PROTO_COMMAND payload.  Anything vigild would drop or refuse ends the
- * input.  Two differences from vigild: each payload is first copied
+ * PROTO_COMMAND payload.  For a peer without control rights, a header
+ * whose length passes SERVER_MAX_RO_REQUEST is refused as it comes, as
+ * vigild does with proto_peek().  Anything vigild would drop or refuse
+ * ends the input.  Two differences from vigild: each payload is first copied
  * to a heap block of exactly its length, so that AddressSanitizer sees a
  * read past its end (in the buffer such a read would land in spare
  * capacity), and the target goes on with the next message where vigild
@@ -17,7 +19,8 @@
  * and growth as well.
  *
  * Input layout: the first byte seeds the read sizes (0: reads of 4096,
- * as far as the input goes), the rest is what the client sends.
+ * as far as the input goes) and, with its top bit, makes the client a
+ * peer without control rights; the rest is what the client sends.
  */
 
 #include "config.h"
@@ -31,6 +34,8 @@
 #include "queue.h"
 
 #define FUZZ_READ_MAX 4096
+/* SERVER_MAX_RO_REQUEST of supervisord/server.c. */
+#define FUZZ_RO_MAX (64 * 1024)
 
 int LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 
@@ -59,7 +64,7 @@ fuzz_read_size(uint32_t *state)
 
 /* Decode every complete message; return -1 where vigild would drop. */
 static int
-fuzz_parse(struct proto_buf *in, size_t *data)
+fuzz_parse(struct proto_buf *in, size_t *data, int ro)
 {
 	struct proto_header h;
 	const uint8_t *payload;
@@ -69,6 +74,9 @@ fuzz_parse(struct proto_buf *in, size_t *data)
 	int argc, i, r;
 
 	for (;;) {
+		if (ro && proto_peek(in, &h) && h.version == PROTO_VERSION &&
+		    h.len > FUZZ_RO_MAX)
+			return (-1);
 		if ((r = proto_next(in, &h, &payload)) == 0)
 			return (0);
 		if (r == -1 ||
@@ -115,10 +123,12 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	uint32_t state;
 	uint8_t *p;
 	size_t n, room, sent = 0;
+	int ro;
 
 	if (size == 0)
 		return (0);
 	state = data[0] == 0 ? 0 : 0x9e3779b9U * data[0];
+	ro = (data[0] & 0x80) != 0;
 	data++;
 	size--;
 	proto_buf_init(&in);
@@ -137,7 +147,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		proto_buf_commit(&in, n);
 		data += n;
 		size -= n;
-		if (fuzz_parse(&in, &sent) == -1)
+		if (fuzz_parse(&in, &sent, ro) == -1)
 			break;
 	}
 	proto_buf_clear(&in);

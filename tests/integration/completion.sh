@@ -76,6 +76,9 @@ offers --dead queue -
 offers --dead purge -
 offers --state-dir --st
 offers web -s "$SOCK" --state-dir /tmp queue ""
+offers --timeout --ti
+[ -z "$(complete_words --timeout "")" ] || fail "--timeout takes a duration"
+offers web -s "$SOCK" --timeout 5s status ""
 [ -z "$(complete_words -s "$SOCK" ping "")" ] || fail "ping takes no arguments"
 stop_vigild
 log "ok"

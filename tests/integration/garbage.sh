@@ -45,6 +45,11 @@ bytes_read() { sed -n 's/^sendraw: wrote [0-9]*, read \([0-9]*\)$/\1/p' "$T/$1.e
 malformed() { grep -c 'malformed request, dropped' "$VLOG" || true; }
 
 job a 'command = "sleep 1000"'
+# 4000 instances, never started: a status of them is a big reply.
+for i in 1 2 3 4; do
+	job "many$i" 'command = "sleep 1000"' 'autostart = false' \
+		'instances = 1000'
+done
 start_vigild --log-level debug
 wait_state a RUNNING
 pid=$(job_pid a)
@@ -75,12 +80,13 @@ dropped=$((dropped + 2))
 # Other malformed requests: bad types, too short, too many words.
 { hdr 1 0 9 && words ping; } | send type-0 0
 { hdr 1 2 9 && words ping; } | send type-stdout 0
-{ hdr 1 6 9 && words ping; } | send type-max 0
+{ hdr 1 6 9 && words ping; } | send type-ack 0
+{ hdr 1 7 9 && words ping; } | send type-max 0
 { hdr 1 1 4 && le 0 4; } | send flags-only 0
 hdr 1 1 0 | send empty 0
 { hdr 1 1 $((4 + 4097)) && le 0 4 && head -c 4097 /dev/zero; } |
 	send too-many-words 0
-dropped=$((dropped + 6))
+dropped=$((dropped + 7))
 # (d) a truncated request: the header promises 100 bytes, 10 come.  vigild
 # must wait for the rest (sendraw times out, exit 1); then the client
 # closes, which is not a malformed request.
@@ -104,7 +110,7 @@ has_dropped() { [ "$(malformed)" -ge "$dropped" ]; }
 retry 5 has_dropped ||
 	fail "$(malformed) requests logged as malformed, expected $dropped or more"
 
-# (g) A slow reader: a request whose reply (JSON status of 4000 targets,
+# (g) A slow reader: a request whose reply (JSON status of 4000 instances,
 # several hundred KiB) does not fit in the socket, from a client that
 # reads nothing until its stdin, a fifo, ends.  vigild must keep serving
 # others meanwhile, then deliver the whole reply.
@@ -115,8 +121,7 @@ slow=$!
 track "$slow"
 n=4000
 {
-	hdr 1 1 $((4 + 7 + 4 * n)) && le 1 4 && printf 'status\0'
-	for _ in $(seq 1 "$n"); do printf 'all\0'; done
+	hdr 1 1 $((4 + 7 + 4)) && le 1 4 && printf 'status\0all\0'
 } >&3
 # Wait until the reply starts to fill sendraw's socket (the Recv-Q of
 # its connection; a few hundred KiB at most fit, the rest waits in vigild).

@@ -185,6 +185,59 @@ TEST(data_frames)
 	return (0);
 }
 
+/* A header can be looked at before its payload is there, and not before. */
+TEST(peek_header)
+{
+	struct proto_buf b;
+	struct proto_header h, big;
+
+	proto_buf_init(&b);
+	ASSERT_EQ(proto_peek(&b, &h), 0);
+	big.version = PROTO_VERSION;
+	big.type = PROTO_COMMAND;
+	big.len = 200000;
+	proto_buf_add(&b, &big, PROTO_HEADER_SIZE - 1);
+	ASSERT_EQ(proto_peek(&b, &h), 0);
+	proto_buf_add(&b, (const uint8_t *)&big + PROTO_HEADER_SIZE - 1, 1);
+	ASSERT_EQ(proto_peek(&b, &h), 1);
+	ASSERT_EQ(h.type, PROTO_COMMAND);
+	ASSERT_EQ(h.len, 200000);
+	/* Peeking takes nothing. */
+	ASSERT_EQ(proto_buf_pending(&b), PROTO_HEADER_SIZE);
+	proto_buf_clear(&b);
+	return (0);
+}
+
+/* The acknowledgement: an empty message of its own type, then the reply. */
+TEST(ack_frame)
+{
+	struct proto_buf b;
+	struct proto_header h;
+	const uint8_t *p;
+	char *in[] = { "wait", "web" };
+	char **argv;
+	uint32_t flags;
+	int argc;
+
+	proto_buf_init(&b);
+	proto_command_pack(&b, PROTO_F_ACK | PROTO_F_JSON, 2, in);
+	ASSERT_EQ(proto_next(&b, &h, &p), 1);
+	ASSERT_EQ(proto_command_unpack(p, h.len, &flags, &argc, &argv), 0);
+	ASSERT_EQ(flags, PROTO_F_ACK | PROTO_F_JSON);
+	free_argv(argc, argv);
+	proto_buf_consume(&b, PROTO_HEADER_SIZE + h.len);
+	proto_append(&b, PROTO_ACK, NULL, 0);
+	proto_append(&b, PROTO_STDOUT, "x", 1);
+	ASSERT_EQ(proto_next(&b, &h, &p), 1);
+	ASSERT_EQ(h.type, PROTO_ACK);
+	ASSERT_EQ(h.len, 0);
+	proto_buf_consume(&b, PROTO_HEADER_SIZE + h.len);
+	ASSERT_EQ(proto_next(&b, &h, &p), 1);
+	ASSERT_EQ(h.type, PROTO_STDOUT);
+	proto_buf_clear(&b);
+	return (0);
+}
+
 int
 main(void)
 {
@@ -195,5 +248,7 @@ main(void)
 	RUN(too_many_words);
 	RUN(buffer_compacts);
 	RUN(data_frames);
+	RUN(peek_header);
+	RUN(ack_frame);
 	TEST_MAIN_END();
 }
