@@ -1,15 +1,74 @@
 #!/bin/sh
-# Install what vigil needs to build and test on Debian 12 (bookworm).
+# Install what vigil needs on Debian 12 (bookworm):
+#   contrib/install-deps.sh          to build vigil and run it
+#   contrib/install-deps.sh --test   that and the tools tests/run-all.sh
+#                                    uses (compilers, valgrind, linters,
+#                                    redis-server, systemd-nspawn, ...)
 # Runs apt-get through sudo when not root.
+#
+# No service starts while it runs.  Some test tools come in packages
+# whose scripts start a service on a host booted with systemd (the tests
+# run redis-server's binary themselves, never its service, which would
+# listen on port 6379).  So a policy-rc.d that refuses every start (exit
+# 101; both invoke-rc.d and deb-systemd-invoke obey it) stands in for the
+# host's own during the install, which is put back afterwards, and
+# redis-server, when installed here, is disabled so that it does not
+# start at the next boot either.
 set -e
+test=
+case ${1-} in
+'') ;;
+--test) test=1 ;;
+*)
+	echo "usage: $0 [--test]" >&2
+	exit 2
+	;;
+esac
 SUDO=
 [ "$(id -u)" -eq 0 ] || SUDO=sudo
 export DEBIAN_FRONTEND=noninteractive
+
+# To build vigil (configure.ac) and to run it (cron schedules in local
+# time need the zone files).
+pkgs="autoconf automake make gcc libc6-dev pkg-config libconfuse-dev
+	libsqlite3-dev libsystemd-dev libbsd-dev tzdata"
+# tests/run-all.sh: clang, ASan and libFuzzer; valgrind; the lint stage;
+# the black-box tests (jq, sqlite3 and python3 read state.db, procps,
+# setpriv and flock from util-linux, systemd-analyze, redis-server); the
+# systemd tests in a container booted by systemd-nspawn from a
+# debootstrapped tree.
+[ -z "$test" ] || pkgs="$pkgs clang valgrind clang-format clang-tidy
+	cppcheck mandoc shellcheck git jq procps util-linux sqlite3 python3
+	systemd redis-server systemd-container debootstrap
+	debian-archive-keyring ca-certificates"
+
+policy=/usr/sbin/policy-rc.d
+saved=$policy.vigil-saved
+restore_policy() {
+	$SUDO rm -f "$policy"
+	if [ -e "$saved" ] || [ -L "$saved" ]; then
+		$SUDO mv "$saved" "$policy"
+	fi
+}
+# A $saved left by a run that was killed is the host's own: keep it.
+if { [ -e "$policy" ] || [ -L "$policy" ]; } &&
+	! { [ -e "$saved" ] || [ -L "$saved" ]; }; then
+	$SUDO mv "$policy" "$saved"
+fi
+trap restore_policy EXIT
+trap 'exit 1' HUP INT TERM
+printf '#!/bin/sh\n# contrib/install-deps.sh is running: no service starts.\nexit 101\n' |
+	$SUDO tee "$policy" >/dev/null
+$SUDO chmod 755 "$policy"
+
+had_redis=$(dpkg-query -W -f='${Status}' redis-server 2>/dev/null || true)
 $SUDO apt-get update -qq
-$SUDO apt-get install -y -qq --no-install-recommends \
-	autoconf automake make gcc clang libc6-dev pkg-config \
-	libconfuse-dev libsqlite3-dev libsystemd-dev libbsd-dev \
-	valgrind clang-format clang-tidy cppcheck mandoc shellcheck jq \
-	procps util-linux systemd redis-server \
-	systemd-container debootstrap debian-archive-keyring \
-	ca-certificates tzdata sqlite3 python3 >/dev/null
+# shellcheck disable=SC2086 # one word per package
+$SUDO apt-get install -y -qq --no-install-recommends $pkgs >/dev/null
+if [ -n "$test" ] && [ "$had_redis" != "install ok installed" ]; then
+	{ ! command -v systemctl >/dev/null ||
+		$SUDO systemctl --quiet disable redis-server.service; } &&
+		{ ! command -v update-rc.d >/dev/null ||
+			$SUDO update-rc.d redis-server disable >/dev/null; } ||
+		echo "$0: could not disable redis-server at boot" >&2
+fi

@@ -123,6 +123,11 @@ static const char *const conf_ready_words[] = {
 	"notify",
 	NULL,
 };
+static const char *const conf_stdin_words[] = {
+	"null",
+	"pipe",
+	NULL,
+};
 static const char *const conf_output_words[] = {
 	"file",
 	"journal",
@@ -156,6 +161,7 @@ _Static_assert(sizeof(enum conf_kind) == sizeof(int), "enum size");
 _Static_assert(sizeof(enum conf_restart) == sizeof(int), "enum size");
 _Static_assert(sizeof(enum conf_ready) == sizeof(int), "enum size");
 _Static_assert(sizeof(enum conf_output) == sizeof(int), "enum size");
+_Static_assert(sizeof(enum conf_stdin) == sizeof(int), "enum size");
 
 /* ------------------------------------------------------------------ */
 /* Error lists. */
@@ -1046,6 +1052,7 @@ static const struct conf_field conf_job_fields[] = {
 	JOB_LIMIT("limit_fsize", CONF_LIMIT_FSIZE),
 	JOB_LIMIT("limit_cpu", CONF_LIMIT_CPU),
 	JOB_LIMIT("limit_memlock", CONF_LIMIT_MEMLOCK),
+	JOB_WORD("stdin", input, conf_stdin_words),
 	JOB_WORD("stdout", out, conf_output_words),
 	JOB_WORD("stderr", err, conf_output_words),
 	{ "log_max_size", 0, conf_parse_log_size, JOB_OFF(log_max_size), 0, 0,
@@ -1062,6 +1069,7 @@ static const struct conf_field conf_job_fields[] = {
 	JOB_INT("max_attempts", max_attempts, 1, INT_MAX),
 	JOB_DUR("retry_delay", retry_delay),
 	JOB_DUR("retry_delay_max", retry_delay_max),
+	JOB_DUR("drain_timeout", drain_timeout),
 };
 
 #define CONF_OFF(field) offsetof(struct conf, field)
@@ -1177,6 +1185,7 @@ fail:
 struct conf_pp {
 	const char *s;
 	char *o;
+	const char *unclosed; /* the quote of a string the file does not end */
 };
 
 /* Copy a quoted string, keeping "${" in double quotes literal. */
@@ -1185,6 +1194,7 @@ conf_pp_string(struct conf_pp *pp)
 {
 	char quote = *pp->s;
 
+	pp->unclosed = pp->s;
 	*pp->o++ = *pp->s++;
 	while (*pp->s != '\0' && *pp->s != quote) {
 		if (pp->s[0] == '\\' && pp->s[1] != '\0') {
@@ -1196,8 +1206,10 @@ conf_pp_string(struct conf_pp *pp)
 			*pp->o++ = '\\';
 		*pp->o++ = *pp->s++;
 	}
-	if (*pp->s != '\0')
+	if (*pp->s != '\0') {
 		*pp->o++ = *pp->s++;
+		pp->unclosed = NULL;
+	}
 }
 
 /* Copy an unquoted "${...}" as a single-quoted string, so it stays. */
@@ -1240,10 +1252,11 @@ conf_pp_comment(struct conf_pp *pp)
  * "#" or "//" comment as three lines and rejects comments inside a
  * { list }.  "${VAR}" is made literal: libconfuse would substitute the
  * environment of vigild, and values are never expanded.  Returns an owned
- * string, or NULL if a block comment is not closed.
+ * string, or NULL if a block comment is not closed.  *unclosed is set to
+ * the quote that starts a string the text does not end, else NULL.
  */
 static char *
-conf_preprocess(const char *text)
+conf_preprocess(const char *text, const char **unclosed)
 {
 	static const char stops[] = " #\"'\t\n\r={}()+,*";
 	struct conf_pp pp;
@@ -1254,6 +1267,7 @@ conf_preprocess(const char *text)
 	out = xmalloc(3 * strlen(text) + 1);
 	pp.s = text;
 	pp.o = out;
+	pp.unclosed = NULL;
 	while (*pp.s != '\0') {
 		if (*pp.s == '"' || *pp.s == '\'') {
 			conf_pp_string(&pp);
@@ -1275,26 +1289,48 @@ conf_preprocess(const char *text)
 		}
 	}
 	*pp.o = '\0';
+	*unclosed = pp.unclosed;
 	return (out);
+}
+
+/* The line (from 1) of p in text. */
+static int
+conf_text_line(const char *text, const char *p)
+{
+	int line = 1;
+
+	for (; text < p; text++) {
+		if (*text == '\n')
+			line++;
+	}
+	return (line);
 }
 
 /* Parse the file with libconfuse.  Returns 0, or -1 with errors added. */
 static int
 conf_ctx_parse(struct conf_ctx *ctx)
 {
+	const char *unclosed;
 	cfg_opt_t *opts;
 	char *text, *buf;
 	int rc;
 
 	if ((text = conf_ctx_read(ctx)) == NULL)
 		return (-1);
-	buf = conf_preprocess(text);
-	free(text);
-	if (buf == NULL) {
+	buf = conf_preprocess(text, &unclosed);
+	/* Where the string starts, not the end of the file libconfuse sees. */
+	if (buf != NULL && unclosed != NULL) {
+		conf_errors_add(ctx->errs,
+		    "%s:%d: unterminated string (its closing %c is missing)",
+		    ctx->path, conf_text_line(text, unclosed), *unclosed);
+		free(buf);
+		buf = NULL;
+	} else if (buf == NULL)
 		conf_errors_add(
 		    ctx->errs, "%s: unterminated comment", ctx->path);
+	free(text);
+	if (buf == NULL)
 		return (-1);
-	}
 	opts = conf_ctx_opts(ctx);
 	ctx->cfg = cfg_init(opts, CFGF_NONE);
 	free(opts);
@@ -1403,6 +1439,7 @@ conf_job_check_kinds(struct conf_ctx *ctx, struct job_spec *spec)
 		{ "max_attempts", 1U << CONF_KIND_QUEUE },
 		{ "retry_delay", 1U << CONF_KIND_QUEUE },
 		{ "retry_delay_max", 1U << CONF_KIND_QUEUE },
+		{ "drain_timeout", 1U << CONF_KIND_QUEUE },
 	};
 	size_t i;
 
@@ -1416,6 +1453,10 @@ conf_job_check_kinds(struct conf_ctx *ctx, struct job_spec *spec)
 	if (spec->kind == CONF_KIND_QUEUE && spec->ready == CONF_READY_NOTIFY)
 		conf_ctx_error(
 		    ctx, "ready", "\"notify\" is not valid for kind \"queue\"");
+	if (spec->kind == CONF_KIND_QUEUE && spec->input == CONF_STDIN_PIPE)
+		conf_ctx_error(ctx, "stdin",
+		    "\"pipe\" is not valid for kind \"queue\": its stdin is the "
+		    "message's payload");
 	if (spec->kind != CONF_KIND_PERIODIC)
 		return;
 	if (!conf_ctx_given(ctx, "every") && !conf_ctx_given(ctx, "schedule"))
@@ -1462,6 +1503,8 @@ conf_job_check(struct conf_ctx *ctx, struct job_spec *spec)
 		conf_ctx_error(ctx, "watchdog", "needs ready = \"notify\"");
 	if (!conf_ctx_given(ctx, "parent_death_signal"))
 		spec->pdeath_signal = spec->stop_signal;
+	if (!conf_ctx_given(ctx, "drain_timeout"))
+		spec->drain_timeout = spec->stop_timeout;
 }
 
 /* "web" from ".../web.conf" (or the base name if it has no ".conf"). */
@@ -1605,7 +1648,7 @@ conf_job_equal_process(const struct job_spec *a, const struct job_spec *b)
 		        a->limits[i].rl.rlim_max != b->limits[i].rl.rlim_max))
 			return (0);
 	}
-	return (a->out == b->out && a->err == b->err &&
+	return (a->input == b->input && a->out == b->out && a->err == b->err &&
 	    a->log_max_size == b->log_max_size && a->log_keep == b->log_keep &&
 	    a->log_timestamps == b->log_timestamps);
 }
@@ -1633,7 +1676,8 @@ conf_job_equal_policy(const struct job_spec *a, const struct job_spec *b)
 	    a->timeout == b->timeout && a->concurrency == b->concurrency &&
 	    a->max_attempts == b->max_attempts &&
 	    a->retry_delay == b->retry_delay &&
-	    a->retry_delay_max == b->retry_delay_max);
+	    a->retry_delay_max == b->retry_delay_max &&
+	    a->drain_timeout == b->drain_timeout);
 }
 
 /*

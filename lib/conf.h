@@ -39,6 +39,12 @@ enum conf_ready {
 	CONF_READY_NOTIFY,
 };
 
+/* What a job's stdin is (option stdin). */
+enum conf_stdin {
+	CONF_STDIN_NULL = 0, /* /dev/null */
+	CONF_STDIN_PIPE,     /* a pipe whose write end vigild holds */
+};
+
 enum conf_output {
 	CONF_OUTPUT_FILE = 0,
 	CONF_OUTPUT_JOURNAL,
@@ -113,6 +119,7 @@ struct job_spec {
 	int nice;
 	struct conf_rlimit limits[CONF_LIMIT_COUNT];
 
+	enum conf_stdin input; /* option stdin */
 	enum conf_output out;
 	enum conf_output err;
 	uint64_t log_max_size; /* bytes */
@@ -133,6 +140,7 @@ struct job_spec {
 	int max_attempts;
 	uint64_t retry_delay;
 	uint64_t retry_delay_max;
+	uint64_t drain_timeout; /* after a stop; defaults to stop_timeout */
 };
 
 /* vigil.conf.  All strings are owned. */

@@ -92,7 +92,9 @@ duration_term(const char **sp, uint64_t *out, const char **why)
 	for (unit = s; isalpha((unsigned char)*s); s++)
 		;
 	if (s == unit) {
-		*why = "missing unit";
+		*why = *s == ' ' || *s == '\t' ?
+		    "no space allowed before the unit" :
+		    "missing unit";
 		return (-1);
 	}
 	if ((unit_usec = duration_unit(unit, (size_t)(s - unit))) == 0)

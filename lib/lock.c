@@ -3,7 +3,9 @@
 
 /*
  * Lock files.  vigild takes an OFD write lock on RUNTIME/vigild.lock (one
- * daemon per runtime dir) and on RUNTIME/locks/NAME.lock for each job
+ * daemon per runtime dir), on STATE_DIR/vigild.lock (one daemon per state
+ * dir; it holds an owner record "PID RUNTIME_DIR" that names vigild to
+ * another one, and to enqueue --direct) and on RUNTIME/locks/NAME.lock for each job
  * instance.  The instance's descriptor is inherited by the child, so the
  * lock stays held while any process of the job keeps it, even after vigild
  * died.  Plain POSIX record locks would not do: they are not inherited by
@@ -26,6 +28,7 @@
 #include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -39,13 +42,13 @@
  * user with one link (EPERM), and narrow a wider mode to mode.
  */
 static int
-lock_open_file(const char *path, mode_t mode)
+lock_open_file(int dirfd, const char *path, mode_t mode)
 {
 	struct stat st;
 	int fd;
 
-	fd = open(
-	    path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, mode);
+	fd = openat(dirfd, path,
+	    O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, mode);
 	if (fd == -1)
 		return (-1);
 	if (fstat(fd, &st) == -1)
@@ -71,7 +74,14 @@ fail:
 int
 lock_open(const char *path)
 {
-	return (lock_open_file(path, 0600));
+	return (lock_open_file(AT_FDCWD, path, 0600));
+}
+
+/* As lock_open, for the file name in the directory open at dirfd. */
+int
+lock_openat(int dirfd, const char *name)
+{
+	return (lock_open_file(dirfd, name, 0600));
 }
 
 /*
@@ -81,7 +91,7 @@ lock_open(const char *path)
 int
 lock_record_open(const char *path)
 {
-	return (lock_open_file(path, 0644));
+	return (lock_open_file(AT_FDCWD, path, 0644));
 }
 
 /*
@@ -102,6 +112,75 @@ lock_try(int fd)
 			errno = EAGAIN;
 		return (-1);
 	}
+	return (0);
+}
+
+/*
+ * Is the file open at fd write-locked by another open file description?
+ * Only asks (F_OFD_GETLK): nothing is taken.  Return 1 or 0, or -1 with
+ * errno.
+ */
+int
+lock_is_held(int fd)
+{
+	struct flock fl;
+
+	memset(&fl, 0, sizeof(fl));
+	fl.l_type = F_WRLCK;
+	fl.l_whence = SEEK_SET;
+	if (fcntl(fd, F_OFD_GETLK, &fl) == -1)
+		return (-1);
+	return (fl.l_type != F_UNLCK);
+}
+
+/*
+ * Replace the owner record of a daemon's lock file (one the daemon alone
+ * has open): "PID DIR\n", DIR its runtime directory.  Return 0, or -1 with
+ * errno.
+ */
+int
+lock_owner_write(int fd, pid_t pid, const char *dir)
+{
+	char *buf;
+	int n;
+
+	if ((n = asprintf(&buf, "%ld %s\n", (long)pid, dir)) == -1)
+		return (-1);
+	if (ftruncate(fd, 0) == -1 || pwrite(fd, buf, (size_t)n, 0) != n) {
+		free(buf);
+		return (-1);
+	}
+	free(buf);
+	return (0);
+}
+
+/*
+ * Read the owner record of lock_owner_write: the pid into *pid and the
+ * directory into *dir, which the caller frees.  Return 0, or -1 with
+ * errno (ENOENT: no valid record).
+ */
+int
+lock_owner_read(int fd, pid_t *pid, char **dir)
+{
+	char buf[PATH_MAX + 32], *sp, *nl, *end;
+	ssize_t n;
+	long v;
+
+	if ((n = pread(fd, buf, sizeof(buf) - 1, 0)) == -1)
+		return (-1);
+	buf[n] = '\0';
+	errno = 0;
+	v = strtol(buf, &end, 10);
+	sp = end;
+	if (errno != 0 || v <= 0 || v > INT_MAX || *sp != ' ' ||
+	    sp[1] == '\0' || (nl = strchr(sp, '\n')) == NULL) {
+		errno = ENOENT;
+		return (-1);
+	}
+	*nl = '\0';
+	if ((*dir = strdup(sp + 1)) == NULL)
+		return (-1);
+	*pid = (pid_t)v;
 	return (0);
 }
 

@@ -36,7 +36,11 @@ enum lock_holder_status {
 };
 
 int lock_open(const char *);
+int lock_openat(int, const char *);
 int lock_try(int);
+int lock_is_held(int);
+int lock_owner_write(int, pid_t, const char *);
+int lock_owner_read(int, pid_t *, char **);
 int lock_record_open(const char *);
 int lock_holder_read(int, struct lock_holder *);
 int lock_holder_write(int, const struct lock_holder *);

@@ -93,6 +93,7 @@ static const char *store_sql[STORE_NSTMT] = {
 	[STORE_HISTORY] = "SELECT id, job, instance, run_id, pid, started, "
 	                  "ready, ended, exit_code, signal, reason FROM "
 	                  "(SELECT * FROM runs WHERE job = ?1 "
+	                  "AND (?3 < 0 OR instance = ?3) "
 	                  "ORDER BY id DESC LIMIT ?2) ORDER BY id",
 	[STORE_INTENT_SET] =
 	    "INSERT INTO intent (job, instance, held, "
@@ -847,12 +848,24 @@ int
 store_history(struct store *s, const char *job, int n, store_run_cb cb,
     void *arg, char **cause)
 {
+	return (store_history_instance(s, job, -1, n, cb, arg, cause));
+}
+
+/*
+ * As store_history, for the runs of one instance of job only (all of them
+ * when instance is negative).
+ */
+int
+store_history_instance(struct store *s, const char *job, int instance, int n,
+    store_run_cb cb, void *arg, char **cause)
+{
 	sqlite3_stmt *st = s->st[STORE_HISTORY];
 	struct store_run r;
 	int rc;
 
 	if (sqlite3_bind_text(st, 1, job, -1, SQLITE_STATIC) != SQLITE_OK ||
-	    sqlite3_bind_int(st, 2, n < 0 ? -1 : n) != SQLITE_OK)
+	    sqlite3_bind_int(st, 2, n < 0 ? -1 : n) != SQLITE_OK ||
+	    sqlite3_bind_int(st, 3, instance < 0 ? -1 : instance) != SQLITE_OK)
 		return (store_fail(s, st, cause));
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		store_run_fill(st, &r);

@@ -63,6 +63,8 @@ int store_runs_close_open(
     struct store *, int64_t, const char *, size_t *, char **);
 int store_history(
     struct store *, const char *, int, store_run_cb, void *, char **);
+int store_history_instance(
+    struct store *, const char *, int, int, store_run_cb, void *, char **);
 int store_intent_set(struct store *, const struct store_intent *, char **);
 int store_intent_clear(struct store *, const char *, int, char **);
 int store_intents(struct store *, store_intent_cb, void *, char **);

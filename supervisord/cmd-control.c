@@ -5,7 +5,11 @@
  * start, stop, restart and signal.  The first three act on every target,
  * then wait for the outcome unless --no-wait: start and restart succeed
  * when the instance is RUNNING and fail when it falls into BACKOFF, FATAL
- * or EXITED; stop succeeds when nothing of the instance is left.
+ * or EXITED; stop succeeds when nothing of the instance is left.  A start
+ * that would wait for a dependency the operator stopped is refused at once,
+ * unless --with-deps starts that dependency too.  Each success prints
+ * "LABEL: started" or "LABEL: stopped" unless --quiet; --no-wait prints
+ * nothing, as nothing is known yet.
  */
 
 #include "config.h"
@@ -16,6 +20,7 @@
 #include <string.h>
 
 #include "signame.h"
+#include "xmalloc.h"
 #include "vigild.h"
 
 static enum cmd_retval cmd_control_exec(struct cmd_ctx *);
@@ -23,9 +28,9 @@ static enum cmd_retval cmd_signal_exec(struct cmd_ctx *);
 
 const struct cmd_entry cmd_start_entry = {
 	.name = "start",
-	.usage = "[--no-wait] job|all ...",
-	.optstring = "W",
-	.longopts = "no-wait=W",
+	.usage = "[--no-wait] [--quiet] [--with-deps] job|all ...",
+	.optstring = "DWq",
+	.longopts = "no-wait=W,quiet=q,with-deps=D",
 	.min_args = 1,
 	.max_args = -1,
 	.help = "start jobs and wait until they run",
@@ -34,9 +39,9 @@ const struct cmd_entry cmd_start_entry = {
 
 const struct cmd_entry cmd_stop_entry = {
 	.name = "stop",
-	.usage = "[--no-wait] job|all ...",
-	.optstring = "W",
-	.longopts = "no-wait=W",
+	.usage = "[--no-wait] [--quiet] job|all ...",
+	.optstring = "Wq",
+	.longopts = "no-wait=W,quiet=q",
 	.min_args = 1,
 	.max_args = -1,
 	.help = "stop jobs and wait until they are gone",
@@ -45,9 +50,9 @@ const struct cmd_entry cmd_stop_entry = {
 
 const struct cmd_entry cmd_restart_entry = {
 	.name = "restart",
-	.usage = "[--no-wait] job|all ...",
-	.optstring = "W",
-	.longopts = "no-wait=W",
+	.usage = "[--no-wait] [--quiet] [--with-deps] job|all ...",
+	.optstring = "DWq",
+	.longopts = "no-wait=W,quiet=q,with-deps=D",
 	.min_args = 1,
 	.max_args = -1,
 	.help = "stop then start jobs",
@@ -85,20 +90,105 @@ cmd_control_one(struct cmd_ctx *ctx, const char *verb, struct inst *in)
 	}
 }
 
+/*
+ * An instance of a job that job j needs (depends, also through other
+ * jobs) and that the operator stopped, or NULL.  The request's own
+ * targets (resolve_mark == mark) are left out: they start too, and their
+ * own needs are looked at as theirs.
+ */
+static struct inst *
+cmd_control_held_dep(const struct job *j, unsigned int mark)
+{
+	struct job *d;
+	struct inst *in;
+	size_t k;
+	int i, targeted;
+
+	for (k = 0; k < j->spec->ndepends; k++) {
+		d = supervise_find_job(j->spec->depends[k]);
+		if (d == NULL || d->retiring)
+			continue;
+		targeted = 1;
+		for (i = 0; i < d->ninsts; i++) {
+			if (d->insts[i].resolve_mark == mark)
+				continue;
+			targeted = 0;
+			if (d->insts[i].held)
+				return (&d->insts[i]);
+		}
+		if (!targeted && (in = cmd_control_held_dep(d, mark)) != NULL)
+			return (in);
+	}
+	return (NULL);
+}
+
+/*
+ * A start would wait forever for a dependency the operator stopped: say
+ * so and return -1, or with --with-deps add such dependencies to the
+ * targets (*v, *n) to be started.  Each added one is looked at in turn.
+ */
+static int
+cmd_control_deps(struct cmd_ctx *ctx, struct inst ***v, size_t *n)
+{
+	struct inst *d;
+	char when[64];
+	unsigned int mark = (*v)[0]->resolve_mark;
+	size_t i;
+	int refused = 0;
+
+	for (i = 0; i < *n; i++) {
+		if (i > 0 && (*v)[i]->job == (*v)[i - 1]->job)
+			continue;
+		/* Starting what runs does nothing: nothing to wait for. */
+		if (strcmp(ctx->entry->name, "start") == 0 &&
+		    (*v)[i]->state == JOB_RUNNING)
+			continue;
+		while ((d = cmd_control_held_dep((*v)[i]->job, mark)) != NULL) {
+			if (!ctx->opts['D']) {
+				cmd_format_time(
+				    d->intent_at, when, sizeof(when));
+				cmd_error(ctx,
+				    "%s: depends on %s, stopped by uid %ld at "
+				    "%s; start it first or use --with-deps",
+				    (*v)[i]->job->name, d->label, d->intent_uid,
+				    when);
+				refused = 1;
+				break;
+			}
+			d->resolve_mark = mark;
+			*v = xreallocarray(*v, *n + 1, sizeof(**v));
+			(*v)[(*n)++] = d;
+		}
+	}
+	if (refused)
+		ctx->code = CMD_EXIT_FAILED;
+	return (refused ? -1 : 0);
+}
+
 static enum cmd_retval
 cmd_control_exec(struct cmd_ctx *ctx)
 {
 	const char *verb = ctx->entry->name;
 	enum wait_kind kind;
 	struct inst **v;
-	size_t n, i;
+	size_t n, ntargets, i;
 	int waiting = 0;
 
 	if (cmd_resolve(ctx, ctx->argc, ctx->argv, &v, &n) == -1)
 		return (CMD_ERROR);
+	ntargets = n;
+	if (strcmp(verb, "stop") != 0 && n > 0 &&
+	    cmd_control_deps(ctx, &v, &n) == -1) {
+		free(v);
+		return (CMD_ERROR);
+	}
 	for (i = 0; i < n; i++)
-		cmd_control_one(ctx, verb, v[i]);
+		cmd_control_one(ctx, i < ntargets ? verb : "start", v[i]);
 	kind = strcmp(verb, "stop") == 0 ? WAIT_STOP : WAIT_START;
+	/* One line per instance once it settled well: "web@0: started". */
+	if (!ctx->opts['q'])
+		server_client_report(
+		    ctx->client, kind == WAIT_STOP ? "stopped" : "started");
 	for (i = 0; i < n && !ctx->opts['W']; i++) {
 		if (server_waiter_add(ctx->client, v[i], kind, JOB_RUNNING))
 			waiting = 1;
@@ -110,24 +200,35 @@ cmd_control_exec(struct cmd_ctx *ctx)
 	return (ctx->code == 0 ? CMD_OK : CMD_ERROR);
 }
 
+/*
+ * "all" means every instance that has a process: with it among the
+ * targets, an instance without one (a periodic job WAITING for its slot, a
+ * free queue slot, a stopped job) is skipped.  Otherwise a target without
+ * a process gets "NAME: not running" and exit 1; the others still get the
+ * signal.
+ */
 static enum cmd_retval
 cmd_signal_exec(struct cmd_ctx *ctx)
 {
 	struct inst **v;
 	size_t n, i;
-	int sig;
+	int sig, all = 0;
 
 	if ((sig = signame_parse(ctx->argv[0])) <= 0) {
 		cmd_error(ctx, "%s: unknown signal", ctx->argv[0]);
 		ctx->code = CMD_EXIT_USAGE;
 		return (CMD_ERROR);
 	}
+	for (i = 1; i < (size_t)ctx->argc; i++) {
+		if (strcmp(ctx->argv[i], "all") == 0)
+			all = 1;
+	}
 	if (cmd_resolve(ctx, ctx->argc - 1, ctx->argv + 1, &v, &n) == -1)
 		return (CMD_ERROR);
 	for (i = 0; i < n; i++) {
 		if (v[i]->pid > 0)
 			supervise_inst_signal(v[i], sig);
-		else {
+		else if (!all) {
 			cmd_error(ctx, "%s: not running", v[i]->label);
 			ctx->code = CMD_EXIT_FAILED;
 		}

@@ -2,8 +2,9 @@
 /* Copyright (c) 2026 The vigil authors */
 
 /*
- * history [-n N] JOB: past runs of a job from state.db, oldest first:
- * start, end, duration, exit code or signal, and why it ended.
+ * history [-n N] JOB|JOB@N: past runs of a job (or of one of its
+ * instances) from state.db, oldest first: start, end, duration, exit code
+ * or signal, and why it ended.
  */
 
 #include "config.h"
@@ -23,13 +24,13 @@ static enum cmd_retval cmd_history_exec(struct cmd_ctx *);
 
 const struct cmd_entry cmd_history_entry = {
 	.name = "history",
-	.usage = "[-n N] job",
+	.usage = "[-n N] job[@N]",
 	.optstring = "n:",
 	.longopts = "lines=n",
 	.min_args = 1,
 	.max_args = 1,
 	.flags = CMD_READONLY,
-	.help = "show the past runs of a job",
+	.help = "show the past runs of a job or instance",
 	.exec = cmd_history_exec,
 };
 
@@ -94,12 +95,39 @@ cmd_history_row(const struct store_run *r, void *arg)
 	h->count++;
 }
 
+/*
+ * The job and instance (-1: every one) that target names, "job" or
+ * "job@N".  Return 0, or -1 with the error printed and the exit code set.
+ */
+static int
+cmd_history_target(
+    struct cmd_ctx *ctx, char *target, const char **job, int *instance)
+{
+	struct inst **v;
+	size_t nv;
+
+	if (strcmp(target, "all") == 0) {
+		cmd_error(ctx, "history: one job at a time");
+		ctx->code = CMD_EXIT_USAGE;
+		return (-1);
+	}
+	if (cmd_resolve(ctx, 1, &target, &v, &nv) == -1)
+		return (-1);
+	*job = v[0]->job->name;
+	/* "job@N" names no job of its own: one instance. */
+	*instance = supervise_find_job(target) == NULL ? v[0]->index : -1;
+	free(v);
+	return (0);
+}
+
 static enum cmd_retval
 cmd_history_exec(struct cmd_ctx *ctx)
 {
 	struct cmd_history h;
+	const char *job;
 	char *cause = NULL, *end;
 	long n = 20;
+	int instance;
 
 	if (ctx->opts['n']) {
 		n = strtol(ctx->optarg['n'], &end, 10);
@@ -111,11 +139,8 @@ cmd_history_exec(struct cmd_ctx *ctx)
 			return (CMD_ERROR);
 		}
 	}
-	if (supervise_find_job(ctx->argv[0]) == NULL) {
-		cmd_error(ctx, "%s: no such job", ctx->argv[0]);
-		ctx->code = CMD_EXIT_NO_JOB;
+	if (cmd_history_target(ctx, ctx->argv[0], &job, &instance) == -1)
 		return (CMD_ERROR);
-	}
 	h.ctx = ctx;
 	h.count = 0;
 	if (ctx->json)
@@ -123,7 +148,7 @@ cmd_history_exec(struct cmd_ctx *ctx)
 	else
 		cmd_print(ctx, "%-23s %-23s %9s %-12s %s\n", "START", "END",
 		    "DURATION", "EXIT", "REASON");
-	if (state_history(ctx->argv[0], (int)n, cmd_history_row, &h, &cause) ==
+	if (state_history(job, instance, (int)n, cmd_history_row, &h, &cause) ==
 	    -1) {
 		cmd_error(ctx, "history: %s", cause);
 		free(cause);

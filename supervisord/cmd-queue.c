@@ -554,7 +554,8 @@ cmd_retry_exec(struct cmd_ctx *ctx)
 
 /*
  * delete id ...: remove messages whatever their state.  A running one is
- * removed too: its run goes on, and its outcome is not recorded.
+ * removed too: its run goes on, and its outcome is not recorded (vigild
+ * logs that it was dropped).
  */
 static enum cmd_retval
 cmd_delete_exec(struct cmd_ctx *ctx)
@@ -579,7 +580,8 @@ cmd_delete_exec(struct cmd_ctx *ctx)
 			cmd_error(
 			    ctx, "%lld: no such message", (long long)ids[i]);
 			ctx->code = CMD_EXIT_FAILED;
-		}
+		} else
+			dispatch_msg_deleted(ids[i]);
 	}
 	free(ids);
 	return (ctx->code == 0 ? CMD_OK : CMD_ERROR);

@@ -96,8 +96,8 @@ cmd_reload_exec(struct cmd_ctx *ctx)
 		}
 		for (i = 0; i < r.errors.n; i++)
 			cmd_error(ctx, "%s", r.errors.msgs[i]);
-		cmd_error(
-		    ctx, "reload: %zu errors, nothing changed", r.errors.n);
+		cmd_error(ctx, "reload: %zu error%s, nothing changed",
+		    r.errors.n, r.errors.n == 1 ? "" : "s");
 		reload_report_clear(&r);
 		return (CMD_ERROR);
 	}

@@ -18,6 +18,7 @@
 
 #include "duration.h"
 #include "vigild.h"
+#include "xmalloc.h"
 
 static enum cmd_retval cmd_status_exec(struct cmd_ctx *);
 static enum cmd_retval cmd_pid_exec(struct cmd_ctx *);
@@ -36,12 +37,12 @@ const struct cmd_entry cmd_status_entry = {
 
 const struct cmd_entry cmd_pid_entry = {
 	.name = "pid",
-	.usage = "[job]",
+	.usage = "[job ... | all]",
 	.optstring = "",
 	.min_args = 0,
-	.max_args = 1,
+	.max_args = -1,
 	.flags = CMD_READONLY,
-	.help = "print the pid of vigild or of a job",
+	.help = "print the pid of vigild or of jobs",
 	.exec = cmd_pid_exec,
 };
 
@@ -80,6 +81,7 @@ cmd_status_kind(const struct inst *in)
 static void
 cmd_status_json_one(struct cmd_ctx *ctx, const struct inst *in, uint64_t now)
 {
+	const struct broken_job *b;
 	char buf[64];
 
 	cmd_print(ctx, "{\"name\":");
@@ -118,6 +120,11 @@ cmd_status_json_one(struct cmd_ctx *ctx, const struct inst *in, uint64_t now)
 		cmd_print(ctx, ",\"errno\":%d", in->notify_errno);
 	else
 		cmd_print(ctx, ",\"errno\":null");
+	/* The file broke after the job loaded: it runs the old config. */
+	if ((b = reload_broken_find(in->job->name)) != NULL) {
+		cmd_print(ctx, ",\"config_error\":");
+		cmd_print_json_string(ctx, b->reason);
+	}
 	cmd_print(ctx, "}");
 }
 
@@ -190,19 +197,128 @@ cmd_status_detail(struct cmd_ctx *ctx, const struct inst *in, uint64_t now)
 		    strerror(in->notify_errno));
 }
 
+/*
+ * A job file that did not load: state BROKEN, its first error as the
+ * reason (in the LAST-EXIT column of the table).
+ */
+static void
+cmd_status_broken(
+    struct cmd_ctx *ctx, const struct broken_job *b, int width, int first)
+{
+	if (!ctx->json) {
+		cmd_print(ctx, "%-*s %-8s %7s %8s %8u  %s\n", width, b->name,
+		    "BROKEN", "-", "-", 0U, b->reason);
+		return;
+	}
+	cmd_print(ctx, "%s{\"name\":", first ? "" : ",");
+	cmd_print_json_string(ctx, b->name);
+	cmd_print(ctx, ",\"job\":");
+	cmd_print_json_string(ctx, b->name);
+	cmd_print(ctx,
+	    ",\"instance\":0,\"state\":\"BROKEN\",\"pid\":null,"
+	    "\"uptime_s\":null,\"restarts\":0,\"failures\":0,"
+	    "\"last_exit\":null,\"kind\":null,\"reason\":");
+	cmd_print_json_string(ctx, b->reason);
+	cmd_print(ctx, ",\"status\":null,\"errno\":null}");
+}
+
+/* One instance; with detail, a named one: its detail lines too. */
+static void
+cmd_status_one(struct cmd_ctx *ctx, const struct inst *in, uint64_t now,
+    int width, int first, int detail)
+{
+	const struct broken_job *b = reload_broken_find(in->job->name);
+
+	if (ctx->json) {
+		if (!first)
+			cmd_print(ctx, ",");
+		cmd_status_json_one(ctx, in, now);
+		return;
+	}
+	cmd_status_row(ctx, in, now, width);
+	if (detail)
+		cmd_status_detail(ctx, in, now);
+	if (detail && b != NULL)
+		cmd_print(ctx,
+		    "  config error: %s (runs its previous config until a "
+		    "reload loads the file)\n",
+		    b->reason);
+}
+
+/*
+ * Print instances v (n of them) and broken job files bv (nb of them):
+ * merged by name for the overview; named ones (detail) in that order.
+ */
+static void
+cmd_status_print(struct cmd_ctx *ctx, struct inst **v, size_t n,
+    const struct broken_job **bv, size_t nb, int width, int detail)
+{
+	uint64_t now = supervise_now();
+	size_t i = 0, k = 0, shown = 0;
+
+	if (ctx->json)
+		cmd_print(ctx, "{\"jobs\":[");
+	else
+		cmd_print(ctx, "%-*s %-8s %7s %8s %8s  %s\n", width, "JOB",
+		    "STATE", "PID", "UPTIME", "RESTARTS", "LAST-EXIT");
+	while (i < n || k < nb) {
+		if (k < nb &&
+		    (i == n ||
+		        (!detail && strcmp(bv[k]->name, v[i]->job->name) < 0)))
+			cmd_status_broken(ctx, bv[k++], width, shown++ == 0);
+		else
+			cmd_status_one(
+			    ctx, v[i++], now, width, shown++ == 0, detail);
+	}
+	if (ctx->json)
+		cmd_print(ctx, "]}\n");
+}
+
+/*
+ * Take the operands that name a broken job file (and no job) out of
+ * ctx->argv into *bv; return how many.  No operand: every broken file.
+ */
+static size_t
+cmd_status_take_broken(struct cmd_ctx *ctx, const struct broken_job ***bv)
+{
+	const struct broken_job *b;
+	size_t nb = 0;
+	int i, keep = 0;
+
+	*bv = xcalloc(vigild.nbroken + (size_t)ctx->argc + 1, sizeof(**bv));
+	if (ctx->argc == 0) {
+		for (nb = 0; nb < vigild.nbroken; nb++)
+			(*bv)[nb] = &vigild.broken[nb];
+		return (nb);
+	}
+	for (i = 0; i < ctx->argc; i++) {
+		if (supervise_find_job(ctx->argv[i]) == NULL &&
+		    (b = reload_broken_find(ctx->argv[i])) != NULL)
+			(*bv)[nb++] = b;
+		else
+			ctx->argv[keep++] = ctx->argv[i];
+	}
+	ctx->argc = keep;
+	return (nb);
+}
+
 static enum cmd_retval
 cmd_status_exec(struct cmd_ctx *ctx)
 {
 	static char *all[] = { "all" };
+	const struct broken_job **bv;
 	struct inst **v = NULL;
-	size_t n = 0, i;
-	uint64_t now = supervise_now();
-	int width = 3, len, notrunning = 0;
+	size_t n = 0, nb, i;
+	int width = 3, len, notrunning = 0, named = ctx->argc > 0;
 
+	nb = cmd_status_take_broken(ctx, &bv);
 	/* No operand: every instance, as "all". */
-	if (cmd_resolve(ctx, ctx->argc > 0 ? ctx->argc : 1,
-	        ctx->argc > 0 ? ctx->argv : all, &v, &n) == -1)
+	if ((ctx->argc > 0 || !named) &&
+	    cmd_resolve(ctx, ctx->argc > 0 ? ctx->argc : 1,
+	        ctx->argc > 0 ? ctx->argv : all, &v, &n) == -1) {
+		free(bv);
 		return (CMD_ERROR);
+	}
 	for (i = 0; i < n; i++) {
 		if ((len = (int)strlen(v[i]->label)) > width)
 			width = len;
@@ -210,35 +326,35 @@ cmd_status_exec(struct cmd_ctx *ctx)
 		if (v[i]->state != JOB_RUNNING && v[i]->state != JOB_WAITING)
 			notrunning = 1;
 	}
-	if (ctx->json) {
-		cmd_print(ctx, "{\"jobs\":[");
-		for (i = 0; i < n; i++) {
-			if (i > 0)
-				cmd_print(ctx, ",");
-			cmd_status_json_one(ctx, v[i], now);
-		}
-		cmd_print(ctx, "]}\n");
-	} else {
-		cmd_print(ctx, "%-*s %-8s %7s %8s %8s  %s\n", width, "JOB",
-		    "STATE", "PID", "UPTIME", "RESTARTS", "LAST-EXIT");
-		for (i = 0; i < n; i++) {
-			cmd_status_row(ctx, v[i], now, width);
-			if (ctx->argc > 0)
-				cmd_status_detail(ctx, v[i], now);
-		}
+	for (i = 0; i < nb; i++) {
+		if ((len = (int)strlen(bv[i]->name)) > width)
+			width = len;
 	}
+	cmd_status_print(ctx, v, n, bv, nb, width, named);
 	free(v);
-	if (ctx->argc > 0 && notrunning)
+	free(bv);
+	/* A named broken file fails the command (1), before not running. */
+	if (named && nb > 0)
+		ctx->code = CMD_EXIT_FAILED;
+	else if (named && notrunning)
 		ctx->code = CMD_EXIT_NOT_RUNNING;
 	return (CMD_OK);
 }
 
+/*
+ * pid: vigild's pid; pid JOB: the bare pid of each running instance (for
+ * scripts); with several targets or "all", "NAME PID" lines, "-" for an
+ * instance without a process.  Exit 3 if one has none.
+ */
 static enum cmd_retval
 cmd_pid_exec(struct cmd_ctx *ctx)
 {
 	struct inst **v;
 	size_t n, i;
+	int named;
 
+	named = ctx->argc > 1 ||
+	    (ctx->argc == 1 && strcmp(ctx->argv[0], "all") == 0);
 	if (ctx->argc == 0) {
 		cmd_print(ctx, ctx->json ? "{\"pid\":%ld}\n" : "%ld\n",
 		    (long)getpid());
@@ -257,7 +373,12 @@ cmd_pid_exec(struct cmd_ctx *ctx)
 			cmd_print(ctx,
 			    v[i]->pid > 0 ? ",\"pid\":%ld}" : ",\"pid\":null}",
 			    (long)v[i]->pid);
-		} else if (v[i]->pid > 0)
+		} else if (named && v[i]->pid > 0)
+			cmd_print(
+			    ctx, "%s %ld\n", v[i]->label, (long)v[i]->pid);
+		else if (named)
+			cmd_print(ctx, "%s -\n", v[i]->label);
+		else if (v[i]->pid > 0)
 			cmd_print(ctx, "%ld\n", (long)v[i]->pid);
 	}
 	if (ctx->json)

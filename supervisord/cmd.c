@@ -423,12 +423,14 @@ cmd_resolve_begin(void)
  * once, in the order of first mention: the list never outgrows the
  * instances there are, however long the request.  On success return 0
  * with *out (owned array of borrowed pointers) and *n.  On an unknown job
- * print an error, set the exit code 4 and return -1.
+ * print an error, set the exit code 4 and return -1; on a job whose file
+ * did not load (BROKEN), the same with its error and exit code 1.
  */
 int
 cmd_resolve(
     struct cmd_ctx *ctx, int argc, char **argv, struct inst ***out, size_t *n)
 {
+	const struct broken_job *b;
 	struct inst **v = NULL;
 	struct job *j;
 	size_t cap = 0;
@@ -457,6 +459,12 @@ cmd_resolve(
 			j = supervise_find_job(name);
 		}
 		free(name);
+		if (j == NULL && (b = reload_broken_find(argv[i])) != NULL) {
+			cmd_error(ctx, "%s: BROKEN: %s", argv[i], b->reason);
+			ctx->code = CMD_EXIT_FAILED;
+			free(v);
+			return (-1);
+		}
 		if (j == NULL || idx == -2 || idx >= j->ninsts) {
 			cmd_error(ctx, "%s: no such job", argv[i]);
 			ctx->code = CMD_EXIT_NO_JOB;
@@ -486,6 +494,25 @@ cmd_format_time(int64_t usec, char *buf, size_t len)
 		    tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour,
 		    tm.tm_min, tm.tm_sec, (int)(usec % 1000000 / 1000));
 	return (buf);
+}
+
+/*
+ * Print the command table to f as vigilctl --help shows it: per command a
+ * line "  NAME (ALIAS) USAGE", as list-commands prints it, and the help
+ * indented below.  The build makes vigilctl's help from this output.
+ */
+void
+cmd_print_table(FILE *f)
+{
+	const struct cmd_entry *const *e;
+
+	for (e = cmd_table; *e != NULL; e++) {
+		fprintf(f, "  %s%s%s%s%s%s\n", (*e)->name,
+		    (*e)->alias ? " (" : "", (*e)->alias ? (*e)->alias : "",
+		    (*e)->alias ? ")" : "", *(*e)->usage != '\0' ? " " : "",
+		    (*e)->usage);
+		fprintf(f, "      %s\n", (*e)->help);
+	}
 }
 
 /* "exit N", "signal NAME" or "-": how a run ended (-1: none of either). */

@@ -373,7 +373,8 @@ dispatch_describe(const struct inst *in, int status, char *buf, size_t len)
  * and success as the job's success_exit_codes see it: settle its message.
  * Done: deleted.  Stopped by a drain or never started: back to available,
  * the attempt not counted.  Else a retry after a backoff, or the dead
- * list once max_attempts are spent.
+ * list once max_attempts are spent.  A message deleted while it ran is
+ * gone: its outcome is dropped, with a line in the log.
  */
 void
 dispatch_run_end(struct inst *in, int status, int success)
@@ -389,7 +390,11 @@ dispatch_run_end(struct inst *in, int status, int success)
 	if (id == 0)
 		return;
 	/* state.c keeps the outcome until it is written: never lost. */
-	if (status == -1 || (in->drain_killed && !success)) {
+	if (in->msg_deleted)
+		log_info("%s: message %" PRId64 " was deleted while it ran; "
+		         "its outcome is dropped",
+		    in->label, id);
+	else if (status == -1 || (in->drain_killed && !success)) {
 		state_queue_release(in, id);
 		log_info("%s: message %" PRId64 " stopped; available again",
 		    in->label, id);
@@ -420,9 +425,30 @@ dispatch_run_end(struct inst *in, int status, int success)
 			    in->label, id, in->msg.attempts, spec->max_attempts,
 			    what, duration_format(wait, delay, sizeof(delay)));
 	}
-	in->drain_killed = 0;
+	in->drain_killed = in->msg_deleted = 0;
 	queue_msg_clear(&in->msg);
 	dispatch_kick(in->job);
+}
+
+/*
+ * Message id was deleted (vigilctl delete): if a slot runs it, its run
+ * goes on, but its outcome is no longer recorded, retried or reported as
+ * a message's.
+ */
+void
+dispatch_msg_deleted(int64_t id)
+{
+	struct job *j;
+	int i;
+
+	RB_FOREACH(j, job_tree, &vigild.jobs) {
+		if (j->spec->kind != CONF_KIND_QUEUE)
+			continue;
+		for (i = 0; i < j->ninsts; i++) {
+			if (j->insts[i].msg.id == id)
+				j->insts[i].msg_deleted = 1;
+		}
+	}
 }
 
 /* The job goes away: its dispatch sources with it. */

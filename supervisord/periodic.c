@@ -222,7 +222,12 @@ periodic_timeout(sd_event_source *s, uint64_t usec, void *arg)
 	return (0);
 }
 
-/* A run was forked: arm its timeout (periodic runs, queue messages). */
+/*
+ * A run was forked: arm its timeout (periodic runs, queue messages),
+ * counted from the exec (in->started), not from the loop's wake-up: a
+ * start that comes late in a busy iteration (many dependents released at
+ * once) must get all of its time.
+ */
 void
 periodic_run_started(struct inst *in)
 {
@@ -233,12 +238,11 @@ periodic_run_started(struct inst *in)
 	in->deadline = sd_event_source_disable_unref(in->deadline);
 	if (spec->kind == CONF_KIND_SERVICE || spec->timeout == 0)
 		return;
-	r = sd_event_add_time_relative(vigild.event, &in->deadline,
-	    CLOCK_MONOTONIC, spec->timeout, PERIODIC_ACCURACY, periodic_timeout,
+	r = sd_event_add_time(vigild.event, &in->deadline, CLOCK_MONOTONIC,
+	    in->started + spec->timeout, PERIODIC_ACCURACY, periodic_timeout,
 	    in);
 	if (r < 0)
-		fatalx("%s: sd_event_add_time_relative: %s", __func__,
-		    strerror(-r));
+		fatalx("%s: sd_event_add_time: %s", __func__, strerror(-r));
 }
 
 /* Arm the timerfd that fires when the wall clock is set. */

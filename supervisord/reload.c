@@ -7,6 +7,10 @@
  * by name: new jobs are added (and started if autostart), removed jobs are
  * stopped and dropped, jobs whose spec changed are stopped and started
  * again with the new spec, and the others are not touched at all.
+ *
+ * The job files that did not load are remembered (vigild.broken) for
+ * status, after a reload with errors too: such a reload changes no job,
+ * and a job whose file broke runs on with its previous config.
  */
 
 #include "config.h"
@@ -109,6 +113,79 @@ reload_apply(struct conf_jobs *jobs, const struct reload_report *r)
 	}
 }
 
+static int
+reload_broken_cmp(const void *a, const void *b)
+{
+	return (strcmp(((const struct broken_job *)a)->name,
+	    ((const struct broken_job *)b)->name));
+}
+
+/* The job named by an error "DIR/NAME.conf:...", or NULL (owned). */
+static char *
+reload_broken_name(const char *dir, const char *msg)
+{
+	size_t len = strlen(dir);
+	const char *p, *end;
+
+	if (strncmp(msg, dir, len) != 0)
+		return (NULL);
+	p = msg + len;
+	while (*p == '/')
+		p++;
+	if ((end = strstr(p, ".conf:")) == NULL || end == p ||
+	    memchr(p, '/', (size_t)(end - p)) != NULL)
+		return (NULL);
+	return (xstrndup(p, (size_t)(end - p)));
+}
+
+/*
+ * Remember the job files of dir that errs rejected, each with its first
+ * error, for status (state BROKEN); forget those of before.  An error that
+ * names no job file of dir is not kept.  dir NULL just forgets them all.
+ */
+void
+reload_broken_set(const char *dir, const struct conf_errors *errs)
+{
+	struct broken_job *b;
+	char *name;
+	size_t i;
+
+	for (i = 0; i < vigild.nbroken; i++) {
+		free(vigild.broken[i].name);
+		free(vigild.broken[i].reason);
+	}
+	free(vigild.broken);
+	vigild.broken = NULL;
+	vigild.nbroken = 0;
+	for (i = 0; dir != NULL && i < errs->n; i++) {
+		if ((name = reload_broken_name(dir, errs->msgs[i])) == NULL)
+			continue;
+		if (reload_broken_find(name) != NULL) {
+			free(name);
+			continue;
+		}
+		vigild.broken = xreallocarray(
+		    vigild.broken, vigild.nbroken + 1, sizeof(*vigild.broken));
+		b = &vigild.broken[vigild.nbroken++];
+		b->name = name;
+		b->reason = xstrdup(errs->msgs[i]);
+		qsort(vigild.broken, vigild.nbroken, sizeof(*vigild.broken),
+		    reload_broken_cmp);
+	}
+}
+
+/* The broken job file of that name (borrowed), or NULL. */
+const struct broken_job *
+reload_broken_find(const char *name)
+{
+	struct broken_job key = { (char *)name, NULL };
+
+	if (vigild.nbroken == 0)
+		return (NULL);
+	return (bsearch(&key, vigild.broken, vigild.nbroken,
+	    sizeof(*vigild.broken), reload_broken_cmp));
+}
+
 /*
  * Read jobs.d again and, unless dry_run, apply the difference.  Fill *r
  * (initialised here; the caller clears it).  Return 0, or -1 when the
@@ -135,13 +212,18 @@ reload_run(int dry_run, struct reload_report *r)
 	if (conf_jobs_load(vigild.jobs_dir, &jobs, &r->errors) == -1 ||
 	    r->errors.n > 0) {
 		conf_jobs_clear(&jobs);
-		log_warnx("reload: %zu errors, nothing changed", r->errors.n);
+		/* The jobs stay as they were; status shows the broken files. */
+		if (!dry_run)
+			reload_broken_set(vigild.jobs_dir, &r->errors);
+		log_warnx("reload: %zu error%s, nothing changed", r->errors.n,
+		    r->errors.n == 1 ? "" : "s");
 		if (!dry_run)
 			(void)sd_notify(0, "READY=1");
 		return (-1);
 	}
 	reload_diff(&jobs, r);
 	if (!dry_run) {
+		reload_broken_set(NULL, NULL);
 		reload_apply(&jobs, r);
 		log_info("reload: %zu added, %zu changed, %zu removed, %zu "
 		         "unchanged",

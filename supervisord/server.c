@@ -67,6 +67,7 @@ struct client {
 	int done;              /* PROTO_EXIT queued: close once flushed */
 	int busy;              /* a command is running (CMD_WAIT) */
 	int wait_code;         /* exit code to send when the waits end */
+	const char *report;    /* "started": print "LABEL: started" per wait */
 	int rdhup;             /* the peer shut down its side for writing */
 	int may_act;           /* control rights, decided at connect */
 	struct waiter_list waits;
@@ -675,7 +676,9 @@ server_waiter_add(struct client *c, struct inst *in, enum wait_kind kind,
 			    in->reason ? ": " : "",
 			    in->reason ? in->reason : "");
 			c->wait_code = CMD_EXIT_FAILED;
-		}
+		} else if (c->report != NULL)
+			cmd_printf_client(
+			    c, PROTO_STDOUT, "%s: %s\n", in->label, c->report);
 		return (0);
 	}
 	w = xcalloc(1, sizeof(*w));
@@ -688,6 +691,16 @@ server_waiter_add(struct client *c, struct inst *in, enum wait_kind kind,
 	c->busy = 1;
 	server_client_events(c);
 	return (1);
+}
+
+/*
+ * Make each wait of the client that succeeds print "LABEL: word" (word is
+ * a static string such as "started"); NULL, the default, prints nothing.
+ */
+void
+server_client_report(struct client *c, const char *word)
+{
+	c->report = word;
 }
 
 /* Return the exit code gathered by waits that settled at once. */
@@ -789,7 +802,9 @@ server_waiter_end(struct waiter *w, int ok)
 		    w->inst->reason ? ": " : "",
 		    w->inst->reason ? w->inst->reason : "");
 		c->wait_code = CMD_EXIT_FAILED;
-	}
+	} else if (c->report != NULL)
+		cmd_printf_client(
+		    c, PROTO_STDOUT, "%s: %s\n", w->inst->label, c->report);
 	TAILQ_REMOVE(&c->waits, w, centry);
 	TAILQ_REMOVE(&w->inst->waiters, w, ientry);
 	free(w);

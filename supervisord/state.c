@@ -233,7 +233,7 @@ state_store_ready(void)
 		log_warnx("%s: %s", state_path, cause);
 		free(cause);
 	}
-	log_info("%s: open", state_path);
+	log_info("state: %s", state_path);
 	return (state_store);
 }
 
@@ -618,11 +618,13 @@ state_intents_load(void)
 }
 
 /*
- * Run history of a job, oldest first: the newest n runs.  Return 0, or -1
- * with *cause when state.db is not available.
+ * Run history of a job, oldest first: the newest n runs (of one instance,
+ * or of all with instance -1).  Return 0, or -1 with *cause when state.db
+ * is not available.
  */
 int
-state_history(const char *job, int n, store_run_cb cb, void *arg, char **cause)
+state_history(const char *job, int instance, int n, store_run_cb cb, void *arg,
+    char **cause)
 {
 	struct store *s;
 
@@ -630,7 +632,7 @@ state_history(const char *job, int n, store_run_cb cb, void *arg, char **cause)
 		xasprintf(cause, "state.db is not available");
 		return (-1);
 	}
-	if (store_history(s, job, n, cb, arg, cause) == -1) {
+	if (store_history_instance(s, job, instance, n, cb, arg, cause) == -1) {
 		state_failed("state.db", cause ? xstrdup(*cause) : NULL);
 		return (-1);
 	}

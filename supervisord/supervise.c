@@ -91,6 +91,7 @@ static void supervise_job_down(struct job *);
 static void supervise_extend_timeout(void);
 static void supervise_deps_recheck_later(void);
 static void inst_dep_unwait(struct inst *);
+static void inst_stdin_close(struct inst *);
 
 /* Return CLOCK_MONOTONIC in microseconds. */
 uint64_t
@@ -319,8 +320,8 @@ supervise_drain_timeout(sd_event_source *s, uint64_t usec, void *arg)
 	char buf[32];
 
 	inst_timer_cancel(in);
-	duration_format(in->job->spec->stop_timeout, buf, sizeof(buf));
-	log_warnx("%s: message %" PRId64 " still running after stop_timeout "
+	duration_format(in->job->spec->drain_timeout, buf, sizeof(buf));
+	log_warnx("%s: message %" PRId64 " still running after drain_timeout "
 	          "(%s): stopping it",
 	    in->label, in->msg.id, buf);
 	in->drain_killed = 1;
@@ -330,22 +331,32 @@ supervise_drain_timeout(sd_event_source *s, uint64_t usec, void *arg)
 
 /*
  * Stop a queue run gently: no signal, the run may finish its message
- * within stop_timeout; after that it is stopped as any run.
+ * within drain_timeout; after that it is stopped as any run.  With a
+ * drain_timeout of 0, stop_signal goes at once, as a request to cancel:
+ * the message is released unless the run still ends in success.
  */
 static void
 inst_drain(struct inst *in)
 {
+	const struct job_spec *spec = in->job->spec;
 	char buf[32];
 
 	inst_set_state(in, JOB_STOPPING);
 	if (in->killed || in->drain_killed)
 		return;
-	duration_format(in->job->spec->stop_timeout, buf, sizeof(buf));
+	if (spec->drain_timeout == 0) {
+		output_mark(in,
+		    "stopping: asking message %" PRId64 " to cancel",
+		    in->msg.id);
+		in->drain_killed = 1;
+		inst_terminate(in);
+		return;
+	}
+	duration_format(spec->drain_timeout, buf, sizeof(buf));
 	output_mark(in,
 	    "stopping: letting message %" PRId64 " finish (up to %s)",
 	    in->msg.id, buf);
-	inst_timer_arm(
-	    in, in->job->spec->stop_timeout, supervise_drain_timeout);
+	inst_timer_arm(in, spec->drain_timeout, supervise_drain_timeout);
 }
 
 /* Stop the run of an instance but keep wanting it (periodic timeout). */
@@ -611,21 +622,49 @@ supervise_notify_open(void)
 		fatalx("sd_event_add_io: %s", strerror(-r));
 }
 
-/* The reason recorded in state.db for the end of a run. */
+/*
+ * How a run ended, in the one wording that history (state.db), vigild's
+ * log and the job's log share: "exited 3", "killed by signal KILL",
+ * "failed to start: CAUSE", "stopped by operator (signal TERM)",
+ * "restarted (exit 0)", "stopped at shutdown (...)", "timed out (signal
+ * TERM)", "ready timeout (...)", "watchdog (...)"; " after stop_timeout"
+ * inside the parentheses when SIGKILL had to follow.  Into buf.
+ */
 static const char *
-supervise_end_reason(const struct inst *in, const struct job_outcome *o)
+supervise_end_describe(
+    const struct inst *in, int status, int stopped, char *buf, size_t len)
 {
-	if (in->exec_failed)
-		return ("exec failed");
+	const char *why = NULL;
+	char what[64];
+
+	if (in->exec_failed) {
+		snprintf(buf, len, "failed to start: %s",
+		    in->reason != NULL ? in->reason : "exec failed");
+		return (buf);
+	}
+	job_exit_describe(status, what, sizeof(what));
 	if (in->ready_timed_out)
-		return ("ready timeout");
-	if (in->watchdog_fired)
-		return ("watchdog");
-	if (in->timed_out)
-		return ("timeout");
-	if (o->stop_requested)
-		return (in->killed ? "killed after stop_timeout" : "stopped");
-	return ("exited");
+		why = "ready timeout";
+	else if (in->watchdog_fired)
+		why = "watchdog";
+	else if (in->timed_out)
+		why = "timed out";
+	else if (stopped && vigild.shutting_down)
+		why = "stopped at shutdown";
+	else if (stopped && in->held)
+		why = "stopped by operator";
+	else if (stopped && in->start_after_stop)
+		why = "restarted";
+	else if (stopped)
+		why = "stopped";
+	if (why != NULL)
+		snprintf(buf, len, "%s (%s%s)", why, what,
+		    in->killed ? " after stop_timeout" : "");
+	else if (WIFEXITED(status))
+		snprintf(buf, len, "exited %d", WEXITSTATUS(status));
+	else
+		snprintf(buf, len, "killed by %s", what);
+	return (buf);
 }
 
 /*
@@ -651,30 +690,14 @@ supervise_mainpid_takes_over(struct inst *in)
 }
 
 /* The leader of an instance was reaped with the given wait status. */
-/* The end of a run, in the job's log. */
+/* The end of a run (see supervise_end_describe), in the job's log. */
 static void
-supervise_mark_end(
-    struct inst *in, int status, const char *end, uint64_t uptime, int stopped)
+supervise_mark_end(struct inst *in, const char *end, uint64_t uptime)
 {
-	char up[32], sig[32];
-	const char *name;
+	char up[32];
 
 	duration_format(uptime / 1000 * 1000, up, sizeof(up));
-	if (in->exec_failed)
-		output_mark(in, "pid %ld failed: %s", (long)in->pid, end);
-	else if (WIFSIGNALED(status)) {
-		if ((name = signame_name(WTERMSIG(status))) == NULL) {
-			snprintf(sig, sizeof(sig), "%d", WTERMSIG(status));
-			name = sig;
-		}
-		output_mark(in, "pid %ld killed by signal %s%s after %s%s",
-		    (long)in->pid, name,
-		    WCOREDUMP(status) ? " (core dumped)" : "", up,
-		    stopped ? " (stopped)" : "");
-	} else
-		output_mark(in, "pid %ld exited with status %d after %s%s",
-		    (long)in->pid, WEXITSTATUS(status), up,
-		    stopped ? " (stopped)" : "");
+	output_mark(in, "pid %ld %s after %s", (long)in->pid, end, up);
 }
 
 static void
@@ -682,13 +705,14 @@ supervise_reaped(struct inst *in, int status)
 {
 	struct job_outcome o;
 	struct job_decision d;
-	char buf[256], up[32];
+	char buf[256], endbuf[512], up[32];
 	const char *end;
 	uint64_t now = supervise_now();
 
 	RB_REMOVE(pid_tree, &supervise_pids, in);
 	if (supervise_mainpid_takes_over(in))
 		return;
+	inst_stdin_close(in);
 	output_inst_drain(in);
 	in->watchdog = sd_event_source_disable_unref(in->watchdog);
 	if (in->report != NULL) {
@@ -714,22 +738,19 @@ supervise_reaped(struct inst *in, int status)
 	o.watchdog = in->watchdog_fired;
 	job_decide(in->job->spec, &o, arc4random(), &d);
 
-	state_run_end(in, status, supervise_end_reason(in, &o));
+	end = supervise_end_describe(
+	    in, status, o.stop_requested, endbuf, sizeof(endbuf));
+	state_run_end(in, status, end);
 	if (in->job->spec->kind == CONF_KIND_QUEUE)
 		dispatch_run_end(in, status, d.success);
 	in->has_exit = !in->exec_failed;
 	in->last_status = status;
 	in->failures = d.failures;
-	end = inst_describe_end(in, status, buf, sizeof(buf));
-	supervise_mark_end(in, status, end, o.uptime, o.stop_requested);
+	supervise_mark_end(in, end, o.uptime);
 	output_inst_release(in);
-	if (o.stop_requested)
-		log_info(
-		    "%s: pid %ld stopped (%s)", in->label, (long)in->pid, end);
-	else
-		log_info("%s: pid %ld ended after %s (%s)", in->label,
-		    (long)in->pid, duration_format(o.uptime, up, sizeof(up)),
-		    end);
+	log_info("%s: pid %ld %s after %s", in->label, (long)in->pid, end,
+	    duration_format(o.uptime / 1000 * 1000, up, sizeof(up)));
+	end = inst_describe_end(in, status, buf, sizeof(buf));
 	if (in->ready_timed_out || in->watchdog_fired || in->timed_out)
 		inst_reason(in, "%s (%s)",
 		    in->ready_timed_out    ? "ready timeout" :
@@ -883,6 +904,7 @@ supervise_spawn_failed(struct inst *in, const char *cause)
 	struct job_outcome o;
 	struct job_decision d;
 
+	inst_stdin_close(in);
 	log_warnx("%s: cannot start: %s", in->label, cause);
 	output_mark(in, "cannot start: %s", cause);
 	inst_reason(in, "%s", cause);
@@ -959,6 +981,43 @@ supervise_payload_fd(struct inst *in, char **cause)
 	return (fd);
 }
 
+/* The run is over: the write end of its stdin pipe goes (EOF). */
+static void
+inst_stdin_close(struct inst *in)
+{
+	if (in->stdin_fd != -1)
+		close(in->stdin_fd);
+	in->stdin_fd = -1;
+}
+
+/*
+ * The child's stdin in *fdp: a queue message's payload, the read end of a
+ * pipe whose write end the instance keeps until the run ends (stdin =
+ * "pipe": nothing is written, the job sees no EOF while it runs), or -1
+ * for /dev/null.  Return 0, or -1 with *cause set.
+ */
+static int
+supervise_stdin_fd(struct inst *in, int *fdp, char **cause)
+{
+	int p[2];
+
+	*fdp = -1;
+	if (in->job->spec->kind == CONF_KIND_QUEUE) {
+		*fdp = supervise_payload_fd(in, cause);
+		return (*fdp == -1 ? -1 : 0);
+	}
+	if (in->job->spec->input != CONF_STDIN_PIPE)
+		return (0);
+	if (pipe2(p, O_CLOEXEC) == -1) {
+		xasprintf(cause, "stdin pipe: %s", strerror(errno));
+		return (-1);
+	}
+	inst_stdin_close(in);
+	in->stdin_fd = p[1];
+	*fdp = p[0];
+	return (0);
+}
+
 /* Fork the instance; its lock is already held. */
 static void
 supervise_spawn(struct inst *in)
@@ -977,8 +1036,7 @@ supervise_spawn(struct inst *in)
 	inst_notify_reset(in);
 	snprintf(in->run_id, sizeof(in->run_id), "%08" PRIx32 "%08" PRIx32,
 	    arc4random(), arc4random());
-	if (spec->kind == CONF_KIND_QUEUE &&
-	    (in_fd = supervise_payload_fd(in, &cause)) == -1) {
+	if (supervise_stdin_fd(in, &in_fd, &cause) == -1) {
 		supervise_spawn_failed(in, cause);
 		free(cause);
 		return;
@@ -1021,6 +1079,8 @@ supervise_spawn(struct inst *in)
 		free(cause);
 		return;
 	}
+	/* vigild was suspended until the exec: the run starts now. */
+	in->started = supervise_now();
 	in->pid = res.pid;
 	in->pgid = res.pid;
 	in->starttime = res.starttime;
@@ -1029,7 +1089,6 @@ supervise_spawn(struct inst *in)
 	if (spec->ready == CONF_READY_NOTIFY && spec->ready_timeout > 0)
 		inst_timer_arm(
 		    in, spec->ready_timeout, supervise_ready_expired);
-	in->started = supervise_now();
 	in->exec_failed = 0;
 	in->killed = 0;
 	RB_INSERT(pid_tree, &supervise_pids, in);
@@ -1651,7 +1710,7 @@ supervise_job_build(struct job *j)
 			xasprintf(&in->label, "%s@%d", j->name, i);
 		else
 			in->label = xstrdup(j->name);
-		in->lock_fd = in->record_fd = -1;
+		in->lock_fd = in->record_fd = in->stdin_fd = -1;
 		in->state = JOB_STOPPED;
 		vigild.nstate[JOB_STOPPED]++;
 		in->since = supervise_now();
@@ -1677,6 +1736,7 @@ supervise_insts_free(struct inst *insts, int n)
 		in->stable = sd_event_source_disable_unref(in->stable);
 		inst_report_close(in);
 		inst_lock_release(in);
+		inst_stdin_close(in);
 		output_inst_release(in);
 		periodic_disarm(in);
 		if (in->group_wait)
@@ -1910,7 +1970,7 @@ supervise_extend_timeout(void)
 			/* A queue run drains, then is stopped. */
 			t = j->spec->stop_timeout;
 			if (j->spec->kind == CONF_KIND_QUEUE)
-				t *= 2;
+				t += j->spec->drain_timeout;
 			if (job_state_is_active(j->insts[i].state) &&
 			    t > longest)
 				longest = t;

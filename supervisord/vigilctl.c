@@ -16,7 +16,8 @@
  * it from its standard input and sends it in PROTO_DATA frames before the
  * command; and with --direct, it writes the message into state.db itself
  * (for when vigild is down), then asks a running vigild, if any, to kick
- * the job.
+ * the job: the one that holds the state dir (STATE_DIR/vigild.lock names
+ * its runtime dir), else the one it would talk to.
  */
 
 #include "config.h"
@@ -28,6 +29,7 @@
 
 #include <err.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
 #include <poll.h>
@@ -41,6 +43,7 @@
 
 #include "conf.h"
 #include "duration.h"
+#include "lock.h"
 #include "proto.h"
 #include "queue.h"
 #include "safedir.h"
@@ -79,11 +82,17 @@ struct vigilctl_where {
 	const char *state_dir;
 };
 
+/*
+ * The commands, as vigild --list-commands prints its command table: made
+ * at build time into vigilctl-commands.c (Makefile.am).
+ */
+extern const char vigilctl_commands[];
+
 static void __attribute__((noreturn)) vigilctl_usage(int code)
 {
 	FILE *f = code == 0 ? stdout : stderr;
 
-	fprintf(f,
+	fputs(
 	    "usage: vigilctl [-s SOCKET] [-c FILE] [--state-dir DIR] [--json]\n"
 	    "                [--timeout DUR] COMMAND [ARGS]\n"
 	    "\n"
@@ -102,39 +111,19 @@ static void __attribute__((noreturn)) vigilctl_usage(int code)
 	    "      --version      print the version and exit\n"
 	    "  -h, --help         print this help and exit\n"
 	    "\n"
-	    "Commands (options may come before or after job names):\n"
-	    "  status [JOB...]              state of jobs; exit 3 if a named "
-	    "job is\n"
-	    "                               not RUNNING\n"
-	    "  start|stop|restart [--no-wait] JOB...|all\n"
-	    "                               act, then wait for the outcome\n"
-	    "  signal SIG JOB...|all        send a signal\n"
-	    "  wait [--state STATE] [--timeout DUR] JOB...\n"
-	    "                               wait until jobs are in STATE "
-	    "(RUNNING)\n"
-	    "  reload [--dry-run]           re-read jobs.d, apply the "
-	    "difference\n"
-	    "  pid [JOB]                    pid of vigild or of a job\n"
-	    "  enqueue [--delay DUR] [--unique KEY] [--priority N] JOB "
-	    "[PAYLOAD|-]\n"
-	    "                               queue a message (-: from stdin); "
-	    "prints\n"
-	    "                               its id; --direct: into state.db "
-	    "while\n"
-	    "                               vigild is down\n"
-	    "  queue [JOB...]               count messages per queue job\n"
-	    "  queue --dead [-n N] JOB      list a queue job's dead messages\n"
-	    "  retry ID...                  make dead messages available "
-	    "again\n"
-	    "  delete ID...                 delete messages\n"
-	    "  purge [--dead] JOB           delete a queue's waiting and dead "
-	    "messages\n"
-	    "  shutdown                     stop all jobs, then vigild exits\n"
-	    "  ping, version, list-commands\n"
-	    "\n"
-	    "A job is NAME, NAME@INDEX for one instance, or all.\n"
-	    "Exit: 0 ok, 1 failed, 2 usage, 3 not running, 4 no such job,\n"
-	    "69 vigild unreachable, 76 protocol mismatch, 78 bad config.\n");
+	    "Commands (options may come before or after job names):\n",
+	    f);
+	/* vigild's command table, as vigild --list-commands printed it. */
+	fputs(vigilctl_commands, f);
+	fputs("  enqueue --direct ...\n"
+	      "      vigilctl writes the message into state.db itself, for "
+	      "when\n"
+	      "      vigild is down\n"
+	      "\n"
+	      "A job is NAME, NAME@INDEX for one instance, or all.\n"
+	      "Exit: 0 ok, 1 failed, 2 usage, 3 not running, 4 no such job,\n"
+	      "69 vigild unreachable, 76 protocol mismatch, 78 bad config.\n",
+	    f);
 	exit(code);
 }
 
@@ -532,18 +521,53 @@ vigilctl_enqueue_parse(int argc, char **argv, struct vigilctl_enqueue *eq)
 }
 
 /*
- * Tell a running vigild to look at job's queue now; vigild may be down,
+ * The runtime dir of the vigild that holds STATE_DIR/vigild.lock, from
+ * its owner record, or NULL when none does (or it cannot be told).  Only
+ * asks: taking the lock, even briefly, could turn away a vigild starting.
+ */
+static char *
+vigilctl_state_holder(const char *state_dir)
+{
+	char *path, *dir = NULL, *why = NULL;
+	pid_t pid;
+	int fd;
+
+	xasprintf(&path, "%s/vigild.lock", state_dir);
+	fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	free(path);
+	if (fd == -1)
+		return (NULL);
+	if (lock_is_held(fd) != 1 || lock_owner_read(fd, &pid, &dir) == -1)
+		dir = NULL;
+	close(fd);
+	/* As for a runtime dir from a config: never another user's. */
+	if (dir != NULL &&
+	    safedir_path_check(dir, SAFEDIR_ROOT_OK, &why) != 0) {
+		free(why);
+		free(dir);
+		dir = NULL;
+	}
+	return (dir);
+}
+
+/*
+ * Tell a running vigild to look at job's queue now: the one that holds
+ * the state dir, else the one vigilctl would talk to.  vigild may be down,
  * or refuse: nothing is reported.  Never waits more than a few seconds.
  */
 static void
-vigilctl_kick(const struct vigilctl_where *w, const char *job)
+vigilctl_kick(
+    const struct vigilctl_where *w, const char *state_dir, const char *job)
 {
 	struct timeval tv = { VIGILCTL_KICK_SEC, 0 };
 	struct proto_buf out;
-	char *path, *args[2], buf[4096];
+	char *path, *args[2], buf[4096], *holder;
 	int fd;
 
-	if ((path = vigilctl_socket_path(w, 1)) == NULL)
+	if ((holder = vigilctl_state_holder(state_dir)) != NULL) {
+		xasprintf(&path, "%s/vigild.sock", holder);
+		free(holder);
+	} else if ((path = vigilctl_socket_path(w, 1)) == NULL)
 		return;
 	fd = vigilctl_dial(path, &tv);
 	free(path);
@@ -639,7 +663,7 @@ vigilctl_direct(const struct vigilctl_where *w,
 	uint8_t *data = NULL;
 	size_t len = 0;
 	int64_t now = store_now(), due, id = 0, existing = 0;
-	char *cause = NULL;
+	char *cause = NULL, *dir;
 	int priority, rc;
 
 	vigilctl_direct_check(eq, now, &due, &priority);
@@ -670,7 +694,9 @@ vigilctl_direct(const struct vigilctl_where *w,
 		    eq->operands[0], eq->unique, (long long)existing);
 		return (1);
 	}
-	vigilctl_kick(w, eq->operands[0]);
+	dir = vigilctl_state_dir(w);
+	vigilctl_kick(w, dir, eq->operands[0]);
+	free(dir);
 	return (0);
 }
 

@@ -33,6 +33,8 @@
 #include "xmalloc.h"
 
 struct vigild vigild;
+/* STATE_DIR/vigild.lock, held while vigild runs; -1 without a state dir. */
+static int vigild_state_lock_fd = -1;
 
 struct vigild_options {
 	const char *config;
@@ -62,6 +64,7 @@ static void __attribute__((noreturn)) vigild_usage(int code)
 	    "      --log-dir DIR      job output files\n"
 	    "  -t, --check            validate the configuration and exit\n"
 	    "      --log-level LEVEL  error, warn, info or debug\n"
+	    "      --list-commands    print vigilctl's commands and exit\n"
 	    "      --version          print the version and exit\n"
 	    "  -h, --help             print this help and exit\n",
 	    path);
@@ -77,7 +80,8 @@ vigild_parse_args(int argc, char **argv, struct vigild_options *o)
 		OPT_STATE,
 		OPT_LOG,
 		OPT_LEVEL,
-		OPT_VERSION
+		OPT_VERSION,
+		OPT_COMMANDS
 	};
 	static const struct option longopts[] = {
 		{ "config", required_argument, NULL, 'c' },
@@ -88,6 +92,7 @@ vigild_parse_args(int argc, char **argv, struct vigild_options *o)
 		{ "log-level", required_argument, NULL, OPT_LEVEL },
 		{ "check", no_argument, NULL, 't' },
 		{ "version", no_argument, NULL, OPT_VERSION },
+		{ "list-commands", no_argument, NULL, OPT_COMMANDS },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -119,6 +124,9 @@ vigild_parse_args(int argc, char **argv, struct vigild_options *o)
 		case OPT_VERSION:
 			printf("vigild %s\n", PACKAGE_VERSION);
 			exit(0);
+		case OPT_COMMANDS:
+			cmd_print_table(stdout);
+			exit(0);
 		case 'h':
 			vigild_usage(0);
 		default:
@@ -144,6 +152,48 @@ vigild_override(char **slot, const char *value)
 		xasprintf(slot, "%s/%s", cwd, value);
 }
 
+/*
+ * Tidy a configured path for messages and use, without changing what it
+ * names: drop empty and "." components, and "NAME/.." where NAME is a
+ * directory and not a symbolic link (through a link, ".." is the link
+ * target's parent, so it stays).  "/a/b/../run" becomes "/a/run".
+ */
+static void
+vigild_tidy_path(char **slot)
+{
+	char *in = xstrdup(*slot), *out, *word, *last, *save = NULL;
+	size_t len = 0;
+	struct stat st;
+
+	out = xcalloc(1, strlen(in) + 2);
+	if (in[0] == '/')
+		out[len++] = '/';
+	for (word = strtok_r(in, "/", &save); word != NULL;
+	     word = strtok_r(NULL, "/", &save)) {
+		if (strcmp(word, ".") == 0)
+			continue;
+		last = strrchr(out, '/');
+		last = last != NULL ? last + 1 : out;
+		if (strcmp(word, "..") == 0 && *last != '\0' &&
+		    strcmp(last, "..") != 0 && lstat(out, &st) == 0 &&
+		    S_ISDIR(st.st_mode)) {
+			len = (size_t)(last - out);
+			if (len > 1)
+				len--; /* the slash before it, unless the root */
+			out[len] = '\0';
+			continue;
+		}
+		if (len > 0 && out[len - 1] != '/')
+			out[len++] = '/';
+		len += strlcpy(out + len, word, strlen(*slot) + 2 - len);
+	}
+	if (len == 0)
+		strlcpy(out, ".", 2);
+	free(in);
+	free(*slot);
+	*slot = out;
+}
+
 /* Print each error and return how many there were. */
 static size_t
 vigild_print_errors(const struct conf_errors *errs, FILE *f)
@@ -167,7 +217,45 @@ vigild_sanitize_stdio(void)
 		close(fd);
 }
 
-/* Take RUNTIME/vigild.lock, or exit if another vigild has it. */
+/*
+ * Take STATE_DIR/vigild.lock, or exit naming the vigild that has it: two
+ * vigild with one state dir and two runtime dirs would each take state.db
+ * for theirs (mark the other's runs lost, run its messages again).  The
+ * lock file holds "PID RUNTIME_DIR" of its owner.
+ */
+static void
+vigild_state_lock(void)
+{
+	char *path, *dir = NULL;
+	pid_t pid;
+
+	if (vigild.state_dirfd == -1)
+		return;
+	xasprintf(&path, "%s/vigild.lock", vigild.state_dir);
+	if ((vigild_state_lock_fd =
+	            lock_openat(vigild.state_dirfd, "vigild.lock")) == -1)
+		fatal("%s", path);
+	if (lock_try(vigild_state_lock_fd) == -1) {
+		if (errno != EAGAIN)
+			fatal("lock %s", path);
+		if (lock_owner_read(vigild_state_lock_fd, &pid, &dir) == 0)
+			fatalx("another vigild (pid %ld, runtime directory %s) "
+			       "is running with state directory %s",
+			    (long)pid, dir, vigild.state_dir);
+		fatalx("another vigild is running with state directory %s "
+		       "(%s is locked)",
+		    vigild.state_dir, path);
+	}
+	if (lock_owner_write(
+	        vigild_state_lock_fd, getpid(), vigild.runtime_dir) == -1)
+		log_warn("write %s", path);
+	free(path);
+}
+
+/*
+ * Take RUNTIME/vigild.lock, then STATE_DIR/vigild.lock, or exit if another
+ * vigild has either.
+ */
 static void
 vigild_lock(void)
 {
@@ -195,6 +283,7 @@ vigild_lock(void)
 	if (lock_holder_write(vigild.lock_fd, &h) == -1)
 		log_warn("write %s", path);
 	free(path);
+	vigild_state_lock();
 }
 
 /* Load jobs.d: report broken files, supervise the rest. */
@@ -209,16 +298,19 @@ vigild_load_jobs(int check)
 	memset(&jobs, 0, sizeof(jobs));
 	(void)conf_jobs_load(vigild.jobs_dir, &jobs, &errs);
 	nerr = vigild_print_errors(&errs, stderr);
+	if (!check)
+		reload_broken_set(vigild.jobs_dir, &errs);
 	conf_errors_clear(&errs);
 	if (check) {
-		printf("%s: %zu jobs valid, %zu errors\n", vigild.jobs_dir,
-		    jobs.n, nerr);
+		printf("%s: %zu job%s valid, %zu error%s\n", vigild.jobs_dir,
+		    jobs.n, jobs.n == 1 ? "" : "s", nerr, nerr == 1 ? "" : "s");
 		conf_jobs_clear(&jobs);
 		return (nerr == 0 ? 0 : 1);
 	}
 	if (nerr > 0)
-		log_warnx("%zu errors in %s: those job files are skipped", nerr,
-		    vigild.jobs_dir);
+		log_warnx("%zu error%s in %s: those job files are skipped "
+		          "(status shows them BROKEN)",
+		    nerr, nerr == 1 ? "" : "s", vigild.jobs_dir);
 	for (i = 0; i < jobs.n; i++)
 		supervise_add_job(jobs.specs[i]);
 	free(jobs.specs);
@@ -247,6 +339,10 @@ vigild_load_config(const struct vigild_options *o)
 	vigild_override(&vigild.conf->runtime_dir, o->runtime_dir);
 	vigild_override(&vigild.conf->state_dir, o->state_dir);
 	vigild_override(&vigild.conf->log_dir, o->log_dir);
+	vigild_tidy_path(&vigild.conf->jobs_dir);
+	vigild_tidy_path(&vigild.conf->runtime_dir);
+	vigild_tidy_path(&vigild.conf->state_dir);
+	vigild_tidy_path(&vigild.conf->log_dir);
 	vigild.jobs_dir = vigild.conf->jobs_dir;
 	vigild.runtime_dir = vigild.conf->runtime_dir;
 	vigild.state_dir = vigild.conf->state_dir;
@@ -542,11 +638,14 @@ main(int argc, char **argv)
 	output_free_all();
 	server_close();
 	supervise_free_all();
+	reload_broken_set(NULL, NULL);
 	periodic_free();
 	state_close();
 	conf_free(vigild.conf);
 	vigild.event = sd_event_unref(vigild.event);
 	close(vigild.lock_fd);
+	if (vigild_state_lock_fd != -1)
+		close(vigild_state_lock_fd);
 	vigild_close_dirs();
 	return (vigild.exit_code);
 }

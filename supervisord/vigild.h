@@ -15,6 +15,7 @@
 #include <bsd/sys/queue.h>
 #include <bsd/sys/tree.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include <systemd/sd-event.h>
 
@@ -62,6 +63,7 @@ struct inst {
 	char run_id[17];
 	int lock_fd;   /* its lock, held while active, else -1 */
 	int record_fd; /* its holder record (never a job's), or -1 */
+	int stdin_fd;  /* stdin = "pipe": the write end while a run goes */
 	int exec_failed;
 
 	int want;             /* the operator or autostart wants it up */
@@ -119,6 +121,7 @@ struct inst {
 	/* kind = "queue": each instance is a slot working one message. */
 	struct queue_msg msg; /* the message of the current run; id 0: none */
 	int drain_killed;     /* a drain outlived stop_timeout: signalled */
+	int msg_deleted;      /* the message was deleted while it ran */
 	char *tail;           /* the ended run's last output, or NULL */
 	size_t tail_len;
 	struct waiter_list waiters;
@@ -162,6 +165,8 @@ struct vigild {
 	int log_dirfd;
 	struct job_tree jobs;
 	size_t njobs;
+	struct broken_job *broken; /* job files with errors, sorted by name */
+	size_t nbroken;
 	size_t nactive;                 /* instances in an active state */
 	size_t nstate[JOB_STATE_COUNT]; /* instances in each state */
 	int under_systemd;              /* NOTIFY_SOCKET was set */
@@ -238,6 +243,7 @@ void dispatch_slot_ready(struct inst *);
 void dispatch_kick(struct job *);
 void dispatch_run_end(struct inst *, int, int);
 void dispatch_slot_drop(struct inst *);
+void dispatch_msg_deleted(int64_t);
 void dispatch_job_free(struct job *);
 
 /* state.c */
@@ -250,7 +256,7 @@ void state_run_skipped(struct inst *, int64_t);
 int64_t state_last_start(const char *);
 void state_intent(struct inst *, int, int, long);
 void state_intents_load(void);
-int state_history(const char *, int, store_run_cb, void *, char **);
+int state_history(const char *, int, int, store_run_cb, void *, char **);
 struct queue *state_queue(void);
 void state_batch_begin(void);
 void state_batch_end(void);
@@ -261,6 +267,15 @@ void state_queue_fail(const struct inst *, int64_t, int, int64_t, int, int,
     const char *, const char *, size_t);
 
 /* reload.c */
+/*
+ * A job file that did not load (status shows it as BROKEN).  If a job of
+ * that name runs, it runs the config of before the file broke.
+ */
+struct broken_job {
+	char *name;
+	char *reason; /* "FILE:LINE: message": the file's first error */
+};
+
 struct reload_list {
 	char **names;
 	size_t n;
@@ -276,6 +291,8 @@ struct reload_report {
 
 int reload_run(int, struct reload_report *);
 void reload_report_clear(struct reload_report *);
+void reload_broken_set(const char *, const struct conf_errors *);
+const struct broken_job *reload_broken_find(const char *);
 
 /* server.c */
 int server_open(const char *, int, gid_t, char **);
@@ -287,6 +304,7 @@ uid_t server_client_uid(const struct client *);
 int server_client_in_group(const struct client *, gid_t);
 int server_waiter_add(
     struct client *, struct inst *, enum wait_kind, enum job_state);
+void server_client_report(struct client *, const char *);
 int server_client_wait_code(const struct client *);
 void server_client_hold(struct client *);
 void server_client_timeout(struct client *, uint64_t);
@@ -351,6 +369,7 @@ void cmd_print_json_string(struct cmd_ctx *, const char *);
 int cmd_peer_may_act(struct client *);
 char *cmd_format_time(int64_t, char *, size_t);
 char *cmd_format_exit(int, int, char *, size_t);
+void cmd_print_table(FILE *);
 int cmd_resolve(struct cmd_ctx *, int, char **, struct inst ***, size_t *);
 extern const struct cmd_entry *const cmd_table[];
 

@@ -5,10 +5,14 @@
 #   3. `make check-valgrind` (unit tests and vigild under valgrind)
 #   4. `make distcheck`
 #   5. clang-format, shellcheck, `make check-headers`, clang-tidy, mandoc,
-#      cppcheck
+#      cppcheck, autogen.sh prints no warning
 #   6. the request decoder under libFuzzer for FUZZ_SECONDS (default 30)
 # Ends with one line "N passed, N failed, N skipped" over every test of
 # every stage.  Set STAGES="1 5" to run only some stages.
+# The builds are out of tree, under build/.  A source tree that was
+# configured in place (the README's quick start: ./configure && make)
+# cannot also be built out of tree, so then they build a clean copy of it
+# in build/src and leave the in-tree build alone.
 set -u
 cd "$(dirname "$0")/.." || exit 1
 top=$PWD
@@ -44,12 +48,36 @@ one() {
 	fi
 }
 
+# pristine DIR: a fresh copy of the source tree in DIR, without what
+# autogen, configure or make made: in a git checkout its tracked and new
+# (not ignored) files, else everything but build/ and .git, `make
+# distclean`ed.
+pristine() {
+	rm -rf "$1" && mkdir -p "$1" || return 1
+	if [ -e .git ]; then
+		git ls-files -z --cached --others --exclude-standard |
+			while IFS= read -r -d '' f; do
+				[ -e "$f" ] || [ -L "$f" ] && printf '%s\0' "$f"
+			done | tar --null -T - -cf - | tar -xf - -C "$1"
+	else
+		tar --exclude=./build --exclude=./.git -cf - . | tar -xf - -C "$1" &&
+			(cd "$1" && { [ ! -f Makefile ] || make -s distclean >/dev/null; })
+	fi
+}
+
+# autogen_quiet: autogen.sh, run on a clean copy, prints no warning.
+autogen_quiet() {
+	pristine build/autogen && (cd build/autogen && ./autogen.sh) >build/autogen.out 2>&1 ||
+		{ cat build/autogen.out; return 1; }
+	! grep -i 'warn' build/autogen.out
+}
+
 # build DIR CONFIGURE-ARGS...: configure and build in DIR.
 build() {
 	local dir=$1
 	shift
 	rm -rf "$dir" && mkdir -p "$dir" &&
-		(cd "$dir" && "$top/configure" "$@" >configure.out 2>&1 &&
+		(cd "$dir" && "$src/configure" "$@" >configure.out 2>&1 &&
 			make -j"$jobs" >make.out 2>&1 &&
 			make -j"$jobs" check TESTS= >>make.out 2>&1) || {
 		printf 'build in %s failed:\n' "$dir"
@@ -67,7 +95,14 @@ check() {
 	count "$dir"
 }
 
-[ -x configure ] || ./autogen.sh >/dev/null 2>&1 || { echo "autogen failed"; exit 1; }
+src=$top
+if [ -f config.status ]; then
+	note "$top is configured in place: building a clean copy in build/src (your in-tree build is left as it is)"
+	pristine build/src || { echo "copying the source tree to build/src failed"; exit 1; }
+	src=$top/build/src
+fi
+[ -x "$src/configure" ] || (cd "$src" && ./autogen.sh >/dev/null 2>&1) ||
+	{ echo "autogen failed"; exit 1; }
 
 for st in $stages; do
 	case $st in
@@ -92,7 +127,7 @@ for st in $stages; do
 	4)
 		note "make distcheck"
 		one distcheck sh -c "rm -rf build/dist && mkdir -p build/dist && cd build/dist &&
-			'$top/configure' >/dev/null 2>&1 &&
+			'$src/configure' >/dev/null 2>&1 &&
 			make -j$jobs distcheck >distcheck.out 2>&1 ||
 			{ tail -n 40 distcheck.out; exit 1; }"
 		;;
@@ -106,6 +141,7 @@ for st in $stages; do
 			-Ibuild/gcc -Ilib \$(pkg-config --cflags libbsd-overlay libconfuse libsystemd sqlite3) \
 			-DSYSCONFDIR='\"/etc\"' -DLOCALSTATEDIR='\"/var\"' \
 			-DRUNSTATEDIR='\"/run\"' 2>/dev/null"
+		one autogen-quiet autogen_quiet
 		one mandoc sh -c "mandoc -T lint -W warning supervisord/vigild.8 supervisord/vigilctl.8 supervisord/vigil.conf.5"
 		one cppcheck sh -c "cppcheck --quiet --error-exitcode=1 --enable=warning,portability \
 			--inline-suppr --std=c11 -I lib \
@@ -116,7 +152,7 @@ for st in $stages; do
 	6)
 		note "fuzz: tests/fuzz/run.sh"
 		rc=0
-		tests/fuzz/run.sh build/gcc "${FUZZ_SECONDS:-30}" || rc=$?
+		"$src/tests/fuzz/run.sh" build/gcc "${FUZZ_SECONDS:-30}" || rc=$?
 		case $rc in
 		0) passed=$((passed + 1)) ;;
 		77) skipped=$((skipped + 1)) ;;

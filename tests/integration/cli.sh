@@ -31,6 +31,14 @@ grep -q "^vigild [0-9]" "$T/out" || fail "version"
 "$VIGILCTL" --version | grep -q "^vigilctl [0-9]" || fail "vigilctl --version"
 "$VIGILD" --version | grep -q "^vigild [0-9]" || fail "vigild --version"
 "$VIGILCTL" --help | grep -q "^usage: vigilctl" || fail "vigilctl --help"
+# --help lists every verb of vigild's table, each line as list-commands
+# prints it (issue 17: history, tail, logrotate, kick were missing).
+"$VIGILCTL" --help >"$T/help"
+rc 0 list-commands
+[ "$(grep -c . "$T/out")" -ge 20 ] || fail "list-commands is short"
+while IFS= read -r line; do
+	grep -qxF "  $line" "$T/help" || fail "vigilctl --help lacks: $line"
+done <"$T/out"
 "$VIGILD" --help | grep -q "^usage: vigild" || fail "vigild --help"
 
 # status: all, named, detail, exit 3 and 4.
@@ -52,6 +60,19 @@ rc 0 pid a
 alive "$(cat "$T/out")" || fail "pid a"
 rc 3 pid off
 rc 4 pid nosuch
+# One job: bare pids (scripts use them); several targets or all: NAME PID,
+# "-" for none (issue 17).
+rc 0 pid many
+grep -qxE '[0-9]+' "$T/out" && [ "$(grep -c . "$T/out")" -eq 2 ] ||
+	fail "pid many: $(cat "$T/out")"
+rc 0 pid a many@1
+[ "$(cat "$T/out")" = "a $(job_pid a)
+many@1 $(job_pid many@1)" ] || fail "pid a many@1: $(cat "$T/out")"
+rc 3 pid all
+grep -qxE "a [0-9]+" "$T/out" && grep -qxE "many@0 [0-9]+" "$T/out" &&
+	grep -qx "off -" "$T/out" || fail "pid all: $(cat "$T/out")"
+rc 3 pid a off
+rc 4 pid a nosuch
 
 # signal
 rc 0 signal USR1 a
@@ -64,20 +85,27 @@ rc 4 signal TERM nosuch
 # start, stop, restart; job@N; --no-wait; all
 rc 0 start off
 is_state off RUNNING || fail "start returned before RUNNING"
+[ "$(cat "$T/out")" = "off: started" ] || fail "start printed: $(cat "$T/out")"
 p=$(job_pid many@1)
 rc 0 stop many@1
+[ "$(cat "$T/out")" = "many@1: stopped" ] || fail "stop printed: $(cat "$T/out")"
 dead "$p" || fail "stop returned while many@1 alive"
 is_state many@0 RUNNING || fail "stop many@1 touched many@0"
 rc 0 stop --no-wait many@0
+[ ! -s "$T/out" ] || fail "stop --no-wait printed: $(cat "$T/out")"
 wait_state many@0 STOPPED
 rc 0 restart many
+printf 'many@0: started\nmany@1: started\n' | cmp -s - "$T/out" ||
+	fail "restart printed: $(cat "$T/out")"
 is_state many@0 RUNNING && is_state many@1 RUNNING || fail "restart many"
 p=$(job_pid a)
-rc 0 restart a
+rc 0 restart --quiet a
+[ ! -s "$T/out" ] || fail "restart --quiet printed: $(cat "$T/out")"
 [ "$(job_pid a)" != "$p" ] || fail "restart kept the pid"
 dead "$p" || fail "old a still alive"
 rc 1 start crash
 grep -q "crash: BACKOFF: exit 1" "$T/err" || fail "start of a crashing job: $(cat "$T/err")"
+[ ! -s "$T/out" ] || fail "a failed start printed: $(cat "$T/out")"
 rc 0 stop crash
 rc 4 start nosuch
 rc 4 stop a nosuch
@@ -115,7 +143,6 @@ rc 2 s a
 grep -q "ambiguous command" "$T/err" || fail "ambiguous prefix"
 rc 0 stat a
 rc 2 start
-rc 2 pid a b
 rc 2 stop --bogus a
 rc=0
 "$VIGILCTL" >/dev/null 2>&1 || rc=$?

@@ -2,7 +2,9 @@
 # The bash completion in contrib/completion/vigilctl offers, for the
 # command position, exactly the command names and aliases that
 # `vigilctl list-commands` prints; it also completes job names from the
-# vigild given with -s, and the options of a few commands.
+# vigild given with -s (only queue jobs for the queue verbs; several
+# targets for pid), every state for wait --state (WAITING too), and the
+# options of a few commands.
 . "$(dirname "$0")/lib.sh"
 
 : "${TOP_SRCDIR:=$(cd "$(dirname "$0")/../.." && pwd)}"
@@ -35,6 +37,7 @@ offers() {
 }
 
 job web 'command = "sleep 1000"'
+job q 'kind = "queue"' 'command = "cat"' 'autostart = false'
 start_vigild
 wait_state web RUNNING
 
@@ -64,18 +67,32 @@ offers --no-wait -s "$SOCK" start -
 offers --dry-run reload -
 offers --timeout wait -
 offers RUNNING wait --state R
+offers WAITING wait --state W
 offers TERM signal ""
 offers SIGHUP kill SIGH
 offers web -s "$SOCK" signal TERM ""
 offers --delay enqueue -
 offers --direct enqueue --priority 3 -
-offers web -s "$SOCK" enqueue --delay 1h ""
-[ -z "$(complete_words -s "$SOCK" enqueue -u key web "")" ] ||
+offers q -s "$SOCK" enqueue --delay 1h ""
+# not_offered WORD WORD...: the completion of "vigilctl WORD..." lacks WORD.
+not_offered() {
+	local bad=$1
+	shift
+	! complete_words "$@" | grep -qxF -- "$bad" ||
+		fail "vigilctl $* <TAB>: offers $bad: $(complete_words "$@" | tr '\n' ' ')"
+}
+for verb in enqueue queue purge kick; do
+	not_offered web -s "$SOCK" "$verb" ""
+	offers q -s "$SOCK" "$verb" ""
+done
+offers q -s "$SOCK" pid web ""
+offers all -s "$SOCK" pid ""
+[ -z "$(complete_words -s "$SOCK" enqueue -u key q "")" ] ||
 	fail "enqueue: completion after the job"
 offers --dead queue -
 offers --dead purge -
 offers --state-dir --st
-offers web -s "$SOCK" --state-dir /tmp queue ""
+offers q -s "$SOCK" --state-dir /tmp queue ""
 offers --timeout --ti
 [ -z "$(complete_words --timeout "")" ] || fail "--timeout takes a duration"
 offers web -s "$SOCK" --timeout 5s status ""

@@ -20,9 +20,9 @@ retry 10 sh -c "\"$VIGILCTL\" -s \"$SOCK\" status nodir | grep -q 'reason: chdir
 [ "$(procs_with VIGIL_JOB=nodir | wc -l)" -eq 0 ] || fail "nodir runs without its directory"
 # Once the others run, fail again: a child made where theirs were made.
 for i in 0 1 2; do wait_state "up@$i" RUNNING; done
-chdir_fails() { grep -c "failed: chdir /nonexistent/dir: No such file" "$LOGS/nodir.log" || true; }
+chdir_fails() { grep -c "failed to start: chdir /nonexistent/dir: No such file" "$LOGS/nodir.log" || true; }
 n=$(chdir_fails)
-retry 10 sh -c "[ \"\$(grep -c 'failed: chdir /nonexistent/dir: No such file' '$LOGS/nodir.log')\" -gt $n ]" ||
+retry 10 sh -c "[ \"\$(grep -c 'failed to start: chdir /nonexistent/dir: No such file' '$LOGS/nodir.log')\" -gt $n ]" ||
 	fail "nodir was not retried with the same message"
 rc=0
 out=$(ctl start nopath 2>&1) || rc=$?

@@ -2,30 +2,57 @@
 # state.db: a row per run with exit code or signal and a reason; retention
 # at history_keep; the operator's stop and start survive a vigild restart;
 # a run open when vigild was killed is recorded as lost; a corrupt or
-# read-only state.db never stops supervision.
+# read-only state.db never stops supervision.  history JOB@N shows the
+# runs of that instance only.
 . "$(dirname "$0")/lib.sh"
 command -v jq >/dev/null || exit 77
 
 printf 'history_keep = 50\n' >"$T/vigil.conf"
 job seven 'command = {"sh", "-c", "exit 7"}' 'restart = "never"'
 job victim 'command = "sleep 1000"' 'restart = "never"'
+job outside 'command = "sleep 1003"' 'restart = "never"'
 job many 'command = "true"' 'min_uptime = "0"' 'restart_delay = "0"'
 job held 'command = "sleep 1001"'
 job manual 'command = "sleep 1002"' 'autostart = false'
 job crash 'command = "false"' 'restart_delay = "10ms"' 'restart_delay_max = "20ms"'
+job two 'command = {"sh", "-c", "exit 3"}' 'instances = 2' 'restart = "never"'
 start_vigild
 wait_state seven EXITED
 wait_state victim RUNNING
 ctl signal KILL victim >/dev/null
 wait_state victim EXITED
+wait_state outside RUNNING
+kill -9 "$(job_pid outside)"
+wait_state outside EXITED
 
 ctl --json history seven >"$T/h.json" || fail "history seven"
 jq -e '.runs | length == 1 and .[0].exit_code == 7 and .[0].signal == null
-	and .[0].reason == "exited" and .[0].duration_s >= 0' "$T/h.json" >/dev/null ||
+	and .[0].reason == "exited 7" and .[0].duration_s >= 0' "$T/h.json" >/dev/null ||
 	fail "seven: $(cat "$T/h.json")"
 ctl --json history victim | jq -e '.runs[0].signal == "KILL" and .runs[0].exit_code == null' \
 	>/dev/null || fail "victim: $(ctl --json history victim)"
-ctl history seven | grep -q "exit 7 .*exited" || fail "history table: $(ctl history seven)"
+ctl history seven | grep -q "exit 7 .*exited 7$" || fail "history table: $(ctl history seven)"
+# One description of a run's end in history, vigild's log and the job log.
+ctl --json history outside | jq -e '.runs[0].reason == "killed by signal KILL"' \
+	>/dev/null || fail "outside: $(ctl --json history outside)"
+grep -q "outside: pid [0-9]* killed by signal KILL after " "$VLOG" ||
+	fail "vigild's log line for outside: $(grep outside: "$VLOG")"
+grep -q "vigil: pid [0-9]* killed by signal KILL after " "$LOGS/outside.log" ||
+	fail "job log marker for outside: $(cat "$LOGS/outside.log")"
+
+# One instance's runs (issue 17: history JOB@N failed while tail worked).
+wait_state two@0 EXITED
+wait_state two@1 EXITED
+ctl --json history two | jq -e '[.runs[].instance] | sort == [0, 1]' >/dev/null ||
+	fail "history two: $(ctl --json history two)"
+ctl --json history two@1 >"$T/h1.json" 2>&1 || fail "history two@1: $(cat "$T/h1.json")"
+jq -e '[.runs[].instance] == [1]' "$T/h1.json" >/dev/null ||
+	fail "history two@1: $(cat "$T/h1.json")"
+[ "$(ctl history two@0 | grep -c 'exited 3$')" -eq 1 ] ||
+	fail "history two@0: $(ctl history two@0 2>&1)"
+rc=0
+ctl history two@2 >/dev/null 2>&1 || rc=$?
+[ "$rc" -eq 4 ] || fail "history two@2 exited $rc, not 4"
 
 # Retention: ten times history_keep runs, never more than history_keep rows.
 runs() { ctl status many | awk 'NR == 2 { print $5 }'; }
@@ -39,6 +66,12 @@ n=$(ctl --json history -n 100000 many | jq '.runs | length')
 # The operator's intent outlives vigild.
 ctl stop held >/dev/null
 ctl start manual >/dev/null
+ctl --json history held | jq -e '.runs[0].reason == "stopped by operator (signal TERM)"' \
+	>/dev/null || fail "held: $(ctl --json history held)"
+grep -q "held: pid [0-9]* stopped by operator (signal TERM) after " "$VLOG" ||
+	fail "vigild's log line for held: $(grep held: "$VLOG")"
+grep -q "vigil: pid [0-9]* stopped by operator (signal TERM) after " "$LOGS/held.log" ||
+	fail "job log marker for held: $(cat "$LOGS/held.log")"
 ctl status held | grep -q "stopped by uid $(id -u) at " || fail "status does not say who stopped held"
 stop_vigild
 start_vigild

@@ -20,9 +20,22 @@ run_once() {
 # Default level info: info lines plain, warnings labelled.
 run_once "$T/info.log"
 grep -q '^vigild: vigild .* started: ' "$T/info.log" || fail "no info line: $(cat "$T/info.log")"
-grep -q '^vigild: warning: 1 errors in ' "$T/info.log" ||
+grep -q '^vigild: warning: 1 error in ' "$T/info.log" ||
 	fail "warning not labelled: $(cat "$T/info.log")"
 grep -q 'debug: ' "$T/info.log" && fail "debug lines at level info"
+
+# Paths given as DIR/../DIR are printed tidied; the state.db line does not
+# read like an error; "1 error", not "1 errors" (issue 17).
+run_once "$T/paths.log" -j "$JOBS/../$(basename "$JOBS")/." \
+	--state-dir "$STATE/./../$(basename "$STATE")"
+grep -qx "vigild: state: $STATE/state.db" "$T/paths.log" ||
+	fail "no tidy state line: $(cat "$T/paths.log")"
+grep -q ': open$' "$T/paths.log" && fail "a line ends in ': open': $(cat "$T/paths.log")"
+grep -q "^$JOBS/broken.conf:2: " "$T/paths.log" ||
+	fail "the error does not give the tidy path: $(cat "$T/paths.log")"
+grep -q "^vigild: warning: 1 error in $JOBS: " "$T/paths.log" ||
+	fail "the warning does not give the tidy path: $(cat "$T/paths.log")"
+grep -q '/\.\./\|/\./' "$T/paths.log" && fail "untidy paths: $(cat "$T/paths.log")"
 
 # warn: no info lines.
 run_once "$T/warn.log" --log-level warn
@@ -41,7 +54,7 @@ JOURNAL_STREAM=$(stat -c '%d:%i' "$T/journal.log")
 export JOURNAL_STREAM
 run_once "$T/journal.log"
 grep -q '^<6>vigild .* started: ' "$T/journal.log" || fail "no <6> info line: $(cat "$T/journal.log")"
-grep -q '^<4>1 errors in ' "$T/journal.log" || fail "no <4> warning line: $(cat "$T/journal.log")"
+grep -q '^<4>1 error in ' "$T/journal.log" || fail "no <4> warning line: $(cat "$T/journal.log")"
 grep -q '^vigild: ' "$T/journal.log" && fail "plain lines on a journal stream"
 
 # A JOURNAL_STREAM inherited but not stderr (stderr redirected): plain.

@@ -1,20 +1,36 @@
 #!/bin/bash
-# contrib/vigild.service, made from its .in as make does, passes
-# `systemd-analyze verify` without a word about it: ExecStart= points at a
-# copy of the built vigild.  Skips without systemd-analyze.
+# The vigild.service that `make install DESTDIR=...` puts in place passes
+# `systemd-analyze verify` without a word about it: no @var@ left, and
+# ExecStart= names the installed vigild.  The build directory is the one
+# of $VIGILD (or $TOP_BUILDDIR).  Skips without systemd-analyze or make.
 . "$(dirname "$0")/lib.sh"
 command -v systemd-analyze >/dev/null || exit 77
+command -v make >/dev/null || exit 77
 
-SRC=${TOP_SRCDIR:-$(dirname "$0")/../..}
-mkdir -p "$T/sbin" "$T/unit"
-cp "$VIGILD" "$T/sbin/vigild"
+B=${TOP_BUILDDIR:-$(dirname "$VIGILD")/..}
+[ -f "$B/Makefile" ] || { log "no Makefile in $B"; exit 77; }
+D=$T/dest
+# Not the make flags of the `make check` that runs this test.
+env -u MAKEFLAGS -u MFLAGS make -s -C "$B" install DESTDIR="$D" \
+	>"$T/install.out" 2>&1 || { cat "$T/install.out"; fail "make install failed"; }
+inst=$(find "$D" -path '*/lib/systemd/system/vigild.service')
+[ -n "$inst" ] && [ -f "$inst" ] || fail "make install put no vigild.service under $D"
+log "installed: ${inst#"$D"}"
+! grep -n '@[a-z_]*@' "$inst" || fail "unsubstituted @var@ in the installed unit"
+exec_start=$(sed -n 's/^ExecStart=//p' "$inst")
+case $exec_start in
+/*/vigild) ;;
+*) fail "ExecStart=$exec_start is not an absolute path to vigild" ;;
+esac
+[ -x "$D$exec_start" ] || fail "ExecStart=$exec_start: not installed at that path"
+
+# The unit as installed, but with ExecStart= pointing into DESTDIR: verify
+# checks that the command exists.  --man=no: the manuals are not installed
+# on the host.  The units the file pulls in (network.target, ...) are the
+# host's; only lines about ours count.
+mkdir -p "$T/unit"
 unit=$T/unit/vigild.service
-sed -e "s|@sbindir@|$T/sbin|g" "$SRC/contrib/vigild.service.in" >"$unit"
-! grep -n '@[a-z_]*@' "$unit" || fail "unsubstituted @var@ left in the unit"
-grep -qx "ExecStart=$T/sbin/vigild" "$unit" || fail "no ExecStart= line"
-
-# --man=no: the manuals are not installed here.  The units the file pulls
-# in (network.target, ...) are the host's; only lines about ours count.
+sed -e "s|^ExecStart=/|ExecStart=$D/|" "$inst" >"$unit"
 opts=(--man=no)
 v=$(systemd-analyze --version | awk 'NR == 1 { print $2 }')
 [ "${v:-0}" -ge 250 ] 2>/dev/null && opts+=(--recursive-errors=no)

@@ -350,10 +350,13 @@ TEST(periodic_and_queue_options)
 	ASSERT_EQ(spec->random_delay, 30 * SEC);
 	ASSERT_EQ(spec->timeout, 3600 * SEC);
 	ASSERT_EQ(spec->out, CONF_OUTPUT_INHERIT);
+	ASSERT_EQ(spec->input, CONF_STDIN_NULL);
 	job_spec_free(spec);
 
-	spec = load("command = \"tick\"\nkind = \"periodic\"\nevery = 10s\n");
+	spec = load("command = \"tick\"\nkind = \"periodic\"\nevery = 10s\n"
+	            "stdin = pipe\n");
 	ASSERT_OK(spec != NULL);
+	ASSERT_EQ(spec->input, CONF_STDIN_PIPE);
 	ASSERT_EQ(spec->every, 10 * SEC);
 	ASSERT_OK(spec->schedule == NULL);
 	job_spec_free(spec);
@@ -370,6 +373,17 @@ TEST(periodic_and_queue_options)
 	ASSERT_EQ(spec->retry_delay, 2 * SEC);
 	ASSERT_EQ(spec->retry_delay_max, 3600 * SEC);
 	ASSERT_EQ(spec->timeout, 300 * SEC);
+	ASSERT_EQ(spec->drain_timeout, 10 * SEC); /* stop_timeout's */
+	job_spec_free(spec);
+
+	spec = load("command = \"work\"\nkind = queue\nstop_timeout = 7s\n");
+	ASSERT_OK(spec != NULL);
+	ASSERT_EQ(spec->drain_timeout, 7 * SEC);
+	job_spec_free(spec);
+	spec = load("command = \"work\"\nkind = queue\ndrain_timeout = 0s\n");
+	ASSERT_OK(spec != NULL);
+	ASSERT_EQ(spec->drain_timeout, 0);
+	ASSERT_EQ(spec->stop_timeout, 10 * SEC);
 	job_spec_free(spec);
 	return (0);
 }
@@ -436,7 +450,8 @@ static const struct {
 	    "min_uptime: invalid duration \"10\": missing unit" },
 	{ "stop_timeout = -1s", "stop_timeout: invalid duration \"-1s\"" },
 	{ "ready_timeout = \"1 s\"",
-	    "ready_timeout: invalid duration \"1 s\": missing unit" },
+	    "ready_timeout: invalid duration \"1 s\": no space allowed before "
+	    "the unit" },
 	{ "instances = 0", "instances: 0 is not between 1 and 1000" },
 	{ "instances = 1001", "instances: 1001 is not between 1 and 1000" },
 	{ "instances = abc", "instances: invalid number \"abc\"" },
@@ -515,6 +530,9 @@ static const struct {
 	{ "retry_delay = 2s", "retry_delay: not valid for kind \"service\"" },
 	{ "retry_delay_max = 2s",
 	    "retry_delay_max: not valid for kind \"service\"" },
+	{ "drain_timeout = 2s",
+	    "drain_timeout: not valid for kind \"service\"" },
+	{ "stdin = socket", "stdin: invalid value \"socket\" (null or pipe)" },
 };
 
 TEST(bad_values)
@@ -567,6 +585,9 @@ TEST(bad_values_by_kind)
 	    "3: concurrency: 10001 is not between 1 and 10000"));
 	ASSERT_OK(fails_with("command = x\nkind = queue\nready = notify\n",
 	    "3: ready: \"notify\" is not valid for kind \"queue\""));
+	ASSERT_OK(fails_with("command = x\nkind = queue\nstdin = pipe\n",
+	    "3: stdin: \"pipe\" is not valid for kind \"queue\": its stdin is "
+	    "the message's payload"));
 	ASSERT_OK(fails_with("command = x\nkind = queue\nmax_attempts = 0\n",
 	    "3: max_attempts: 0 is less than 1"));
 	ASSERT_OK(fails_with("command = x\nkind = queue\nretry_delay = 1h\n",
@@ -637,6 +658,14 @@ TEST(syntax_errors)
 	ASSERT_OK(load("command = x\n/* open\n") == NULL);
 	ASSERT_EQ(errs.n, 1);
 	ASSERT_OK(has_error("%s: unterminated comment", path));
+	/* An unterminated string: the line where it starts, not EOF's. */
+	ASSERT_OK(load("command = x\nstop_timeout = \"5s\n") == NULL);
+	ASSERT_EQ(errs.n, 1);
+	ASSERT_OK(has_error(
+	    "%s:2: unterminated string (its closing \" is missing)", path));
+	ASSERT_OK(load("command = 'x\n\nkind = service\n") == NULL);
+	ASSERT_OK(has_error(
+	    "%s:1: unterminated string (its closing ' is missing)", path));
 	return (0);
 }
 
@@ -933,6 +962,7 @@ static const char *const variants[] = {
 	"limit_fsize = 1M\n",
 	"limit_cpu = 10\n",
 	"limit_memlock = 1M\n",
+	"stdin = pipe\n",
 	"stdout = null\n",
 	"stderr = null\n",
 	"log_max_size = 1M\n",
@@ -949,6 +979,7 @@ static const char *const variants[] = {
 	"kind = queue\nmax_attempts = 2\n",
 	"kind = queue\nretry_delay = 2s\n",
 	"kind = queue\nretry_delay_max = 20m\n",
+	"kind = queue\ndrain_timeout = 0s\n",
 };
 
 TEST(equal)

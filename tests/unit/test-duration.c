@@ -79,7 +79,8 @@ TEST(errors)
 	ASSERT_OK(
 	    parse_fails("1m30", "invalid duration \"1m30\": missing unit"));
 	ASSERT_OK(parse_fails("", "invalid duration \"\""));
-	ASSERT_OK(parse_fails("1 s", "invalid duration \"1 s\": missing unit"));
+	ASSERT_OK(parse_fails("1 s",
+	    "invalid duration \"1 s\": no space allowed before the unit"));
 	ASSERT_OK(parse_fails(" 1s", "invalid duration \" 1s\""));
 	ASSERT_OK(parse_fails("-1s", "invalid duration \"-1s\""));
 	ASSERT_OK(parse_fails("1.s", "invalid duration \"1.s\""));
