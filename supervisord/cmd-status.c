@@ -293,6 +293,7 @@ cmd_status_take_broken(struct cmd_ctx *ctx, const struct broken_job ***bv)
 	}
 	for (i = 0; i < ctx->argc; i++) {
 		if (supervise_find_job(ctx->argv[i]) == NULL &&
+		    !cmd_is_instance(ctx->argv[i]) &&
 		    (b = reload_broken_find(ctx->argv[i])) != NULL)
 			(*bv)[nb++] = b;
 		else

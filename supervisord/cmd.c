@@ -419,6 +419,30 @@ cmd_resolve_begin(void)
 }
 
 /*
+ * Does name (not a job's) name an instance, "job@N" of a job with more
+ * than N instances?  Instances come before the broken job files a name
+ * could also mean (a file "x@1.conf" is reported, never instance 1 of x).
+ */
+int
+cmd_is_instance(const char *name)
+{
+	const struct job *j;
+	char *s, *at, *end;
+	long idx = -1;
+
+	s = xstrdup(name);
+	j = NULL;
+	if ((at = strrchr(s, '@')) != NULL && at[1] != '\0') {
+		*at = '\0';
+		idx = strtol(at + 1, &end, 10);
+		if (*end == '\0' && idx >= 0)
+			j = supervise_find_job(s);
+	}
+	free(s);
+	return (j != NULL && idx < j->ninsts);
+}
+
+/*
  * Resolve targets ("all", "job", "job@N") into instances, each instance
  * once, in the order of first mention: the list never outgrows the
  * instances there are, however long the request.  On success return 0

@@ -371,6 +371,7 @@ char *cmd_format_time(int64_t, char *, size_t);
 char *cmd_format_exit(int, int, char *, size_t);
 void cmd_print_table(FILE *);
 int cmd_resolve(struct cmd_ctx *, int, char **, struct inst ***, size_t *);
+int cmd_is_instance(const char *);
 extern const struct cmd_entry *const cmd_table[];
 
 #endif
