@@ -57,8 +57,18 @@ alive() {
 
 dead() { ! alive "$1"; }
 
-# track PID: end this process at cleanup if it is still there.
-track() { TRACKED="$TRACKED $*"; }
+# starttime PID: the process's start time (field 22 of /proc/PID/stat),
+# which with the pid names it for good: pids are reused.
+starttime() { sed 's/^.*) //' "/proc/$1/stat" 2>/dev/null | cut -d' ' -f20; }
+
+# track PID...: end these processes at cleanup if they are still there:
+# the same processes, not others that got their pids meanwhile.
+track() {
+	local p
+	for p in "$@"; do
+		TRACKED="$TRACKED $p:$(starttime "$p")"
+	done
+}
 
 # job NAME LINES...: write jobs.d/NAME.conf, one option per argument.  An
 # environment line marks the job's processes as this test's (procs_with),
@@ -132,7 +142,8 @@ cleanup() {
 		done
 	fi
 	for p in $TRACKED; do
-		alive "$p" && kill -KILL "$p" 2>/dev/null
+		alive "${p%%:*}" && [ "$(starttime "${p%%:*}")" = "${p#*:}" ] &&
+			kill -KILL "${p%%:*}" 2>/dev/null
 	done
 	# A test's own last step (e.g. unmount what it mounted), if defined.
 	if declare -F cleanup_hook >/dev/null; then cleanup_hook || true; fi
