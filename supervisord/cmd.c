@@ -419,6 +419,29 @@ cmd_resolve_begin(void)
 }
 
 /*
+ * Split "job@N": return the job (or NULL) with N in *idx, -2 when N is not
+ * a number; *idx is -1 for a name without "@".
+ */
+static struct job *
+cmd_split_instance(const char *name, long *idx)
+{
+	struct job *j = NULL;
+	char *s, *at, *end;
+
+	*idx = -1;
+	s = xstrdup(name);
+	if ((at = strrchr(s, '@')) != NULL) {
+		*at = '\0';
+		*idx = strtol(at + 1, &end, 10);
+		if (at[1] == '\0' || *end != '\0' || *idx < 0)
+			*idx = -2;
+		j = supervise_find_job(s);
+	}
+	free(s);
+	return (j);
+}
+
+/*
  * Does name (not a job's) name an instance, "job@N" of a job with more
  * than N instances?  Instances come before the broken job files a name
  * could also mean (a file "x@1.conf" is reported, never instance 1 of x).
@@ -427,19 +450,10 @@ int
 cmd_is_instance(const char *name)
 {
 	const struct job *j;
-	char *s, *at, *end;
-	long idx = -1;
+	long idx;
 
-	s = xstrdup(name);
-	j = NULL;
-	if ((at = strrchr(s, '@')) != NULL && at[1] != '\0') {
-		*at = '\0';
-		idx = strtol(at + 1, &end, 10);
-		if (*end == '\0' && idx >= 0)
-			j = supervise_find_job(s);
-	}
-	free(s);
-	return (j != NULL && idx < j->ninsts);
+	j = cmd_split_instance(name, &idx);
+	return (j != NULL && idx >= 0 && idx < j->ninsts);
 }
 
 /*
@@ -458,7 +472,6 @@ cmd_resolve(
 	struct inst **v = NULL;
 	struct job *j;
 	size_t cap = 0;
-	char *name, *at, *end;
 	long idx;
 	int i, all = 0;
 
@@ -472,17 +485,9 @@ cmd_resolve(
 				cmd_push_job(&v, n, &cap, j);
 			continue;
 		}
-		name = xstrdup(argv[i]);
 		idx = -1;
-		if ((j = supervise_find_job(name)) == NULL &&
-		    (at = strrchr(name, '@')) != NULL) {
-			*at = '\0';
-			idx = strtol(at + 1, &end, 10);
-			if (at[1] == '\0' || *end != '\0' || idx < 0)
-				idx = -2;
-			j = supervise_find_job(name);
-		}
-		free(name);
+		if ((j = supervise_find_job(argv[i])) == NULL)
+			j = cmd_split_instance(argv[i], &idx);
 		if (j == NULL && (b = reload_broken_find(argv[i])) != NULL) {
 			cmd_error(ctx, "%s: BROKEN: %s", argv[i], b->reason);
 			ctx->code = CMD_EXIT_FAILED;

@@ -1148,7 +1148,6 @@ supervise_reclaim(struct inst *in, const struct lock_holder *h, pid_t holder)
 	if (in->state != JOB_BLOCKED || in->leftover.pid != h->pid ||
 	    in->leftover.starttime != h->starttime) {
 		in->leftover = *h;
-		in->stranger = 0;
 		in->killed = 0;
 		in->kill_at = now + spec->stop_timeout;
 		in->recheck = SUPERVISE_RECHECK_MIN;
@@ -1191,7 +1190,7 @@ supervise_wait_unknown(struct inst *in, int lock_fd)
 
 	if (in->state != JOB_BLOCKED || in->leftover.pid != 0) {
 		memset(&in->leftover, 0, sizeof(in->leftover));
-		in->stranger = pid = lock_find_holder(lock_fd);
+		pid = lock_find_holder(lock_fd);
 		if (pid != 0)
 			proc_describe(pid, who, sizeof(who));
 		else
@@ -1391,7 +1390,6 @@ supervise_locked_start(struct inst *in)
 	inst_timer_cancel(in);
 	in->killed = 0;
 	in->quick_retries = 0;
-	in->stranger = 0;
 	memset(&in->leftover, 0, sizeof(in->leftover));
 	if (in->job->spec->kind == CONF_KIND_QUEUE && in->msg.id == 0)
 		dispatch_slot_ready(in);

@@ -88,7 +88,6 @@ struct inst {
 	uint64_t next_start; /* monotonic usec, in BACKOFF */
 
 	struct lock_holder leftover; /* BLOCKED: the group being reclaimed */
-	pid_t stranger;              /* BLOCKED: a holder not of ours */
 	uint64_t recheck;            /* BLOCKED: next poll interval */
 	uint64_t kill_at;            /* BLOCKED: when to send SIGKILL */
 	unsigned int quick_retries;  /* lock looks while children exec */

@@ -57,6 +57,36 @@ alive() {
 
 dead() { ! alive "$1"; }
 
+# need_nobody: skip (exit 77) unless this runs as root with setpriv and a
+# user nobody; then let nobody reach into the test root (mktemp's 0700).
+need_nobody() {
+	[ "$(id -u)" -eq 0 ] || exit 77
+	command -v setpriv >/dev/null || exit 77
+	id nobody >/dev/null 2>&1 || exit 77
+	chmod 0755 "$T"
+}
+
+# as_nobody COMMAND...: run COMMAND as the unprivileged user nobody.
+as_nobody() {
+	setpriv --reuid=nobody --regid="$(id -g nobody)" --clear-groups "$@"
+}
+
+# check WHAT COMMAND...: run COMMAND and report it; a failure is counted,
+# not fatal, so that a run against an unfixed vigild shows each hole, not
+# only the first.  checks_passed fails the test if any check failed.
+CHECKS_FAILED=0
+check() {
+	local what=$1
+	shift
+	if "$@"; then
+		log "ok: $what"
+	else
+		printf 'FAIL: %s\n' "$what" >&2
+		CHECKS_FAILED=1
+	fi
+}
+checks_passed() { [ "$CHECKS_FAILED" -eq 0 ] || fail "see the failures above"; }
+
 # starttime PID: the process's start time (field 22 of /proc/PID/stat),
 # which with the pid names it for good: pids are reused.
 starttime() { sed 's/^.*) //' "/proc/$1/stat" 2>/dev/null | cut -d' ' -f20; }

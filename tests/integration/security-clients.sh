@@ -7,12 +7,9 @@
 # does not wait forever for a vigild that does not answer (--timeout,
 # exit 69), while waits and slow stops outlast that timeout.
 . "$(dirname "$0")/lib.sh"
-[ "$(id -u)" -eq 0 ] || exit 77
-command -v setpriv >/dev/null || exit 77
+need_nobody
 command -v timeout >/dev/null || exit 77
-id nobody >/dev/null 2>&1 || exit 77
 [ -x "$HELPERS/sendraw" ] && [ -x "$HELPERS/ignore-term" ] || exit 77
-chmod 0755 "$T"
 NOBODY=$(id -u nobody)
 # vigilctl must be reachable by other users too.
 setpriv --reuid=nobody --regid="$(id -g nobody)" --clear-groups \

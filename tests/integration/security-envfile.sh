@@ -6,31 +6,10 @@
 # a failed start whose reason names the file; vigild keeps answering.
 . "$(dirname "$0")/lib.sh"
 
-[ "$(id -u)" -eq 0 ] || exit 77
-command -v setpriv >/dev/null || exit 77
+need_nobody
 command -v mkfifo >/dev/null || exit 77
-id nobody >/dev/null 2>&1 || exit 77
-
-as_nobody() {
-	setpriv --reuid=nobody --regid="$(id -g nobody)" --clear-groups "$@"
-}
-
-# Every check is reported, so a run against an unfixed vigild shows each
-# hole, not only the first one.
-failed=0
-check() {
-	local what=$1
-	shift
-	if "$@"; then
-		log "ok: $what"
-	else
-		printf 'FAIL: %s\n' "$what" >&2
-		failed=1
-	fi
-}
 
 # The job user owns the directory of its env_file; the secret is root's.
-chmod 0755 "$T"
 ENVDIR=$T/envdir
 ENVF=$ENVDIR/app.env
 mkdir "$ENVDIR"
@@ -105,6 +84,6 @@ p2=$(timeout 3 "$VIGILCTL" -s "$SOCK" pid app 2>/dev/null || true)
 greeted() { grep -qzx GREETING=again "/proc/${p2:-0}/environ" 2>/dev/null; }
 check "regular env_file applied" greeted
 check "secret never leaked" eval '! leaked'
-[ "$failed" -eq 0 ] || fail "see the failures above"
+checks_passed
 stop_vigild
 log "ok"

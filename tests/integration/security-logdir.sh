@@ -9,29 +9,8 @@
 # nobody's link planted after a logrotate is not followed either.
 . "$(dirname "$0")/lib.sh"
 
-[ "$(id -u)" -eq 0 ] || exit 77
-command -v setpriv >/dev/null || exit 77
-id nobody >/dev/null 2>&1 || exit 77
+need_nobody
 
-as_nobody() {
-	setpriv --reuid=nobody --regid="$(id -g nobody)" --clear-groups "$@"
-}
-
-# Every check is reported, so a run against an unfixed vigild shows each
-# hole, not only the first one.
-failed=0
-check() {
-	local what=$1
-	shift
-	if "$@"; then
-		log "ok: $what"
-	else
-		printf 'FAIL: %s\n' "$what" >&2
-		failed=1
-	fi
-}
-
-chmod 0755 "$T"
 VICTIM='root:x:0:0:root:/root:/bin/bash'
 for v in victim0 victim2 victim3; do
 	printf '%s\n' "$VICTIM" >"$T/$v"
@@ -119,5 +98,5 @@ check "a 0777 locks dir is refused" refuses "$RUN/locks" 0777
 check "a 0777 state dir is refused" refuses "$STATE" 0777
 chmod 0755 "$LOGS" "$RUN" "$RUN/locks"
 
-[ "$failed" -eq 0 ] || fail "see above"
+checks_passed
 log "ok"

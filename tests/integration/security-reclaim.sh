@@ -7,9 +7,7 @@
 # lock stays held by the job's leftover, which vigild cannot prove it
 # started: it names it and waits, signalling nothing.
 . "$(dirname "$0")/lib.sh"
-[ "$(id -u)" = 0 ] || exit 77
-id nobody >/dev/null 2>&1 || exit 77
-chmod 755 "$T"
+need_nobody
 mkdir -m 1777 "$T/evil"
 
 # The victim: a root process leading a session of its own.

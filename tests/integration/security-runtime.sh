@@ -9,27 +9,8 @@
 # what the test made there is removed at the end.
 . "$(dirname "$0")/lib.sh"
 
-[ "$(id -u)" -eq 0 ] || exit 77
-command -v setpriv >/dev/null || exit 77
-id nobody >/dev/null 2>&1 || exit 77
+need_nobody
 
-as_nobody() {
-	setpriv --reuid=nobody --regid="$(id -g nobody)" --clear-groups "$@"
-}
-
-failed=0
-check() {
-	local what=$1
-	shift
-	if "$@"; then
-		log "ok: $what"
-	else
-		printf 'FAIL: %s\n' "$what" >&2
-		failed=1
-	fi
-}
-
-chmod 0755 "$T"
 RDIR=
 cleanup_hook() { if [ -n "$RDIR" ]; then rm -rf "$RDIR"; fi; }
 
@@ -123,5 +104,5 @@ check "a new $RDIR is 0700 and the user's" \
 	[ "$(stat -c '%a %u' "$RDIR")" = "700 $U" ]
 stop_user
 
-[ "$failed" -eq 0 ] || fail "see above"
+checks_passed
 log "ok"

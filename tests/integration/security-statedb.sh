@@ -7,27 +7,8 @@
 # mode whatever the umask.
 . "$(dirname "$0")/lib.sh"
 
-[ "$(id -u)" -eq 0 ] || exit 77
-command -v setpriv >/dev/null || exit 77
-id nobody >/dev/null 2>&1 || exit 77
+need_nobody
 
-as_nobody() {
-	setpriv --reuid=nobody --regid="$(id -g nobody)" --clear-groups "$@"
-}
-
-failed=0
-check() {
-	local what=$1
-	shift
-	if "$@"; then
-		log "ok: $what"
-	else
-		printf 'FAIL: %s\n' "$what" >&2
-		failed=1
-	fi
-}
-
-chmod 0755 "$T"
 DB=$STATE/state.db
 SECRET=password=hunter2-$$-$RANDOM
 
@@ -112,5 +93,5 @@ if getent group adm >/dev/null; then
 	stop_vigild
 fi
 
-[ "$failed" -eq 0 ] || fail "see above"
+checks_passed
 log "ok"

@@ -16,7 +16,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <limits.h>
 #include <regex.h>
 #include <stdint.h>
@@ -1370,16 +1369,6 @@ TEST(unsafe_dir)
 	return (0);
 }
 
-/* Remove one entry of the test directory. */
-static int
-rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	return (remove(path));
-}
-
 int
 main(void)
 {
@@ -1408,7 +1397,7 @@ main(void)
 	RUN(planted_links);
 	RUN(unsafe_dir);
 	if (test_failed == 0)
-		nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+		test_rmtree(dir);
 	else
 		printf("# kept %s\n", dir);
 	TEST_MAIN_END();

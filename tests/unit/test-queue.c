@@ -18,7 +18,6 @@
 #include <sys/types.h>
 #include <sys/stat.h>
 
-#include <ftw.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -46,15 +45,6 @@ mono(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ((double)ts.tv_sec + (double)ts.tv_nsec / 1e9);
-}
-
-static int
-rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
-{
-	(void)sb;
-	(void)flag;
-	(void)ftw;
-	return (remove(path));
 }
 
 /* A fresh directory with a new state.db and its queue. */
@@ -87,7 +77,7 @@ env_close(struct env *e)
 {
 	queue_close(e->q);
 	store_close(e->s);
-	nftw(e->dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+	test_rmtree(e->dir);
 }
 
 /* Enqueue a text message with no unique key; return its id or -1. */

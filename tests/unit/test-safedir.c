@@ -16,7 +16,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -266,16 +265,6 @@ TEST(tighten)
 	return (0);
 }
 
-/* Remove one entry of the test directory. */
-static int
-rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	return (remove(path));
-}
-
 int
 main(void)
 {
@@ -295,7 +284,7 @@ main(void)
 	RUN(refresh);
 	RUN(tighten);
 	if (test_failed == 0)
-		nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+		test_rmtree(dir);
 	else
 		printf("# kept %s\n", dir);
 	TEST_MAIN_END();

@@ -18,7 +18,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -881,15 +880,6 @@ TEST(measure)
 	return (0);
 }
 
-static int
-rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
-{
-	(void)sb;
-	(void)flag;
-	(void)ftw;
-	return (remove(path));
-}
-
 int
 main(void)
 {
@@ -916,7 +906,7 @@ main(void)
 	RUN(measure);
 	chmod(tpath(d, sizeof(d), "ro"), 0755);
 	if (test_failed == 0)
-		nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+		test_rmtree(dir);
 	else
 		printf("# kept %s\n", dir);
 	TEST_MAIN_END();

@@ -10,6 +10,9 @@
 #ifndef VIGIL_TEST_H
 #define VIGIL_TEST_H
 
+#include <sys/stat.h>
+
+#include <ftw.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -62,6 +65,24 @@ static int test_passed, test_failed;
 			printf("FAIL - %s\n", #name);                          \
 		}                                                              \
 	} while (0)
+
+/* Remove one entry of a tree (for test_rmtree). */
+static inline int
+test_rm_entry(
+    const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	return (remove(path));
+}
+
+/* Remove the directory tree at dir, as rm -rf: a test's temp dir. */
+static inline int
+test_rmtree(const char *dir)
+{
+	return (nftw(dir, test_rm_entry, 16, FTW_DEPTH | FTW_PHYS));
+}
 
 #define TEST_MAIN_END()                                                        \
 	do {                                                                   \
