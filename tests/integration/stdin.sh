@@ -60,8 +60,12 @@ before=$(fds)
 for _ in 1 2 3 4 5; do
 	ctl restart piped >/dev/null || fail "restart piped failed"
 done
-after=$(fds)
-[ "$after" -le "$before" ] || fail "vigild's descriptors grew from $before to $after"
+# A descriptor can be open for a moment (a control connection vigild has
+# not yet seen close, a file valgrind reads): the count must come back, a
+# leak never does.
+fds_at_most() { [ "$(fds)" -le "$1" ]; }
+retry 10 fds_at_most "$before" ||
+	fail "vigild's descriptors grew from $before to $(fds): $(ls -l "/proc/$VIGILD_PID/fd")"
 ! holds "$pipe" || fail "vigild still holds $pipe of an ended run"
 # A stop closes the write end of the run's pipe.
 q=$(job_pid piped)
