@@ -2,14 +2,18 @@
 /* Copyright (c) 2026 The vigil authors */
 
 /*
- * state.db: run history and operator intent in SQLite.  This file and
- * queue.c (the job queue's messages, on store_db) are the only ones that
- * speak SQL.  The database runs in WAL mode with synchronous
- * NORMAL (a commit costs no fsync; a power cut may lose the last runs, never
- * the file) and a 50 ms busy timeout, since vigild is single-threaded and
- * must not wait long.  The schema is versioned by PRAGMA user_version and
- * migrated forward at open; a file from a newer vigil is left alone.  A
- * file that is not a database or is corrupt is moved aside and replaced.
+ * state.db, the database: the schema and every statement of the store,
+ * opening it (migrations, a corrupt file moved aside), transactions and
+ * batches, and the helpers the other store files share to run a
+ * statement.  Run history is in store-history.c, the operator's intent in
+ * store-intent.c; these and queue.c (the job queue's messages, on
+ * store_db) are the only files that speak SQL.  The database runs in WAL
+ * mode with synchronous NORMAL (a commit costs no fsync; a power cut may
+ * lose the last runs, never the file) and a 50 ms busy timeout, since
+ * vigild is single-threaded and must not wait long.  The schema is
+ * versioned by PRAGMA user_version and migrated forward at open; a file
+ * from a newer vigil is left alone.  A file that is not a database or is
+ * corrupt is moved aside and replaced.
  *
  * Every statement is prepared once, at open, and reset after each use, so
  * a failed call leaves nothing behind: the store keeps working once the
@@ -36,34 +40,10 @@
 #include <sqlite3.h>
 
 #include "store.h"
+#include "store-int.h"
 #include "xmalloc.h"
 
 #define STORE_BUSY_MS 50
-
-enum store_stmt {
-	STORE_BEGIN,
-	STORE_COMMIT,
-	STORE_ROLLBACK,
-	STORE_RUN_INSERT,
-	STORE_RUN_READY,
-	STORE_RUN_END,
-	STORE_RUN_PRUNE,
-	STORE_RUNS_CLOSE,
-	STORE_HISTORY,
-	STORE_INTENT_SET,
-	STORE_INTENT_CLEAR,
-	STORE_INTENTS,
-	STORE_RUN_SKIPPED,
-	STORE_LAST_START,
-	STORE_NSTMT,
-};
-
-struct store {
-	sqlite3 *db;
-	sqlite3_stmt *st[STORE_NSTMT];
-	int batch; /* store_batch_begin: one transaction for many calls */
-	int busy;  /* the last failure: another connection held the lock */
-};
 
 /*
  * The statements, prepared at open.  The prune (?1 a run's id, ?2 keep)
@@ -557,7 +537,7 @@ store_is_busy(const struct store *s)
  * and roll back a transaction left open, so the next call starts clean.
  * Return -1.
  */
-static int
+int
 store_fail(struct store *s, sqlite3_stmt *st, char **cause)
 {
 	sqlite3_stmt *rb = s->st[STORE_ROLLBACK];
@@ -578,8 +558,8 @@ store_fail(struct store *s, sqlite3_stmt *st, char **cause)
 	return (-1);
 }
 
-/* Step a statement that returns no row, then reset it. */
-static int
+/* Step a statement that returns no row, then reset it.  0, or store_fail. */
+int
 store_done(struct store *s, sqlite3_stmt *st, char **cause)
 {
 	if (sqlite3_step(st) != SQLITE_DONE)
@@ -589,51 +569,12 @@ store_done(struct store *s, sqlite3_stmt *st, char **cause)
 }
 
 /* Bind an integer, or NULL when it is negative (not known). */
-static int
+int
 store_bind_opt(sqlite3_stmt *st, int i, int64_t v)
 {
 	if (v < 0)
 		return (sqlite3_bind_null(st, i));
 	return (sqlite3_bind_int64(st, i, v));
-}
-
-/*
- * Record the start of a run of instance of job, with its run id, pid and
- * start time (usec since the epoch).  Return 0 with the run's row id
- * (always > 0) in *id, for store_run_ready and store_run_end, or -1 with
- * *cause.
- */
-int
-store_run_begin(struct store *s, const char *job, int instance,
-    const char *run_id, long pid, int64_t started, int64_t *id, char **cause)
-{
-	sqlite3_stmt *st = s->st[STORE_RUN_INSERT];
-
-	if (sqlite3_bind_text(st, 1, job, -1, SQLITE_STATIC) != SQLITE_OK ||
-	    sqlite3_bind_int(st, 2, instance) != SQLITE_OK ||
-	    sqlite3_bind_text(st, 3, run_id, -1, SQLITE_STATIC) != SQLITE_OK ||
-	    store_bind_opt(st, 4, pid > 0 ? pid : -1) != SQLITE_OK ||
-	    sqlite3_bind_int64(st, 5, started) != SQLITE_OK)
-		return (store_fail(s, st, cause));
-	if (store_done(s, st, cause) == -1)
-		return (-1);
-	*id = sqlite3_last_insert_rowid(s->db);
-	return (0);
-}
-
-/*
- * Record when run id became ready (usec since the epoch).  A run that is
- * no longer recorded is not an error.  Return 0, or -1 with *cause.
- */
-int
-store_run_ready(struct store *s, int64_t id, int64_t ready, char **cause)
-{
-	sqlite3_stmt *st = s->st[STORE_RUN_READY];
-
-	if (sqlite3_bind_int64(st, 1, id) != SQLITE_OK ||
-	    sqlite3_bind_int64(st, 2, ready) != SQLITE_OK)
-		return (store_fail(s, st, cause));
-	return (store_done(s, st, cause));
 }
 
 /*
@@ -690,119 +631,8 @@ store_batch_end(struct store *s, char **cause)
 	return (store_done(s, s->st[STORE_COMMIT], cause));
 }
 
-/*
- * Record the end of run id: when (usec), the exit code or the signal (-1
- * for none) and the reason (exited, stopped, killed, exec failed, timeout,
- * lost; NULL for none).  Then delete that job's ended runs older than its
- * newest keep (keep < 1: delete nothing), in the same transaction.  A run
- * that is no longer recorded is not an error.  Return 0, or -1 with
- * *cause; nothing is changed then.
- */
-int
-store_run_end(struct store *s, int64_t id, int64_t ended, int exit_code,
-    int signal, const char *reason, int keep, char **cause)
-{
-	sqlite3_stmt *st = s->st[STORE_RUN_END];
-	sqlite3_stmt *pr = s->st[STORE_RUN_PRUNE];
-
-	if (store_txn_begin(s, cause) == -1)
-		return (-1);
-	if (sqlite3_bind_int64(st, 1, id) != SQLITE_OK ||
-	    sqlite3_bind_int64(st, 2, ended) != SQLITE_OK ||
-	    store_bind_opt(st, 3, exit_code) != SQLITE_OK ||
-	    store_bind_opt(st, 4, signal) != SQLITE_OK ||
-	    sqlite3_bind_text(st, 5, reason, -1, SQLITE_STATIC) != SQLITE_OK)
-		return (store_fail(s, st, cause));
-	if (store_done(s, st, cause) == -1)
-		return (-1);
-	if (keep > 0) {
-		if (sqlite3_bind_int64(pr, 1, id) != SQLITE_OK ||
-		    sqlite3_bind_int(pr, 2, keep) != SQLITE_OK)
-			return (store_fail(s, pr, cause));
-		if (store_done(s, pr, cause) == -1)
-			return (-1);
-	}
-	return (store_txn_commit(s, cause));
-}
-
-/*
- * Record a slot of a periodic job that was skipped at usec because a run
- * was still going: a row with no pid, ended at once, reason "skipped".
- * Prune as store_run_end does.  Return 0, or -1 with *cause.
- */
-int
-store_run_skipped(struct store *s, const char *job, int instance, int64_t at,
-    int keep, char **cause)
-{
-	sqlite3_stmt *st = s->st[STORE_RUN_SKIPPED];
-	sqlite3_stmt *pr = s->st[STORE_RUN_PRUNE];
-	int64_t id;
-
-	if (store_txn_begin(s, cause) == -1)
-		return (-1);
-	if (sqlite3_bind_text(st, 1, job, -1, SQLITE_STATIC) != SQLITE_OK ||
-	    sqlite3_bind_int(st, 2, instance) != SQLITE_OK ||
-	    sqlite3_bind_int64(st, 3, at) != SQLITE_OK)
-		return (store_fail(s, st, cause));
-	if (store_done(s, st, cause) == -1)
-		return (-1);
-	id = sqlite3_last_insert_rowid(s->db);
-	if (keep > 0) {
-		if (sqlite3_bind_int64(pr, 1, id) != SQLITE_OK ||
-		    sqlite3_bind_int(pr, 2, keep) != SQLITE_OK)
-			return (store_fail(s, pr, cause));
-		if (store_done(s, pr, cause) == -1)
-			return (-1);
-	}
-	return (store_txn_commit(s, cause));
-}
-
-/*
- * Set *at to the start (usec since the epoch) of the job's latest recorded
- * run or skipped slot, or to 0 if none is recorded.  Return 0, or -1 with
- * *cause.
- */
-int
-store_last_start(struct store *s, const char *job, int64_t *at, char **cause)
-{
-	sqlite3_stmt *st = s->st[STORE_LAST_START];
-	int rc;
-
-	if (sqlite3_bind_text(st, 1, job, -1, SQLITE_STATIC) != SQLITE_OK)
-		return (store_fail(s, st, cause));
-	rc = sqlite3_step(st);
-	if (rc != SQLITE_ROW)
-		return (store_fail(s, st, cause));
-	*at = sqlite3_column_type(st, 0) == SQLITE_NULL ?
-	    0 :
-	    sqlite3_column_int64(st, 0);
-	sqlite3_reset(st);
-	return (0);
-}
-
-/*
- * Close every run still open (left so by a vigild that died) with the
- * given end time and reason, and no exit code or signal.  Return 0 with
- * their number in *n (n may be NULL), or -1 with *cause.
- */
-int
-store_runs_close_open(
-    struct store *s, int64_t now, const char *reason, size_t *n, char **cause)
-{
-	sqlite3_stmt *st = s->st[STORE_RUNS_CLOSE];
-
-	if (sqlite3_bind_int64(st, 1, now) != SQLITE_OK ||
-	    sqlite3_bind_text(st, 2, reason, -1, SQLITE_STATIC) != SQLITE_OK)
-		return (store_fail(s, st, cause));
-	if (store_done(s, st, cause) == -1)
-		return (-1);
-	if (n != NULL)
-		*n = (size_t)sqlite3_changes(s->db);
-	return (0);
-}
-
 /* Copy a text column into buf, "" when NULL. */
-static void
+void
 store_column_text(sqlite3_stmt *st, int i, char *buf, size_t len)
 {
 	const char *v = (const char *)sqlite3_column_text(st, i);
@@ -811,132 +641,12 @@ store_column_text(sqlite3_stmt *st, int i, char *buf, size_t len)
 }
 
 /* An integer column, or dflt when NULL. */
-static int64_t
+int64_t
 store_column_opt(sqlite3_stmt *st, int i, int64_t dflt)
 {
 	if (sqlite3_column_type(st, i) == SQLITE_NULL)
 		return (dflt);
 	return (sqlite3_column_int64(st, i));
-}
-
-/* Fill r from a row of STORE_HISTORY. */
-static void
-store_run_fill(sqlite3_stmt *st, struct store_run *r)
-{
-	memset(r, 0, sizeof(*r));
-	r->id = sqlite3_column_int64(st, 0);
-	store_column_text(st, 1, r->job, sizeof(r->job));
-	r->instance = sqlite3_column_int(st, 2);
-	store_column_text(st, 3, r->run_id, sizeof(r->run_id));
-	r->pid = (long)sqlite3_column_int64(st, 4);
-	r->started = sqlite3_column_int64(st, 5);
-	r->ready = sqlite3_column_int64(st, 6);
-	r->ended = sqlite3_column_int64(st, 7);
-	r->exit_code = (int)store_column_opt(st, 8, -1);
-	r->signal = (int)store_column_opt(st, 9, -1);
-	store_column_text(st, 10, r->reason, sizeof(r->reason));
-}
-
-/*
- * Call cb(run, arg) for the newest n runs of job (all of them when n is
- * negative), oldest first.  Times not known are 0, a missing exit code or
- * signal is -1, a missing reason "" (a run still open).  The run is
- * borrowed for the call.  cb may use the store, but not store_history.
- * Return 0, or -1 with *cause (cb may have been called for some runs).
- */
-int
-store_history(struct store *s, const char *job, int n, store_run_cb cb,
-    void *arg, char **cause)
-{
-	return (store_history_instance(s, job, -1, n, cb, arg, cause));
-}
-
-/*
- * As store_history, for the runs of one instance of job only (all of them
- * when instance is negative).
- */
-int
-store_history_instance(struct store *s, const char *job, int instance, int n,
-    store_run_cb cb, void *arg, char **cause)
-{
-	sqlite3_stmt *st = s->st[STORE_HISTORY];
-	struct store_run r;
-	int rc;
-
-	if (sqlite3_bind_text(st, 1, job, -1, SQLITE_STATIC) != SQLITE_OK ||
-	    sqlite3_bind_int(st, 2, n < 0 ? -1 : n) != SQLITE_OK ||
-	    sqlite3_bind_int(st, 3, instance < 0 ? -1 : instance) != SQLITE_OK)
-		return (store_fail(s, st, cause));
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		store_run_fill(st, &r);
-		cb(&r, arg);
-	}
-	if (rc != SQLITE_DONE)
-		return (store_fail(s, st, cause));
-	sqlite3_reset(st);
-	return (0);
-}
-
-/*
- * Record what the operator asked of instance it->instance of it->job,
- * replacing what was recorded for it.  Return 0, or -1 with *cause.
- */
-int
-store_intent_set(struct store *s, const struct store_intent *it, char **cause)
-{
-	sqlite3_stmt *st = s->st[STORE_INTENT_SET];
-
-	if (sqlite3_bind_text(st, 1, it->job, -1, SQLITE_STATIC) != SQLITE_OK ||
-	    sqlite3_bind_int(st, 2, it->instance) != SQLITE_OK ||
-	    sqlite3_bind_int(st, 3, it->held != 0) != SQLITE_OK ||
-	    sqlite3_bind_int(st, 4, it->started != 0) != SQLITE_OK ||
-	    sqlite3_bind_int64(st, 5, it->uid) != SQLITE_OK ||
-	    sqlite3_bind_int64(st, 6, it->at) != SQLITE_OK)
-		return (store_fail(s, st, cause));
-	return (store_done(s, st, cause));
-}
-
-/*
- * Forget the intent recorded for instance of job (none recorded is not an
- * error).  Return 0, or -1 with *cause.
- */
-int
-store_intent_clear(struct store *s, const char *job, int instance, char **cause)
-{
-	sqlite3_stmt *st = s->st[STORE_INTENT_CLEAR];
-
-	if (sqlite3_bind_text(st, 1, job, -1, SQLITE_STATIC) != SQLITE_OK ||
-	    sqlite3_bind_int(st, 2, instance) != SQLITE_OK)
-		return (store_fail(s, st, cause));
-	return (store_done(s, st, cause));
-}
-
-/*
- * Call cb(intent, arg) for every recorded intent, by job then instance.
- * The intent is borrowed for the call.  cb may use the store, but not
- * store_intents.  Return 0, or -1 with *cause.
- */
-int
-store_intents(struct store *s, store_intent_cb cb, void *arg, char **cause)
-{
-	sqlite3_stmt *st = s->st[STORE_INTENTS];
-	struct store_intent it;
-	int rc;
-
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		memset(&it, 0, sizeof(it));
-		store_column_text(st, 0, it.job, sizeof(it.job));
-		it.instance = sqlite3_column_int(st, 1);
-		it.held = sqlite3_column_int(st, 2);
-		it.started = sqlite3_column_int(st, 3);
-		it.uid = (long)store_column_opt(st, 4, -1);
-		it.at = sqlite3_column_int64(st, 5);
-		cb(&it, arg);
-	}
-	if (rc != SQLITE_DONE)
-		return (store_fail(s, st, cause));
-	sqlite3_reset(st);
-	return (0);
 }
 
 /*

@@ -24,6 +24,7 @@
 #include "vigild.h"
 
 static enum cmd_retval cmd_control_exec(struct cmd_ctx *);
+static enum cmd_retval cmd_signal_check(struct cmd_ctx *);
 static enum cmd_retval cmd_signal_exec(struct cmd_ctx *);
 
 const struct cmd_entry cmd_start_entry = {
@@ -33,6 +34,7 @@ const struct cmd_entry cmd_start_entry = {
 	.longopts = "no-wait=W,quiet=q,with-deps=D",
 	.min_args = 1,
 	.max_args = -1,
+	.target = CMD_TARGET_INSTANCES,
 	.help = "start jobs and wait until they run",
 	.exec = cmd_control_exec,
 };
@@ -44,6 +46,7 @@ const struct cmd_entry cmd_stop_entry = {
 	.longopts = "no-wait=W,quiet=q",
 	.min_args = 1,
 	.max_args = -1,
+	.target = CMD_TARGET_INSTANCES,
 	.help = "stop jobs and wait until they are gone",
 	.exec = cmd_control_exec,
 };
@@ -55,6 +58,7 @@ const struct cmd_entry cmd_restart_entry = {
 	.longopts = "no-wait=W,quiet=q,with-deps=D",
 	.min_args = 1,
 	.max_args = -1,
+	.target = CMD_TARGET_INSTANCES,
 	.help = "stop then start jobs",
 	.exec = cmd_control_exec,
 };
@@ -66,6 +70,9 @@ const struct cmd_entry cmd_signal_entry = {
 	.optstring = "",
 	.min_args = 2,
 	.max_args = -1,
+	.target = CMD_TARGET_INSTANCES,
+	.target_at = 1,
+	.check = cmd_signal_check,
 	.help = "send a signal to jobs",
 	.exec = cmd_signal_exec,
 };
@@ -171,33 +178,40 @@ cmd_control_exec(struct cmd_ctx *ctx)
 	const char *verb = ctx->entry->name;
 	enum wait_kind kind;
 	struct inst **v;
-	size_t n, ntargets, i;
+	size_t n = ctx->ninsts, ntargets = n, i;
 	int waiting = 0;
 
-	if (cmd_resolve(ctx, ctx->argc, ctx->argv, &v, &n) == -1)
-		return (CMD_ERROR);
-	ntargets = n;
 	if (strcmp(verb, "stop") != 0 && n > 0 &&
-	    cmd_control_deps(ctx, &v, &n) == -1) {
-		free(v);
+	    cmd_control_deps(ctx, &ctx->insts, &n) == -1)
 		return (CMD_ERROR);
-	}
+	v = ctx->insts;
+	ctx->ninsts = n;
 	for (i = 0; i < n; i++)
 		cmd_control_one(ctx, i < ntargets ? verb : "start", v[i]);
 	kind = strcmp(verb, "stop") == 0 ? WAIT_STOP : WAIT_START;
 	/* One line per instance once it settled well: "web@0: started". */
 	if (!ctx->opts['q'])
-		server_client_report(
+		waiters_report(
 		    ctx->client, kind == WAIT_STOP ? "stopped" : "started");
 	for (i = 0; i < n && !ctx->opts['W']; i++) {
-		if (server_waiter_add(ctx->client, v[i], kind, JOB_RUNNING))
+		if (waiters_add(ctx->client, v[i], kind, JOB_RUNNING))
 			waiting = 1;
 	}
-	free(v);
 	if (waiting)
 		return (CMD_WAIT);
-	ctx->code = server_client_wait_code(ctx->client);
+	ctx->code = waiters_code(ctx->client);
 	return (ctx->code == 0 ? CMD_OK : CMD_ERROR);
+}
+
+/* The signal, first of the operands, before the targets. */
+static enum cmd_retval
+cmd_signal_check(struct cmd_ctx *ctx)
+{
+	if (signame_parse(ctx->argv[0]) > 0)
+		return (CMD_OK);
+	cmd_error(ctx, "%s: unknown signal", ctx->argv[0]);
+	ctx->code = CMD_EXIT_USAGE;
+	return (CMD_ERROR);
 }
 
 /*
@@ -210,22 +224,15 @@ cmd_control_exec(struct cmd_ctx *ctx)
 static enum cmd_retval
 cmd_signal_exec(struct cmd_ctx *ctx)
 {
-	struct inst **v;
-	size_t n, i;
-	int sig, all = 0;
+	struct inst **v = ctx->insts;
+	size_t i;
+	int sig = signame_parse(ctx->argv[0]), all = 0;
 
-	if ((sig = signame_parse(ctx->argv[0])) <= 0) {
-		cmd_error(ctx, "%s: unknown signal", ctx->argv[0]);
-		ctx->code = CMD_EXIT_USAGE;
-		return (CMD_ERROR);
-	}
 	for (i = 1; i < (size_t)ctx->argc; i++) {
 		if (strcmp(ctx->argv[i], "all") == 0)
 			all = 1;
 	}
-	if (cmd_resolve(ctx, ctx->argc - 1, ctx->argv + 1, &v, &n) == -1)
-		return (CMD_ERROR);
-	for (i = 0; i < n; i++) {
+	for (i = 0; i < ctx->ninsts; i++) {
 		if (v[i]->pid > 0)
 			supervise_inst_signal(v[i], sig);
 		else if (!all) {
@@ -233,6 +240,5 @@ cmd_signal_exec(struct cmd_ctx *ctx)
 			ctx->code = CMD_EXIT_FAILED;
 		}
 	}
-	free(v);
 	return (ctx->code == 0 ? CMD_OK : CMD_ERROR);
 }

@@ -14,22 +14,34 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "duration.h"
+#include "json.h"
 #include "signame.h"
+#include "timefmt.h"
 #include "vigild.h"
 
 static enum cmd_retval cmd_history_exec(struct cmd_ctx *);
+
+/* The rows history shows unless -n says otherwise, and the most. */
+#define CMD_HISTORY_DEFAULT 20
+#define CMD_HISTORY_MAX 1000000
+
+static const struct cmd_opt cmd_history_opts[] = {
+	{ 'n', CMD_OPT_INT, 1, CMD_HISTORY_MAX },
+	{ 0, CMD_OPT_STRING, 0, 0 },
+};
 
 const struct cmd_entry cmd_history_entry = {
 	.name = "history",
 	.usage = "[-n N] job[@N]",
 	.optstring = "n:",
 	.longopts = "lines=n",
+	.typed = cmd_history_opts,
 	.min_args = 1,
 	.max_args = 1,
 	.flags = CMD_READONLY,
+	.target = CMD_TARGET_ONE_JOB,
 	.help = "show the past runs of a job or instance",
 	.exec = cmd_history_exec,
 };
@@ -39,47 +51,61 @@ struct cmd_history {
 	int count;
 };
 
+/* key: a time in usec, or null for none (0). */
+static void
+cmd_history_json_time(struct json *jw, const char *key, int64_t usec)
+{
+	json_key(jw, key);
+	if (usec > 0)
+		json_int(jw, usec);
+	else
+		json_null(jw);
+}
+
 static void
 cmd_history_json(struct cmd_ctx *ctx, const struct store_run *r)
 {
-	cmd_print(ctx, "{\"job\":");
-	cmd_print_json_string(ctx, r->job);
-	cmd_print(ctx, ",\"instance\":%d,\"run_id\":", r->instance);
-	cmd_print_json_string(ctx, r->run_id);
-	cmd_print(ctx, ",\"pid\":%ld,\"started_us\":%lld", r->pid,
-	    (long long)r->started);
-	if (r->ready > 0)
-		cmd_print(ctx, ",\"ready_us\":%lld", (long long)r->ready);
-	else
-		cmd_print(ctx, ",\"ready_us\":null");
+	struct json *jw = &ctx->jw;
+
+	json_object_begin(jw);
+	json_key(jw, "job");
+	json_string(jw, r->job);
+	json_key(jw, "instance");
+	json_int(jw, r->instance);
+	json_key(jw, "run_id");
+	json_string(jw, r->run_id);
+	json_key(jw, "pid");
+	json_int(jw, r->pid);
+	json_key(jw, "started_us");
+	json_int(jw, r->started);
+	cmd_history_json_time(jw, "ready_us", r->ready);
+	cmd_history_json_time(jw, "ended_us", r->ended);
+	json_key(jw, "duration_s");
 	if (r->ended > 0)
-		cmd_print(ctx, ",\"ended_us\":%lld,\"duration_s\":%.3f",
-		    (long long)r->ended, (double)(r->ended - r->started) / 1e6);
+		json_fixed(jw, (double)(r->ended - r->started) / 1e6, 3);
 	else
-		cmd_print(ctx, ",\"ended_us\":null,\"duration_s\":null");
-	cmd_print(ctx,
-	    r->exit_code >= 0 ? ",\"exit_code\":%d" : ",\"exit_code\":null",
-	    r->exit_code);
-	if (r->signal > 0) {
-		cmd_print(ctx, ",\"signal\":");
-		cmd_print_json_string(ctx, signame_name(r->signal));
-	} else
-		cmd_print(ctx, ",\"signal\":null");
-	cmd_print(ctx, ",\"reason\":");
-	cmd_print_json_string(ctx, r->reason[0] != '\0' ? r->reason : NULL);
-	cmd_print(ctx, "}");
+		json_null(jw);
+	json_key(jw, "exit_code");
+	if (r->exit_code >= 0)
+		json_int(jw, r->exit_code);
+	else
+		json_null(jw);
+	json_key(jw, "signal");
+	json_string(jw, r->signal > 0 ? signame_name(r->signal) : NULL);
+	json_key(jw, "reason");
+	json_string(jw, r->reason[0] != '\0' ? r->reason : NULL);
+	json_object_end(jw);
 }
 
 static void
 cmd_history_row(const struct store_run *r, void *arg)
 {
 	struct cmd_history *h = arg;
-	char start[64], end[64], dur[32], ex[32];
+	char start[TIMEFMT_LEN], end[TIMEFMT_LEN], dur[32], ex[32];
 
-	if (h->ctx->json) {
-		cmd_print(h->ctx, "%s", h->count > 0 ? "," : "");
+	if (h->ctx->json)
 		cmd_history_json(h->ctx, r);
-	} else {
+	else {
 		if (r->ended > 0)
 			duration_format(
 			    (uint64_t)(r->ended - r->started) / 1000 * 1000,
@@ -95,66 +121,36 @@ cmd_history_row(const struct store_run *r, void *arg)
 	h->count++;
 }
 
-/*
- * The job and instance (-1: every one) that target names, "job" or
- * "job@N".  Return 0, or -1 with the error printed and the exit code set.
- */
-static int
-cmd_history_target(
-    struct cmd_ctx *ctx, char *target, const char **job, int *instance)
-{
-	struct inst **v;
-	size_t nv;
-
-	if (strcmp(target, "all") == 0) {
-		cmd_error(ctx, "history: one job at a time");
-		ctx->code = CMD_EXIT_USAGE;
-		return (-1);
-	}
-	if (cmd_resolve(ctx, 1, &target, &v, &nv) == -1)
-		return (-1);
-	*job = v[0]->job->name;
-	/* "job@N" names no job of its own: one instance. */
-	*instance = supervise_find_job(target) == NULL ? v[0]->index : -1;
-	free(v);
-	return (0);
-}
-
 static enum cmd_retval
 cmd_history_exec(struct cmd_ctx *ctx)
 {
 	struct cmd_history h;
-	const char *job;
-	char *cause = NULL, *end;
-	long n = 20;
+	struct inst *in = ctx->insts[0];
+	char *cause = NULL;
 	int instance;
 
-	if (ctx->opts['n']) {
-		n = strtol(ctx->optarg['n'], &end, 10);
-		if (*ctx->optarg['n'] == '\0' || *end != '\0' || n < 1 ||
-		    n > 1000000) {
-			cmd_error(ctx, "history: -n: not a count: %s",
-			    ctx->optarg['n']);
-			ctx->code = CMD_EXIT_USAGE;
-			return (CMD_ERROR);
-		}
-	}
-	if (cmd_history_target(ctx, ctx->argv[0], &job, &instance) == -1)
-		return (CMD_ERROR);
+	/* "job@N" names no job of its own: one instance. */
+	instance = supervise_find_job(ctx->argv[0]) == NULL ? in->index : -1;
 	h.ctx = ctx;
 	h.count = 0;
-	if (ctx->json)
-		cmd_print(ctx, "{\"runs\":[");
-	else
+	if (ctx->json) {
+		json_object_begin(&ctx->jw);
+		json_key(&ctx->jw, "runs");
+		json_array_begin(&ctx->jw);
+	} else
 		cmd_print(ctx, "%-23s %-23s %9s %-12s %s\n", "START", "END",
 		    "DURATION", "EXIT", "REASON");
-	if (state_history(job, instance, (int)n, cmd_history_row, &h, &cause) ==
-	    -1) {
+	if (state_history(in->job->name, instance,
+	        (int)cmd_opt_num(ctx, 'n', CMD_HISTORY_DEFAULT),
+	        cmd_history_row, &h, &cause) == -1) {
 		cmd_error(ctx, "history: %s", cause);
 		free(cause);
 		return (CMD_ERROR);
 	}
-	if (ctx->json)
-		cmd_print(ctx, "]}\n");
+	if (ctx->json) {
+		json_array_end(&ctx->jw);
+		json_object_end(&ctx->jw);
+		cmd_json_end(ctx);
+	}
 	return (CMD_OK);
 }

@@ -9,6 +9,7 @@
 
 #include <unistd.h>
 
+#include "json.h"
 #include "log.h"
 #include "vigild.h"
 
@@ -64,9 +65,15 @@ const struct cmd_entry cmd_list_commands_entry = {
 static enum cmd_retval
 cmd_ping_exec(struct cmd_ctx *ctx)
 {
-	if (ctx->json)
-		cmd_print(ctx, "{\"pong\":true,\"pid\":%ld}\n", (long)getpid());
-	else
+	if (ctx->json) {
+		json_object_begin(&ctx->jw);
+		json_key(&ctx->jw, "pong");
+		json_bool(&ctx->jw, 1);
+		json_key(&ctx->jw, "pid");
+		json_int(&ctx->jw, getpid());
+		json_object_end(&ctx->jw);
+		cmd_json_end(ctx);
+	} else
 		cmd_print(ctx, "pong\n");
 	return (CMD_OK);
 }
@@ -74,9 +81,13 @@ cmd_ping_exec(struct cmd_ctx *ctx)
 static enum cmd_retval
 cmd_version_exec(struct cmd_ctx *ctx)
 {
-	if (ctx->json)
-		cmd_print(ctx, "{\"version\":\"%s\"}\n", PACKAGE_VERSION);
-	else
+	if (ctx->json) {
+		json_object_begin(&ctx->jw);
+		json_key(&ctx->jw, "version");
+		json_string(&ctx->jw, PACKAGE_VERSION);
+		json_object_end(&ctx->jw);
+		cmd_json_end(ctx);
+	} else
 		cmd_print(ctx, "vigild %s\n", PACKAGE_VERSION);
 	return (CMD_OK);
 }
@@ -91,32 +102,44 @@ cmd_shutdown_exec(struct cmd_ctx *ctx)
 	return (CMD_WAIT);
 }
 
+/* list-commands --json: name, usage and help of each command. */
+static void
+cmd_list_commands_json(struct cmd_ctx *ctx)
+{
+	const struct cmd_entry *const *e;
+	struct json *jw = &ctx->jw;
+
+	json_object_begin(jw);
+	json_key(jw, "commands");
+	json_array_begin(jw);
+	for (e = cmd_table; *e != NULL; e++) {
+		json_object_begin(jw);
+		json_key(jw, "name");
+		json_string(jw, (*e)->name);
+		json_key(jw, "usage");
+		json_string(jw, (*e)->usage);
+		json_key(jw, "help");
+		json_string(jw, (*e)->help);
+		json_object_end(jw);
+	}
+	json_array_end(jw);
+	json_object_end(jw);
+	cmd_json_end(ctx);
+}
+
 static enum cmd_retval
 cmd_list_commands_exec(struct cmd_ctx *ctx)
 {
 	const struct cmd_entry *const *e;
 
-	for (e = cmd_table; *e != NULL; e++) {
-		if (ctx->json)
-			continue;
+	if (ctx->json) {
+		cmd_list_commands_json(ctx);
+		return (CMD_OK);
+	}
+	for (e = cmd_table; *e != NULL; e++)
 		cmd_print(ctx, "%s%s%s%s%s%s\n", (*e)->name,
 		    (*e)->alias ? " (" : "", (*e)->alias ? (*e)->alias : "",
 		    (*e)->alias ? ")" : "", *(*e)->usage != '\0' ? " " : "",
 		    (*e)->usage);
-	}
-	if (ctx->json) {
-		cmd_print(ctx, "{\"commands\":[");
-		for (e = cmd_table; *e != NULL; e++) {
-			cmd_print(
-			    ctx, "%s{\"name\":", e == cmd_table ? "" : ",");
-			cmd_print_json_string(ctx, (*e)->name);
-			cmd_print(ctx, ",\"usage\":");
-			cmd_print_json_string(ctx, (*e)->usage);
-			cmd_print(ctx, ",\"help\":");
-			cmd_print_json_string(ctx, (*e)->help);
-			cmd_print(ctx, "}");
-		}
-		cmd_print(ctx, "]}\n");
-	}
 	return (CMD_OK);
 }

@@ -13,15 +13,14 @@
 
 #include <sys/types.h>
 
-#include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
-#include "duration.h"
+#include "json.h"
 #include "signame.h"
+#include "timefmt.h"
 #include "vigild.h"
 #include "xmalloc.h"
 
@@ -29,12 +28,26 @@
 #define CMD_QUEUE_DEAD_DEFAULT 1000
 #define CMD_QUEUE_DEAD_MAX 1000000
 
+static enum cmd_retval cmd_enqueue_check(struct cmd_ctx *);
 static enum cmd_retval cmd_enqueue_exec(struct cmd_ctx *);
+static enum cmd_retval cmd_queue_check(struct cmd_ctx *);
 static enum cmd_retval cmd_queue_exec(struct cmd_ctx *);
 static enum cmd_retval cmd_retry_exec(struct cmd_ctx *);
 static enum cmd_retval cmd_delete_exec(struct cmd_ctx *);
 static enum cmd_retval cmd_purge_exec(struct cmd_ctx *);
 static enum cmd_retval cmd_kick_exec(struct cmd_ctx *);
+
+static const struct cmd_opt cmd_enqueue_opts[] = {
+	{ 'd', CMD_OPT_DURATION, 0, 0 },
+	{ 'p', CMD_OPT_INT, INT_MIN, INT_MAX },
+	{ 'u', CMD_OPT_WORD, 0, 0 },
+	{ 0, CMD_OPT_STRING, 0, 0 },
+};
+
+static const struct cmd_opt cmd_queue_opts[] = {
+	{ 'n', CMD_OPT_INT, 1, CMD_QUEUE_DEAD_MAX },
+	{ 0, CMD_OPT_STRING, 0, 0 },
+};
 
 const struct cmd_entry cmd_enqueue_entry = {
 	.name = "enqueue",
@@ -42,8 +55,12 @@ const struct cmd_entry cmd_enqueue_entry = {
 	         "[payload | -]",
 	.optstring = "d:u:p:",
 	.longopts = "delay=d,unique=u,priority=p",
+	.typed = cmd_enqueue_opts,
 	.min_args = 1,
 	.max_args = 2,
+	.target = CMD_TARGET_QUEUES,
+	.target_n = 1,
+	.check = cmd_enqueue_check,
 	.help = "add a message to a queue job (- : the payload from stdin)",
 	.exec = cmd_enqueue_exec,
 };
@@ -53,9 +70,13 @@ const struct cmd_entry cmd_queue_entry = {
 	.usage = "[--dead [-n N]] [job ...]",
 	.optstring = "Dn:",
 	.longopts = "dead=D,limit=n",
+	.typed = cmd_queue_opts,
 	.min_args = 0,
 	.max_args = -1,
 	.flags = CMD_READONLY,
+	.target = CMD_TARGET_QUEUES,
+	.target_flags = CMD_TARGET_DEFAULT_ALL,
+	.check = cmd_queue_check,
 	.help = "count the messages of queue jobs (-D: list a job's dead ones)",
 	.exec = cmd_queue_exec,
 };
@@ -66,6 +87,7 @@ const struct cmd_entry cmd_retry_entry = {
 	.optstring = "",
 	.min_args = 1,
 	.max_args = -1,
+	.target = CMD_TARGET_IDS,
 	.help = "make dead or delayed messages available again, at once",
 	.exec = cmd_retry_exec,
 };
@@ -76,6 +98,7 @@ const struct cmd_entry cmd_delete_entry = {
 	.optstring = "",
 	.min_args = 1,
 	.max_args = -1,
+	.target = CMD_TARGET_IDS,
 	.help = "delete messages from their queue",
 	.exec = cmd_delete_exec,
 };
@@ -87,6 +110,7 @@ const struct cmd_entry cmd_purge_entry = {
 	.longopts = "dead=D",
 	.min_args = 1,
 	.max_args = 1,
+	.target = CMD_TARGET_QUEUES,
 	.help =
 	    "delete a queue job's waiting and dead messages (-D: dead only)",
 	.exec = cmd_purge_exec,
@@ -98,6 +122,7 @@ const struct cmd_entry cmd_kick_entry = {
 	.optstring = "",
 	.min_args = 1,
 	.max_args = 1,
+	.target = CMD_TARGET_QUEUES,
 	.help = "start work on a queue job's waiting messages",
 	.exec = cmd_kick_exec,
 };
@@ -107,28 +132,6 @@ struct cmd_queue_dead {
 	struct cmd_ctx *ctx;
 	int count;
 };
-
-/*
- * Find the queue job called name.  Otherwise print why and set the exit
- * code: 4 for no such job, 1 for a job of another kind.
- */
-static struct job *
-cmd_queue_job(struct cmd_ctx *ctx, const char *name)
-{
-	struct job *j;
-
-	if ((j = supervise_find_job(name)) == NULL) {
-		cmd_error(ctx, "%s: no such job", name);
-		ctx->code = CMD_EXIT_NO_JOB;
-		return (NULL);
-	}
-	if (j->spec->kind != CONF_KIND_QUEUE) {
-		cmd_error(ctx, "%s is not a queue job", name);
-		ctx->code = CMD_EXIT_FAILED;
-		return (NULL);
-	}
-	return (j);
-}
 
 /* The queue of state.db, or NULL after saying it is not available. */
 static struct queue *
@@ -154,50 +157,6 @@ cmd_queue_failed(struct cmd_ctx *ctx, char *cause)
 	return (CMD_ERROR);
 }
 
-/* A usage error of option or operand what: print it, exit code 2. */
-static enum cmd_retval
-cmd_queue_usage(struct cmd_ctx *ctx, const char *what, const char *why)
-{
-	cmd_error(ctx, "%s: %s: %s", ctx->entry->name, what, why);
-	ctx->code = CMD_EXIT_USAGE;
-	return (CMD_ERROR);
-}
-
-/* Parse a message id: a positive decimal integer.  Return 0 or -1. */
-static int
-cmd_queue_id(const char *s, int64_t *id)
-{
-	char *end;
-	long long v;
-
-	if (*s < '0' || *s > '9')
-		return (-1);
-	errno = 0;
-	v = strtoll(s, &end, 10);
-	if (errno != 0 || *end != '\0' || v <= 0)
-		return (-1);
-	*id = v;
-	return (0);
-}
-
-/* Parse every operand as an id into the owned *ids, or print a usage error. */
-static int
-cmd_queue_ids(struct cmd_ctx *ctx, int64_t **ids)
-{
-	int i;
-
-	*ids = xreallocarray(NULL, (size_t)ctx->argc, sizeof(**ids));
-	for (i = 0; i < ctx->argc; i++) {
-		if (cmd_queue_id(ctx->argv[i], &(*ids)[i]) == -1) {
-			cmd_queue_usage(ctx, "not a message id", ctx->argv[i]);
-			free(*ids);
-			*ids = NULL;
-			return (-1);
-		}
-	}
-	return (0);
-}
-
 /* Tell the dispatcher of every queue job that messages may be ready. */
 static void
 cmd_queue_kick_all(void)
@@ -210,51 +169,23 @@ cmd_queue_kick_all(void)
 	}
 }
 
-/* The options of enqueue: the due time and priority. */
-static enum cmd_retval
-cmd_enqueue_options(
-    struct cmd_ctx *ctx, int64_t now, int64_t *due, int *priority)
-{
-	uint64_t delay = 0;
-	char *cause = NULL, *end;
-	long v;
-
-	if (ctx->opts['d'] &&
-	    duration_parse(ctx->optarg['d'], &delay, &cause) == -1) {
-		cmd_queue_usage(ctx, "--delay", cause);
-		free(cause);
-		return (CMD_ERROR);
-	}
-	if (delay > (uint64_t)(INT64_MAX - now))
-		return (cmd_queue_usage(ctx, "--delay", "too large"));
-	*due = now + (int64_t)delay;
-	*priority = 0;
-	if (ctx->opts['p']) {
-		errno = 0;
-		v = strtol(ctx->optarg['p'], &end, 10);
-		if (*ctx->optarg['p'] == '\0' || *end != '\0' || errno != 0 ||
-		    v < INT_MIN || v > INT_MAX)
-			return (cmd_queue_usage(
-			    ctx, "--priority", "not an integer"));
-		*priority = (int)v;
-	}
-	if (ctx->opts['u'] && *ctx->optarg['u'] == '\0')
-		return (cmd_queue_usage(ctx, "--unique", "empty key"));
-	return (CMD_OK);
-}
-
-/* The payload: the operand, or with "-" or none the data sent before. */
-static enum cmd_retval
-cmd_enqueue_payload(struct cmd_ctx *ctx, const void **p, size_t *len)
+/*
+ * The payload: the operand, or with "-" or none the data sent before.
+ * Return 0, or -1 with *why set when the two say different things.
+ */
+static int
+cmd_enqueue_payload(
+    struct cmd_ctx *ctx, const void **p, size_t *len, const char **why)
 {
 	const char *arg = ctx->argc > 1 ? ctx->argv[1] : NULL;
 
+	*why = NULL;
 	if (arg != NULL && strcmp(arg, "-") != 0 && ctx->data != NULL)
-		return (cmd_queue_usage(
-		    ctx, "payload", "given both as an operand and as data"));
-	if (arg != NULL && strcmp(arg, "-") == 0 && ctx->data == NULL)
-		return (cmd_queue_usage(ctx, "payload",
-		    "- stands for standard input, and none was sent"));
+		*why = "given both as an operand and as data";
+	else if (arg != NULL && strcmp(arg, "-") == 0 && ctx->data == NULL)
+		*why = "- stands for standard input, and none was sent";
+	if (*why != NULL)
+		return (-1);
 	if (arg != NULL && ctx->data == NULL) {
 		*p = arg;
 		*len = strlen(arg);
@@ -265,7 +196,22 @@ cmd_enqueue_payload(struct cmd_ctx *ctx, const void **p, size_t *len)
 		*p = "";
 		*len = 0;
 	}
-	if (*len > QUEUE_PAYLOAD_MAX) {
+	return (0);
+}
+
+/* Before the job: the delay fits the clock, the payload is sound. */
+static enum cmd_retval
+cmd_enqueue_check(struct cmd_ctx *ctx)
+{
+	const void *p;
+	const char *why;
+	size_t len;
+
+	if (cmd_opt_num(ctx, 'd', 0) > INT64_MAX - store_now())
+		return (cmd_usage_error(ctx, "--delay", "too large"));
+	if (cmd_enqueue_payload(ctx, &p, &len, &why) == -1)
+		return (cmd_usage_error(ctx, "payload", why));
+	if (len > QUEUE_PAYLOAD_MAX) {
 		cmd_error(ctx, "enqueue: payload larger than 1 MiB (%d bytes)",
 		    QUEUE_PAYLOAD_MAX);
 		ctx->code = CMD_EXIT_FAILED;
@@ -278,10 +224,17 @@ cmd_enqueue_payload(struct cmd_ctx *ctx, const void **p, size_t *len)
 static enum cmd_retval
 cmd_enqueue_report(struct cmd_ctx *ctx, struct job *j, int dup, int64_t id)
 {
-	if (ctx->json)
-		cmd_print(ctx, "{\"id\":%lld%s}\n", (long long)id,
-		    dup ? ",\"duplicate\":true" : "");
-	else
+	if (ctx->json) {
+		json_object_begin(&ctx->jw);
+		json_key(&ctx->jw, "id");
+		json_int(&ctx->jw, id);
+		if (dup) {
+			json_key(&ctx->jw, "duplicate");
+			json_bool(&ctx->jw, 1);
+		}
+		json_object_end(&ctx->jw);
+		cmd_json_end(ctx);
+	} else
 		cmd_print(ctx, "%lld\n", (long long)id);
 	if (!dup) {
 		dispatch_kick(j);
@@ -301,66 +254,79 @@ static enum cmd_retval
 cmd_enqueue_exec(struct cmd_ctx *ctx)
 {
 	struct queue *q;
-	struct job *j;
+	struct job *j = ctx->jobs[0];
 	const void *payload;
+	const char *why;
 	size_t len;
-	int64_t now = store_now(), due, id = 0, existing = 0;
+	int64_t now = store_now(), id = 0, existing = 0;
 	char *cause = NULL;
-	int priority, rc;
+	int rc;
 
-	if (cmd_enqueue_options(ctx, now, &due, &priority) != CMD_OK ||
-	    cmd_enqueue_payload(ctx, &payload, &len) != CMD_OK)
-		return (CMD_ERROR);
-	if ((j = cmd_queue_job(ctx, ctx->argv[0])) == NULL ||
-	    (q = cmd_queue_get(ctx)) == NULL)
+	(void)cmd_enqueue_payload(ctx, &payload, &len, &why);
+	if ((q = cmd_queue_get(ctx)) == NULL)
 		return (CMD_ERROR);
 	rc = queue_enqueue(q, j->name, payload, len,
-	    ctx->opts['u'] ? ctx->optarg['u'] : NULL, priority, due, now, &id,
-	    &existing, &cause);
+	    ctx->opts['u'] ? ctx->optarg['u'] : NULL,
+	    (int)cmd_opt_num(ctx, 'p', 0), now + cmd_opt_num(ctx, 'd', 0), now,
+	    &id, &existing, &cause);
 	if (rc == -1)
 		return (cmd_queue_failed(ctx, cause));
 	return (cmd_enqueue_report(ctx, j, rc == 1, rc == 1 ? existing : id));
 }
 
+/* key: an integer, or null below 0 (none). */
+static void
+cmd_queue_json_opt(struct json *jw, const char *key, int v)
+{
+	json_key(jw, key);
+	if (v >= 0)
+		json_int(jw, v);
+	else
+		json_null(jw);
+}
+
 static void
 cmd_queue_dead_json(struct cmd_ctx *ctx, const struct queue_msg *m)
 {
-	const char *name;
+	struct json *jw = &ctx->jw;
+	const char *name = NULL;
 	char num[16];
 
-	cmd_print(
-	    ctx, "{\"id\":%lld,\"attempts\":%d", (long long)m->id, m->attempts);
-	if (m->last_exit >= 0)
-		cmd_print(ctx, ",\"last_exit\":%d", m->last_exit);
-	else
-		cmd_print(ctx, ",\"last_exit\":null");
-	cmd_print(ctx, ",\"last_signal\":");
-	if (m->last_signal > 0) {
-		if ((name = signame_name(m->last_signal)) == NULL) {
-			snprintf(num, sizeof(num), "%d", m->last_signal);
-			name = num;
-		}
-		cmd_print_json_string(ctx, name);
-	} else
-		cmd_print(ctx, "null");
-	cmd_print(ctx, ",\"last_error\":");
-	cmd_print_json_string(ctx, m->last_error);
-	cmd_print(ctx,
-	    ",\"created_us\":%lld,\"updated_us\":%lld,\"priority\":%d,"
-	    "\"bytes\":%zu}",
-	    (long long)m->created, (long long)m->updated, m->priority, m->len);
+	if (m->last_signal > 0 &&
+	    (name = signame_name(m->last_signal)) == NULL) {
+		snprintf(num, sizeof(num), "%d", m->last_signal);
+		name = num;
+	}
+	json_object_begin(jw);
+	json_key(jw, "id");
+	json_int(jw, m->id);
+	json_key(jw, "attempts");
+	json_int(jw, m->attempts);
+	cmd_queue_json_opt(jw, "last_exit", m->last_exit);
+	json_key(jw, "last_signal");
+	json_string(jw, name);
+	json_key(jw, "last_error");
+	json_string(jw, m->last_error);
+	json_key(jw, "created_us");
+	json_int(jw, m->created);
+	json_key(jw, "updated_us");
+	json_int(jw, m->updated);
+	json_key(jw, "priority");
+	json_int(jw, m->priority);
+	json_key(jw, "bytes");
+	json_uint(jw, m->len);
+	json_object_end(jw);
 }
 
 static void
 cmd_queue_dead_row(const struct queue_msg *m, void *arg)
 {
 	struct cmd_queue_dead *d = arg;
-	char ex[32], upd[64];
+	char ex[32], upd[TIMEFMT_LEN];
 
-	if (d->ctx->json) {
-		cmd_print(d->ctx, "%s", d->count > 0 ? "," : "");
+	if (d->ctx->json)
 		cmd_queue_dead_json(d->ctx, m);
-	} else
+	else
 		cmd_print(d->ctx, "%-10lld %8d %-12s %-23s %s\n",
 		    (long long)m->id, m->attempts,
 		    cmd_format_exit(
@@ -381,9 +347,11 @@ cmd_queue_dead(struct cmd_ctx *ctx, struct queue *q, struct job *j, long n)
 	d.ctx = ctx;
 	d.count = 0;
 	if (ctx->json) {
-		cmd_print(ctx, "{\"job\":");
-		cmd_print_json_string(ctx, j->name);
-		cmd_print(ctx, ",\"messages\":[");
+		json_object_begin(&ctx->jw);
+		json_key(&ctx->jw, "job");
+		json_string(&ctx->jw, j->name);
+		json_key(&ctx->jw, "messages");
+		json_array_begin(&ctx->jw);
 	} else
 		cmd_print(ctx, "%-10s %8s %-12s %-23s %s\n", "ID", "ATTEMPTS",
 		    "LAST-EXIT", "UPDATED", "ERROR");
@@ -391,9 +359,13 @@ cmd_queue_dead(struct cmd_ctx *ctx, struct queue *q, struct job *j, long n)
 	        q, j->name, (int)n, cmd_queue_dead_row, &d, &cause) == -1 ||
 	    queue_counts(q, j->name, store_now(), &c, &cause) == -1)
 		return (cmd_queue_failed(ctx, cause));
-	if (ctx->json)
-		cmd_print(ctx, "],\"total\":%zu}\n", c.dead);
-	else if (c.dead > (size_t)d.count)
+	if (ctx->json) {
+		json_array_end(&ctx->jw);
+		json_key(&ctx->jw, "total");
+		json_uint(&ctx->jw, c.dead);
+		json_object_end(&ctx->jw);
+		cmd_json_end(ctx);
+	} else if (c.dead > (size_t)d.count)
 		cmd_error(ctx, "%s: %zu more dead messages not shown (-n)",
 		    j->name, c.dead - (size_t)d.count);
 	return (CMD_OK);
@@ -402,18 +374,27 @@ cmd_queue_dead(struct cmd_ctx *ctx, struct queue *q, struct job *j, long n)
 /* One row of the queue table, or one object of its JSON. */
 static void
 cmd_queue_counts_row(struct cmd_ctx *ctx, const struct job *j, int width,
-    const struct queue_counts *c, int first)
+    const struct queue_counts *c)
 {
-	if (ctx->json) {
-		cmd_print(ctx, "%s{\"job\":", first ? "" : ",");
-		cmd_print_json_string(ctx, j->name);
-		cmd_print(ctx,
-		    ",\"available\":%zu,\"delayed\":%zu,\"running\":%zu,"
-		    "\"dead\":%zu}",
-		    c->available, c->delayed, c->running, c->dead);
-	} else
+	struct json *jw = &ctx->jw;
+
+	if (!ctx->json) {
 		cmd_print(ctx, "%-*s %9zu %7zu %7zu %7zu\n", width, j->name,
 		    c->available, c->delayed, c->running, c->dead);
+		return;
+	}
+	json_object_begin(jw);
+	json_key(jw, "job");
+	json_string(jw, j->name);
+	json_key(jw, "available");
+	json_uint(jw, c->available);
+	json_key(jw, "delayed");
+	json_uint(jw, c->delayed);
+	json_key(jw, "running");
+	json_uint(jw, c->running);
+	json_key(jw, "dead");
+	json_uint(jw, c->dead);
+	json_object_end(jw);
 }
 
 /* queue [job ...]: counts of each named queue job, or of every one. */
@@ -430,78 +411,48 @@ cmd_queue_counts(struct cmd_ctx *ctx, struct queue *q, struct job **v, size_t n)
 		if ((int)strlen(v[i]->name) > width)
 			width = (int)strlen(v[i]->name);
 	}
-	if (ctx->json)
-		cmd_print(ctx, "{\"queues\":[");
-	else
+	if (ctx->json) {
+		json_object_begin(&ctx->jw);
+		json_key(&ctx->jw, "queues");
+		json_array_begin(&ctx->jw);
+	} else
 		cmd_print(ctx, "%-*s %9s %7s %7s %7s\n", width, "JOB",
 		    "AVAILABLE", "DELAYED", "RUNNING", "DEAD");
 	for (i = 0; i < n; i++) {
 		if (queue_counts(q, v[i]->name, now, &c, &cause) == -1)
 			return (cmd_queue_failed(ctx, cause));
-		cmd_queue_counts_row(ctx, v[i], width, &c, i == 0);
+		cmd_queue_counts_row(ctx, v[i], width, &c);
 	}
-	if (ctx->json)
-		cmd_print(ctx, "]}\n");
+	if (ctx->json) {
+		json_array_end(&ctx->jw);
+		json_object_end(&ctx->jw);
+		cmd_json_end(ctx);
+	}
 	return (CMD_OK);
 }
 
-/* The jobs queue names, or every queue job; NULL after an error. */
-static struct job **
-cmd_queue_targets(struct cmd_ctx *ctx, size_t *n)
+/* Before the targets: -n goes with --dead, which takes one job. */
+static enum cmd_retval
+cmd_queue_check(struct cmd_ctx *ctx)
 {
-	struct job **v, *j;
-	int i;
-
-	*n = 0;
-	v = xreallocarray(
-	    NULL, vigild.njobs + (size_t)ctx->argc + 1, sizeof(*v));
-	if (ctx->argc == 0) {
-		RB_FOREACH(j, job_tree, &vigild.jobs) {
-			if (j->spec->kind == CONF_KIND_QUEUE)
-				v[(*n)++] = j;
-		}
-		return (v);
-	}
-	for (i = 0; i < ctx->argc; i++) {
-		if ((v[*n] = cmd_queue_job(ctx, ctx->argv[i])) == NULL) {
-			free(v);
-			return (NULL);
-		}
-		(*n)++;
-	}
-	return (v);
+	if (ctx->opts['n'] && !ctx->opts['D'])
+		return (cmd_usage_error(ctx, "-n", "only with --dead"));
+	if (ctx->opts['D'] && ctx->argc != 1)
+		return (cmd_usage_error(ctx, "--dead", "takes one job"));
+	return (CMD_OK);
 }
 
 static enum cmd_retval
 cmd_queue_exec(struct cmd_ctx *ctx)
 {
-	struct job **v;
 	struct queue *q;
-	enum cmd_retval r;
-	char *end;
-	long n = CMD_QUEUE_DEAD_DEFAULT;
-	size_t nv;
 
-	if (ctx->opts['n'] && !ctx->opts['D'])
-		return (cmd_queue_usage(ctx, "-n", "only with --dead"));
-	if (ctx->opts['n']) {
-		n = strtol(ctx->optarg['n'], &end, 10);
-		if (*ctx->optarg['n'] == '\0' || *end != '\0' || n < 1 ||
-		    n > CMD_QUEUE_DEAD_MAX)
-			return (cmd_queue_usage(ctx, "-n", "not a count"));
-	}
-	if (ctx->opts['D'] && ctx->argc != 1)
-		return (cmd_queue_usage(ctx, "--dead", "takes one job"));
-	if ((v = cmd_queue_targets(ctx, &nv)) == NULL)
-		return (CMD_ERROR);
 	if ((q = cmd_queue_get(ctx)) == NULL)
-		r = CMD_ERROR;
-	else if (ctx->opts['D'])
-		r = cmd_queue_dead(ctx, q, v[0], n);
-	else
-		r = cmd_queue_counts(ctx, q, v, nv);
-	free(v);
-	return (r);
+		return (CMD_ERROR);
+	if (ctx->opts['D'])
+		return (cmd_queue_dead(ctx, q, ctx->jobs[0],
+		    cmd_opt_num(ctx, 'n', CMD_QUEUE_DEAD_DEFAULT)));
+	return (cmd_queue_counts(ctx, q, ctx->jobs, ctx->njobs));
 }
 
 /*
@@ -513,17 +464,13 @@ static enum cmd_retval
 cmd_retry_exec(struct cmd_ctx *ctx)
 {
 	struct queue *q;
-	int64_t *ids, now = store_now();
+	int64_t *ids = ctx->ids, now = store_now();
 	enum cmd_retval r = CMD_OK;
 	char *cause = NULL;
 	int i, found, done = 0;
 
-	if (cmd_queue_ids(ctx, &ids) == -1)
+	if ((q = cmd_queue_get(ctx)) == NULL)
 		return (CMD_ERROR);
-	if ((q = cmd_queue_get(ctx)) == NULL) {
-		free(ids);
-		return (CMD_ERROR);
-	}
 	for (i = 0; i < ctx->argc && r == CMD_OK; i++) {
 		if (queue_retry(q, ids[i], now, &found, &cause) == 0) {
 			if (found)
@@ -546,7 +493,6 @@ cmd_retry_exec(struct cmd_ctx *ctx)
 		} else
 			r = cmd_queue_failed(ctx, cause);
 	}
-	free(ids);
 	if (done > 0)
 		cmd_queue_kick_all();
 	return (ctx->code == 0 ? r : CMD_ERROR);
@@ -561,21 +507,15 @@ static enum cmd_retval
 cmd_delete_exec(struct cmd_ctx *ctx)
 {
 	struct queue *q;
-	int64_t *ids;
+	int64_t *ids = ctx->ids;
 	char *cause = NULL;
 	int i, found;
 
-	if (cmd_queue_ids(ctx, &ids) == -1)
+	if ((q = cmd_queue_get(ctx)) == NULL)
 		return (CMD_ERROR);
-	if ((q = cmd_queue_get(ctx)) == NULL) {
-		free(ids);
-		return (CMD_ERROR);
-	}
 	for (i = 0; i < ctx->argc; i++) {
-		if (queue_delete(q, ids[i], &found, &cause) == -1) {
-			free(ids);
+		if (queue_delete(q, ids[i], &found, &cause) == -1)
 			return (cmd_queue_failed(ctx, cause));
-		}
 		if (!found) {
 			cmd_error(
 			    ctx, "%lld: no such message", (long long)ids[i]);
@@ -583,7 +523,6 @@ cmd_delete_exec(struct cmd_ctx *ctx)
 		} else
 			dispatch_msg_deleted(ids[i]);
 	}
-	free(ids);
 	return (ctx->code == 0 ? CMD_OK : CMD_ERROR);
 }
 
@@ -592,18 +531,21 @@ static enum cmd_retval
 cmd_purge_exec(struct cmd_ctx *ctx)
 {
 	struct queue *q;
-	struct job *j;
+	struct job *j = ctx->jobs[0];
 	char *cause = NULL;
 	size_t n = 0;
 
-	if ((j = cmd_queue_job(ctx, ctx->argv[0])) == NULL ||
-	    (q = cmd_queue_get(ctx)) == NULL)
+	if ((q = cmd_queue_get(ctx)) == NULL)
 		return (CMD_ERROR);
 	if (queue_purge(q, j->name, ctx->opts['D'], &n, &cause) == -1)
 		return (cmd_queue_failed(ctx, cause));
-	if (ctx->json)
-		cmd_print(ctx, "{\"removed\":%zu}\n", n);
-	else
+	if (ctx->json) {
+		json_object_begin(&ctx->jw);
+		json_key(&ctx->jw, "removed");
+		json_uint(&ctx->jw, n);
+		json_object_end(&ctx->jw);
+		cmd_json_end(ctx);
+	} else
 		cmd_print(ctx, "removed: %zu\n", n);
 	return (CMD_OK);
 }
@@ -612,10 +554,6 @@ cmd_purge_exec(struct cmd_ctx *ctx)
 static enum cmd_retval
 cmd_kick_exec(struct cmd_ctx *ctx)
 {
-	struct job *j;
-
-	if ((j = cmd_queue_job(ctx, ctx->argv[0])) == NULL)
-		return (CMD_ERROR);
-	dispatch_kick(j);
+	dispatch_kick(ctx->jobs[0]);
 	return (CMD_OK);
 }

@@ -13,6 +13,7 @@
 
 #include <stdlib.h>
 
+#include "json.h"
 #include "vigild.h"
 
 static enum cmd_retval cmd_reload_exec(struct cmd_ctx *);
@@ -29,21 +30,20 @@ const struct cmd_entry cmd_reload_entry = {
 	.exec = cmd_reload_exec,
 };
 
+/* "key":[names...] */
 static void
-cmd_reload_json_list(
-    struct cmd_ctx *ctx, const char *key, char *const *v, size_t n)
+cmd_reload_json_list(struct json *jw, const char *key, char *const *v, size_t n)
 {
 	size_t i;
 
-	cmd_print(ctx, "\"%s\":[", key);
-	for (i = 0; i < n; i++) {
-		if (i > 0)
-			cmd_print(ctx, ",");
-		cmd_print_json_string(ctx, v[i]);
-	}
-	cmd_print(ctx, "]");
+	json_key(jw, key);
+	json_array_begin(jw);
+	for (i = 0; i < n; i++)
+		json_string(jw, v[i]);
+	json_array_end(jw);
 }
 
+/* key: names... */
 static void
 cmd_reload_text_list(
     struct cmd_ctx *ctx, const char *key, char *const *v, size_t n)
@@ -57,27 +57,36 @@ cmd_reload_text_list(
 }
 
 static void
+cmd_reload_json(struct cmd_ctx *ctx, const struct reload_report *r, int dry_run)
+{
+	struct json *jw = &ctx->jw;
+
+	json_object_begin(jw);
+	json_key(jw, "applied");
+	json_bool(jw, !dry_run);
+	cmd_reload_json_list(jw, "added", r->added.names, r->added.n);
+	cmd_reload_json_list(jw, "changed", r->changed.names, r->changed.n);
+	cmd_reload_json_list(jw, "removed", r->removed.names, r->removed.n);
+	json_key(jw, "unchanged");
+	json_uint(jw, r->unchanged);
+	json_object_end(jw);
+	cmd_json_end(ctx);
+}
+
+static void
 cmd_reload_print(
     struct cmd_ctx *ctx, const struct reload_report *r, int dry_run)
 {
-	void (*list)(struct cmd_ctx *, const char *, char *const *, size_t);
-
-	list = ctx->json ? cmd_reload_json_list : cmd_reload_text_list;
-	if (ctx->json)
-		cmd_print(ctx, "{\"applied\":%s,", dry_run ? "false" : "true");
-	else if (dry_run)
+	if (ctx->json) {
+		cmd_reload_json(ctx, r, dry_run);
+		return;
+	}
+	if (dry_run)
 		cmd_print(ctx, "dry run: nothing applied\n");
-	list(ctx, "added", r->added.names, r->added.n);
-	if (ctx->json)
-		cmd_print(ctx, ",");
-	list(ctx, "changed", r->changed.names, r->changed.n);
-	if (ctx->json)
-		cmd_print(ctx, ",");
-	list(ctx, "removed", r->removed.names, r->removed.n);
-	if (ctx->json)
-		cmd_print(ctx, ",\"unchanged\":%zu}\n", r->unchanged);
-	else
-		cmd_print(ctx, "unchanged: %zu\n", r->unchanged);
+	cmd_reload_text_list(ctx, "added", r->added.names, r->added.n);
+	cmd_reload_text_list(ctx, "changed", r->changed.names, r->changed.n);
+	cmd_reload_text_list(ctx, "removed", r->removed.names, r->removed.n);
+	cmd_print(ctx, "unchanged: %zu\n", r->unchanged);
 }
 
 static enum cmd_retval
@@ -89,10 +98,13 @@ cmd_reload_exec(struct cmd_ctx *ctx)
 
 	if (reload_run(dry_run, &r) == -1) {
 		if (ctx->json) {
-			cmd_print(ctx, "{\"applied\":false,");
+			json_object_begin(&ctx->jw);
+			json_key(&ctx->jw, "applied");
+			json_bool(&ctx->jw, 0);
 			cmd_reload_json_list(
-			    ctx, "errors", r.errors.msgs, r.errors.n);
-			cmd_print(ctx, "}\n");
+			    &ctx->jw, "errors", r.errors.msgs, r.errors.n);
+			json_object_end(&ctx->jw);
+			cmd_json_end(ctx);
 		}
 		for (i = 0; i < r.errors.n; i++)
 			cmd_error(ctx, "%s", r.errors.msgs[i]);

@@ -13,12 +13,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "duration.h"
+#include "json.h"
 #include "vigild.h"
-#include "xmalloc.h"
 
 static enum cmd_retval cmd_status_exec(struct cmd_ctx *);
 static enum cmd_retval cmd_pid_exec(struct cmd_ctx *);
@@ -31,6 +30,8 @@ const struct cmd_entry cmd_status_entry = {
 	.min_args = 0,
 	.max_args = -1,
 	.flags = CMD_READONLY,
+	.target = CMD_TARGET_INSTANCES,
+	.target_flags = CMD_TARGET_DEFAULT_ALL | CMD_TARGET_BROKEN,
 	.help = "show the state of jobs",
 	.exec = cmd_status_exec,
 };
@@ -42,6 +43,7 @@ const struct cmd_entry cmd_pid_entry = {
 	.min_args = 0,
 	.max_args = -1,
 	.flags = CMD_READONLY,
+	.target = CMD_TARGET_INSTANCES,
 	.help = "print the pid of vigild or of jobs",
 	.exec = cmd_pid_exec,
 };
@@ -78,54 +80,82 @@ cmd_status_kind(const struct inst *in)
 	}
 }
 
+/* The numbers of a periodic or backing-off instance, in JSON. */
+static void
+cmd_status_json_timing(struct json *jw, const struct inst *in, uint64_t now)
+{
+	if (in->slot != NULL) {
+		json_key(jw, "next_run_us");
+		json_int(jw, in->slot_wall);
+		json_key(jw, "skipped");
+		json_uint(jw, in->skipped);
+	}
+	if (in->state == JOB_BACKOFF) {
+		json_key(jw, "delay_s");
+		json_fixed(jw, (double)in->delay / 1e6, 3);
+		json_key(jw, "next_start_s");
+		json_fixed(jw,
+		    in->next_start > now ?
+		        (double)(in->next_start - now) / 1e6 :
+		        0.0,
+		    3);
+	}
+}
+
+/* One instance as a JSON object. */
 static void
 cmd_status_json_one(struct cmd_ctx *ctx, const struct inst *in, uint64_t now)
 {
+	struct json *jw = &ctx->jw;
 	const struct broken_job *b;
 	char buf[64];
 
-	cmd_print(ctx, "{\"name\":");
-	cmd_print_json_string(ctx, in->label);
-	cmd_print(ctx, ",\"job\":");
-	cmd_print_json_string(ctx, in->job->name);
-	cmd_print(ctx, ",\"instance\":%d,\"state\":\"%s\"", in->index,
-	    job_state_name(in->state));
+	json_object_begin(jw);
+	json_key(jw, "name");
+	json_string(jw, in->label);
+	json_key(jw, "job");
+	json_string(jw, in->job->name);
+	json_key(jw, "instance");
+	json_int(jw, in->index);
+	json_key(jw, "state");
+	json_string(jw, job_state_name(in->state));
+	json_key(jw, "pid");
 	if (in->pid > 0)
-		cmd_print(ctx, ",\"pid\":%ld,\"uptime_s\":%.3f", (long)in->pid,
-		    (double)cmd_status_uptime(in, now) / 1e6);
+		json_int(jw, in->pid);
 	else
-		cmd_print(ctx, ",\"pid\":null,\"uptime_s\":null");
-	cmd_print(ctx, ",\"restarts\":%u,\"failures\":%u", in->restarts,
-	    in->failures);
-	cmd_print(ctx, ",\"last_exit\":");
-	cmd_print_json_string(ctx,
+		json_null(jw);
+	json_key(jw, "uptime_s");
+	if (in->pid > 0)
+		json_fixed(jw, (double)cmd_status_uptime(in, now) / 1e6, 3);
+	else
+		json_null(jw);
+	json_key(jw, "restarts");
+	json_uint(jw, in->restarts);
+	json_key(jw, "failures");
+	json_uint(jw, in->failures);
+	json_key(jw, "last_exit");
+	json_string(jw,
 	    in->has_exit ?
 	        job_exit_describe(in->last_status, buf, sizeof(buf)) :
 	        NULL);
-	cmd_print(ctx, ",\"kind\":\"%s\"", cmd_status_kind(in));
-	if (in->slot != NULL)
-		cmd_print(ctx, ",\"next_run_us\":%lld,\"skipped\":%u",
-		    (long long)in->slot_wall, in->skipped);
-	if (in->state == JOB_BACKOFF)
-		cmd_print(ctx, ",\"delay_s\":%.3f,\"next_start_s\":%.3f",
-		    (double)in->delay / 1e6,
-		    in->next_start > now ?
-		        (double)(in->next_start - now) / 1e6 :
-		        0.0);
-	cmd_print(ctx, ",\"reason\":");
-	cmd_print_json_string(ctx, in->reason);
-	cmd_print(ctx, ",\"status\":");
-	cmd_print_json_string(ctx, in->status);
+	json_key(jw, "kind");
+	json_string(jw, cmd_status_kind(in));
+	cmd_status_json_timing(jw, in, now);
+	json_key(jw, "reason");
+	json_string(jw, in->reason);
+	json_key(jw, "status");
+	json_string(jw, in->status);
+	json_key(jw, "errno");
 	if (in->notify_errno != 0)
-		cmd_print(ctx, ",\"errno\":%d", in->notify_errno);
+		json_int(jw, in->notify_errno);
 	else
-		cmd_print(ctx, ",\"errno\":null");
+		json_null(jw);
 	/* The file broke after the job loaded: it runs the old config. */
 	if ((b = reload_broken_find(in->job->name)) != NULL) {
-		cmd_print(ctx, ",\"config_error\":");
-		cmd_print_json_string(ctx, b->reason);
+		json_key(jw, "config_error");
+		json_string(jw, b->reason);
 	}
-	cmd_print(ctx, "}");
+	json_object_end(jw);
 }
 
 static void
@@ -146,25 +176,11 @@ cmd_status_row(
 	else
 		strlcpy(ex, "-", sizeof(ex));
 	if (in->slot != NULL)
-		periodic_format_time(in->slot_wall, next, sizeof(next));
+		cmd_format_time(in->slot_wall, next, sizeof(next));
 	cmd_print(ctx, "%-*s %-8s %7s %8s %8u  %s%s%s\n", width, in->label,
 	    job_state_name(in->state), pid, up, in->restarts, ex,
 	    in->slot != NULL ? ", next run " : "",
 	    in->slot != NULL ? next : "");
-}
-
-/* An ISO 8601 UTC time for wall-clock microseconds. */
-static char *
-cmd_status_time(int64_t usec, char *buf, size_t len)
-{
-	struct tm tm;
-	time_t t = (time_t)(usec / 1000000);
-
-	if (usec <= 0 || gmtime_r(&t, &tm) == NULL)
-		strlcpy(buf, "-", len);
-	else
-		strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
-	return (buf);
 }
 
 /* The detail lines of status for one named instance. */
@@ -182,14 +198,14 @@ cmd_status_detail(struct cmd_ctx *ctx, const struct inst *in, uint64_t now)
 		    in->failures);
 	if (in->slot != NULL)
 		cmd_print(ctx, "  next run at %s (%u slots skipped so far)\n",
-		    periodic_format_time(in->slot_wall, when, sizeof(when)),
+		    cmd_format_time(in->slot_wall, when, sizeof(when)),
 		    in->skipped);
 	if (in->reason != NULL)
 		cmd_print(ctx, "  reason: %s\n", in->reason);
 	if (in->held || in->by_hand)
 		cmd_print(ctx, "  %s by uid %ld at %s\n",
 		    in->held ? "stopped" : "started", in->intent_uid,
-		    cmd_status_time(in->intent_at, when, sizeof(when)));
+		    cmd_format_time(in->intent_at, when, sizeof(when)));
 	if (in->status != NULL)
 		cmd_print(ctx, "  status: %s\n", in->status);
 	if (in->notify_errno != 0)
@@ -202,36 +218,55 @@ cmd_status_detail(struct cmd_ctx *ctx, const struct inst *in, uint64_t now)
  * reason (in the LAST-EXIT column of the table).
  */
 static void
-cmd_status_broken(
-    struct cmd_ctx *ctx, const struct broken_job *b, int width, int first)
+cmd_status_broken(struct cmd_ctx *ctx, const struct broken_job *b, int width)
 {
+	struct json *jw = &ctx->jw;
+	static const char *const nulls[] = { "pid", "uptime_s" };
+	size_t i;
+
 	if (!ctx->json) {
 		cmd_print(ctx, "%-*s %-8s %7s %8s %8u  %s\n", width, b->name,
 		    "BROKEN", "-", "-", 0U, b->reason);
 		return;
 	}
-	cmd_print(ctx, "%s{\"name\":", first ? "" : ",");
-	cmd_print_json_string(ctx, b->name);
-	cmd_print(ctx, ",\"job\":");
-	cmd_print_json_string(ctx, b->name);
-	cmd_print(ctx,
-	    ",\"instance\":0,\"state\":\"BROKEN\",\"pid\":null,"
-	    "\"uptime_s\":null,\"restarts\":0,\"failures\":0,"
-	    "\"last_exit\":null,\"kind\":null,\"reason\":");
-	cmd_print_json_string(ctx, b->reason);
-	cmd_print(ctx, ",\"status\":null,\"errno\":null}");
+	json_object_begin(jw);
+	json_key(jw, "name");
+	json_string(jw, b->name);
+	json_key(jw, "job");
+	json_string(jw, b->name);
+	json_key(jw, "instance");
+	json_int(jw, 0);
+	json_key(jw, "state");
+	json_string(jw, "BROKEN");
+	for (i = 0; i < sizeof(nulls) / sizeof(nulls[0]); i++) {
+		json_key(jw, nulls[i]);
+		json_null(jw);
+	}
+	json_key(jw, "restarts");
+	json_int(jw, 0);
+	json_key(jw, "failures");
+	json_int(jw, 0);
+	json_key(jw, "last_exit");
+	json_null(jw);
+	json_key(jw, "kind");
+	json_null(jw);
+	json_key(jw, "reason");
+	json_string(jw, b->reason);
+	json_key(jw, "status");
+	json_null(jw);
+	json_key(jw, "errno");
+	json_null(jw);
+	json_object_end(jw);
 }
 
 /* One instance; with detail, a named one: its detail lines too. */
 static void
 cmd_status_one(struct cmd_ctx *ctx, const struct inst *in, uint64_t now,
-    int width, int first, int detail)
+    int width, int detail)
 {
 	const struct broken_job *b = reload_broken_find(in->job->name);
 
 	if (ctx->json) {
-		if (!first)
-			cmd_print(ctx, ",");
 		cmd_status_json_one(ctx, in, now);
 		return;
 	}
@@ -254,72 +289,38 @@ cmd_status_print(struct cmd_ctx *ctx, struct inst **v, size_t n,
     const struct broken_job **bv, size_t nb, int width, int detail)
 {
 	uint64_t now = supervise_now();
-	size_t i = 0, k = 0, shown = 0;
+	size_t i = 0, k = 0;
 
-	if (ctx->json)
-		cmd_print(ctx, "{\"jobs\":[");
-	else
+	if (ctx->json) {
+		json_object_begin(&ctx->jw);
+		json_key(&ctx->jw, "jobs");
+		json_array_begin(&ctx->jw);
+	} else
 		cmd_print(ctx, "%-*s %-8s %7s %8s %8s  %s\n", width, "JOB",
 		    "STATE", "PID", "UPTIME", "RESTARTS", "LAST-EXIT");
 	while (i < n || k < nb) {
 		if (k < nb &&
 		    (i == n ||
 		        (!detail && strcmp(bv[k]->name, v[i]->job->name) < 0)))
-			cmd_status_broken(ctx, bv[k++], width, shown++ == 0);
+			cmd_status_broken(ctx, bv[k++], width);
 		else
-			cmd_status_one(
-			    ctx, v[i++], now, width, shown++ == 0, detail);
+			cmd_status_one(ctx, v[i++], now, width, detail);
 	}
-	if (ctx->json)
-		cmd_print(ctx, "]}\n");
-}
-
-/*
- * Take the operands that name a broken job file (and no job) out of
- * ctx->argv into *bv; return how many.  No operand: every broken file.
- */
-static size_t
-cmd_status_take_broken(struct cmd_ctx *ctx, const struct broken_job ***bv)
-{
-	const struct broken_job *b;
-	size_t nb = 0;
-	int i, keep = 0;
-
-	*bv = xcalloc(vigild.nbroken + (size_t)ctx->argc + 1, sizeof(**bv));
-	if (ctx->argc == 0) {
-		for (nb = 0; nb < vigild.nbroken; nb++)
-			(*bv)[nb] = &vigild.broken[nb];
-		return (nb);
+	if (ctx->json) {
+		json_array_end(&ctx->jw);
+		json_object_end(&ctx->jw);
+		cmd_json_end(ctx);
 	}
-	for (i = 0; i < ctx->argc; i++) {
-		if (supervise_find_job(ctx->argv[i]) == NULL &&
-		    !cmd_is_instance(ctx->argv[i]) &&
-		    (b = reload_broken_find(ctx->argv[i])) != NULL)
-			(*bv)[nb++] = b;
-		else
-			ctx->argv[keep++] = ctx->argv[i];
-	}
-	ctx->argc = keep;
-	return (nb);
 }
 
 static enum cmd_retval
 cmd_status_exec(struct cmd_ctx *ctx)
 {
-	static char *all[] = { "all" };
-	const struct broken_job **bv;
-	struct inst **v = NULL;
-	size_t n = 0, nb, i;
+	struct inst **v = ctx->insts;
+	const struct broken_job **bv = ctx->broken;
+	size_t n = ctx->ninsts, nb = ctx->nbroken, i;
 	int width = 3, len, notrunning = 0, named = ctx->argc > 0;
 
-	nb = cmd_status_take_broken(ctx, &bv);
-	/* No operand: every instance, as "all". */
-	if ((ctx->argc > 0 || !named) &&
-	    cmd_resolve(ctx, ctx->argc > 0 ? ctx->argc : 1,
-	        ctx->argc > 0 ? ctx->argv : all, &v, &n) == -1) {
-		free(bv);
-		return (CMD_ERROR);
-	}
 	for (i = 0; i < n; i++) {
 		if ((len = (int)strlen(v[i]->label)) > width)
 			width = len;
@@ -332,8 +333,6 @@ cmd_status_exec(struct cmd_ctx *ctx)
 			width = len;
 	}
 	cmd_status_print(ctx, v, n, bv, nb, width, named);
-	free(v);
-	free(bv);
 	/* A named broken file fails the command (1), before not running. */
 	if (named && nb > 0)
 		ctx->code = CMD_EXIT_FAILED;
@@ -347,34 +346,55 @@ cmd_status_exec(struct cmd_ctx *ctx)
  * scripts); with several targets or "all", "NAME PID" lines, "-" for an
  * instance without a process.  Exit 3 if one has none.
  */
+/* pid --json: {"pids":[{"name":..., "pid":N or null}, ...]} */
+static void
+cmd_pid_json(struct cmd_ctx *ctx)
+{
+	struct json *jw = &ctx->jw;
+	size_t i;
+
+	json_object_begin(jw);
+	json_key(jw, "pids");
+	json_array_begin(jw);
+	for (i = 0; i < ctx->ninsts; i++) {
+		json_object_begin(jw);
+		json_key(jw, "name");
+		json_string(jw, ctx->insts[i]->label);
+		json_key(jw, "pid");
+		if (ctx->insts[i]->pid > 0)
+			json_int(jw, ctx->insts[i]->pid);
+		else
+			json_null(jw);
+		json_object_end(jw);
+	}
+	json_array_end(jw);
+	json_object_end(jw);
+	cmd_json_end(ctx);
+}
+
 static enum cmd_retval
 cmd_pid_exec(struct cmd_ctx *ctx)
 {
-	struct inst **v;
-	size_t n, i;
+	struct inst **v = ctx->insts;
+	size_t i;
 	int named;
 
 	named = ctx->argc > 1 ||
 	    (ctx->argc == 1 && strcmp(ctx->argv[0], "all") == 0);
-	if (ctx->argc == 0) {
-		cmd_print(ctx, ctx->json ? "{\"pid\":%ld}\n" : "%ld\n",
-		    (long)getpid());
-		return (CMD_OK);
-	}
-	if (cmd_resolve(ctx, ctx->argc, ctx->argv, &v, &n) == -1)
-		return (CMD_ERROR);
-	if (ctx->json)
-		cmd_print(ctx, "{\"pids\":[");
-	for (i = 0; i < n; i++) {
+	if (ctx->argc == 0 && ctx->json) {
+		json_object_begin(&ctx->jw);
+		json_key(&ctx->jw, "pid");
+		json_int(&ctx->jw, getpid());
+		json_object_end(&ctx->jw);
+		cmd_json_end(ctx);
+	} else if (ctx->argc == 0)
+		cmd_print(ctx, "%ld\n", (long)getpid());
+	for (i = 0; i < ctx->ninsts; i++) {
 		if (v[i]->pid <= 0)
 			ctx->code = CMD_EXIT_NOT_RUNNING;
-		if (ctx->json) {
-			cmd_print(ctx, "%s{\"name\":", i > 0 ? "," : "");
-			cmd_print_json_string(ctx, v[i]->label);
-			cmd_print(ctx,
-			    v[i]->pid > 0 ? ",\"pid\":%ld}" : ",\"pid\":null}",
-			    (long)v[i]->pid);
-		} else if (named && v[i]->pid > 0)
+		if (ctx->json)
+			continue;
+		if (named && v[i]->pid > 0)
 			cmd_print(
 			    ctx, "%s %ld\n", v[i]->label, (long)v[i]->pid);
 		else if (named)
@@ -382,8 +402,7 @@ cmd_pid_exec(struct cmd_ctx *ctx)
 		else if (v[i]->pid > 0)
 			cmd_print(ctx, "%ld\n", (long)v[i]->pid);
 	}
-	if (ctx->json)
-		cmd_print(ctx, "]}\n");
-	free(v);
+	if (ctx->json && ctx->argc > 0)
+		cmd_pid_json(ctx);
 	return (CMD_OK);
 }

@@ -15,24 +15,33 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "json.h"
 #include "vigild.h"
-#include "xmalloc.h"
 
 /* The most lines and bytes the first part of a tail shows. */
 #define CMD_TAIL_MAX_LINES 100000
 #define CMD_TAIL_MAX_BYTES (4 * 1024 * 1024)
 
+static enum cmd_retval cmd_tail_check(struct cmd_ctx *);
 static enum cmd_retval cmd_tail_exec(struct cmd_ctx *);
 static enum cmd_retval cmd_logrotate_exec(struct cmd_ctx *);
+
+static const struct cmd_opt cmd_tail_opts[] = {
+	{ 'n', CMD_OPT_INT, 0, CMD_TAIL_MAX_LINES },
+	{ 0, CMD_OPT_STRING, 0, 0 },
+};
 
 const struct cmd_entry cmd_tail_entry = {
 	.name = "tail",
 	.usage = "[-f] [-n N] job",
 	.optstring = "fn:",
 	.longopts = "follow=f,lines=n",
+	.typed = cmd_tail_opts,
 	.min_args = 1,
 	.max_args = 1,
 	.flags = CMD_READONLY,
+	.target = CMD_TARGET_ONE_JOB,
+	.check = cmd_tail_check,
 	.help = "print the last lines of a job's output (-f: and follow it)",
 	.exec = cmd_tail_exec,
 };
@@ -49,103 +58,100 @@ const struct cmd_entry cmd_logrotate_entry = {
 
 /* Print the lines of buf as a JSON array. */
 static void
-cmd_tail_json(struct cmd_ctx *ctx, const char *buf, size_t len)
+cmd_tail_json_lines(struct json *jw, const char *buf, size_t len)
 {
 	const char *p = buf, *end = buf + len, *nl;
-	char *line;
-	int first = 1;
 
-	cmd_print(ctx, "\"lines\":[");
+	json_key(jw, "lines");
+	json_array_begin(jw);
 	while (p < end) {
 		nl = memchr(p, '\n', (size_t)(end - p));
 		if (nl == NULL)
 			nl = end;
-		line = xstrndup(p, (size_t)(nl - p));
-		cmd_print(ctx, "%s", first ? "" : ",");
-		cmd_print_json_string(ctx, line);
-		free(line);
-		first = 0;
+		json_string_len(jw, p, (size_t)(nl - p));
 		p = nl + 1;
 	}
-	cmd_print(ctx, "]");
+	json_array_end(jw);
 }
 
-static enum cmd_retval
-cmd_tail_exec(struct cmd_ctx *ctx)
+/* tail --json: {"job":..., "file":..., "lines":[...]} */
+static void
+cmd_tail_json(struct cmd_ctx *ctx, const struct job *j, const char *path,
+    const char *buf, size_t len)
 {
-	const char *path, *why;
-	struct inst **v;
-	struct job *j;
-	char *buf = NULL, *cause = NULL, *end;
-	size_t len, nv;
-	long n = 10;
+	json_object_begin(&ctx->jw);
+	json_key(&ctx->jw, "job");
+	json_string(&ctx->jw, j->name);
+	json_key(&ctx->jw, "file");
+	json_string(&ctx->jw, path);
+	cmd_tail_json_lines(&ctx->jw, buf, len);
+	json_object_end(&ctx->jw);
+	cmd_json_end(ctx);
+}
 
-	if (ctx->opts['n']) {
-		n = strtol(ctx->optarg['n'], &end, 10);
-		if (*ctx->optarg['n'] == '\0' || *end != '\0' || n < 0 ||
-		    n > CMD_TAIL_MAX_LINES) {
-			cmd_error(ctx, "tail: -n: not a count from 0 to %d: %s",
-			    CMD_TAIL_MAX_LINES, ctx->optarg['n']);
-			ctx->code = CMD_EXIT_USAGE;
-			return (CMD_ERROR);
-		}
-	}
+/* JSON is one reply: it cannot follow. */
+static enum cmd_retval
+cmd_tail_check(struct cmd_ctx *ctx)
+{
 	if (ctx->json && ctx->opts['f']) {
 		cmd_error(ctx, "tail: --json cannot follow (-f)");
 		ctx->code = CMD_EXIT_USAGE;
 		return (CMD_ERROR);
 	}
+	return (CMD_OK);
+}
+
+/* Why the job's output cannot be read back: say it. */
+static enum cmd_retval
+cmd_tail_nofile(struct cmd_ctx *ctx, const struct job *j, const char *why)
+{
+	if (strcmp(why, "journal") == 0)
+		cmd_error(ctx,
+		    "%s: output goes to the journal: journalctl -t %s%s",
+		    j->name, j->name, ctx->opts['f'] ? " -f" : "");
+	else
+		cmd_error(ctx,
+		    "%s: output is not captured "
+		    "(stdout and stderr are null or inherit)",
+		    j->name);
+	return (CMD_ERROR);
+}
+
+static enum cmd_retval
+cmd_tail_exec(struct cmd_ctx *ctx)
+{
 	/* "job" or "job@N": either way, the job's one file. */
-	if (strcmp(ctx->argv[0], "all") == 0) {
-		cmd_error(ctx, "tail: one job at a time");
-		ctx->code = CMD_EXIT_USAGE;
-		return (CMD_ERROR);
-	}
-	if (cmd_resolve(ctx, 1, ctx->argv, &v, &nv) == -1)
-		return (CMD_ERROR);
-	j = v[0]->job;
-	free(v);
+	struct job *j = ctx->insts[0]->job;
+	const char *path, *why;
+	char *buf = NULL, *cause = NULL;
+	size_t len;
+
 	/* Job output is as private as the log files (mode 0640). */
-	if (!cmd_peer_may_act(ctx->client)) {
+	if (!server_client_may_act(ctx->client)) {
 		cmd_error(ctx,
 		    "tail: permission denied (uid %ld may not read "
 		    "job output)",
 		    (long)server_client_uid(ctx->client));
 		return (CMD_ERROR);
 	}
-	if ((path = output_job_path(j, &why)) == NULL) {
-		if (strcmp(why, "journal") == 0)
-			cmd_error(ctx,
-			    "%s: output goes to the journal: "
-			    "journalctl -t %s%s",
-			    j->name, j->name, ctx->opts['f'] ? " -f" : "");
-		else
-			cmd_error(ctx,
-			    "%s: output is not captured "
-			    "(stdout and stderr are null or inherit)",
-			    j->name);
-		return (CMD_ERROR);
-	}
-	if (output_job_tail(
-	        j, (size_t)n, CMD_TAIL_MAX_BYTES, &buf, &len, &cause) == -1) {
+	if ((path = output_job_path(j, &why)) == NULL)
+		return (cmd_tail_nofile(ctx, j, why));
+	if (output_job_tail(j, (size_t)cmd_opt_num(ctx, 'n', 10),
+	        CMD_TAIL_MAX_BYTES, &buf, &len, &cause) == -1) {
 		cmd_error(ctx, "tail: %s", cause);
 		free(cause);
 		return (CMD_ERROR);
 	}
-	if (ctx->json) {
-		cmd_print(ctx, "{\"job\":");
-		cmd_print_json_string(ctx, j->name);
-		cmd_print(ctx, ",\"file\":");
-		cmd_print_json_string(ctx, path);
-		cmd_print(ctx, ",");
-		cmd_tail_json(ctx, buf, len);
-		cmd_print(ctx, "}\n");
-	} else if (len > 0)
+	if (ctx->json)
+		cmd_tail_json(ctx, j, path, buf, len);
+	else if (len > 0)
 		proto_buf_add(&ctx->out, buf, len);
 	free(buf);
 	if (!ctx->opts['f'])
 		return (CMD_OK);
 	output_follow(j, ctx->client);
+	/* A client that goes away stops the follow. */
+	server_client_park(ctx->client, output_client_gone, NULL);
 	return (CMD_WAIT);
 }
 

@@ -11,21 +11,27 @@
 #include <sys/types.h>
 
 #include <stdint.h>
-#include <stdlib.h>
 
-#include "duration.h"
 #include "vigild.h"
 
 static enum cmd_retval cmd_wait_exec(struct cmd_ctx *);
+
+static const struct cmd_opt cmd_wait_opts[] = {
+	{ 's', CMD_OPT_STATE, 0, 0 },
+	{ 't', CMD_OPT_DURATION, 0, 0 },
+	{ 0, CMD_OPT_STRING, 0, 0 },
+};
 
 const struct cmd_entry cmd_wait_entry = {
 	.name = "wait",
 	.usage = "[--state STATE] [--timeout DURATION] job ...",
 	.optstring = "s:t:",
 	.longopts = "state=s,timeout=t",
+	.typed = cmd_wait_opts,
 	.min_args = 1,
 	.max_args = -1,
 	.flags = CMD_READONLY,
+	.target = CMD_TARGET_INSTANCES,
 	.help = "wait until jobs reach a state (default RUNNING)",
 	.exec = cmd_wait_exec,
 };
@@ -33,39 +39,21 @@ const struct cmd_entry cmd_wait_entry = {
 static enum cmd_retval
 cmd_wait_exec(struct cmd_ctx *ctx)
 {
-	enum job_state target = JOB_RUNNING;
-	uint64_t timeout = 0;
-	struct inst **v;
-	char *cause = NULL;
-	size_t n, i;
-	int st, waiting = 0;
+	enum job_state target;
+	size_t i;
+	int waiting = 0;
 
-	if (ctx->opts['s']) {
-		if ((st = job_state_parse(ctx->optarg['s'])) == -1) {
-			cmd_error(
-			    ctx, "wait: unknown state %s", ctx->optarg['s']);
-			ctx->code = CMD_EXIT_USAGE;
-			return (CMD_ERROR);
-		}
-		target = (enum job_state)st;
-	}
-	if (ctx->opts['t'] &&
-	    duration_parse(ctx->optarg['t'], &timeout, &cause) == -1) {
-		cmd_error(ctx, "wait: --timeout: %s", cause);
-		free(cause);
-		ctx->code = CMD_EXIT_USAGE;
-		return (CMD_ERROR);
-	}
-	if (cmd_resolve(ctx, ctx->argc, ctx->argv, &v, &n) == -1)
-		return (CMD_ERROR);
-	for (i = 0; i < n; i++) {
-		if (server_waiter_add(ctx->client, v[i], WAIT_STATE, target))
+	target = (enum job_state)cmd_opt_num(ctx, 's', JOB_RUNNING);
+	for (i = 0; i < ctx->ninsts; i++) {
+		if (waiters_add(ctx->client, ctx->insts[i], WAIT_STATE, target))
 			waiting = 1;
 	}
-	free(v);
-	if (!waiting)
+	if (!waiting) {
+		ctx->code = waiters_code(ctx->client);
 		return (CMD_OK);
+	}
 	if (ctx->opts['t'])
-		server_client_timeout(ctx->client, timeout);
+		waiters_timeout(
+		    ctx->client, (uint64_t)cmd_opt_num(ctx, 't', 0));
 	return (CMD_WAIT);
 }

@@ -5,8 +5,12 @@
  * The command table and its checks, done once for every command: name
  * lookup (exact, alias, then unique prefix), options against the entry's
  * optstring and long names, operand counts, and rights of the peer.  Only
- * then does a handler run.  Handlers print through cmd_print()/cmd_error(),
- * which gather output and send it in as few messages as possible.
+ * then does a handler run.  Before it, the typed options are checked
+ * (cmd_opt_num() reads them) and the operands the entry declares as
+ * targets are resolved into ctx->insts, ctx->jobs or ctx->ids, so that
+ * "no such job" is decided here once.  Handlers print through
+ * cmd_print()/cmd_error() and JSON through ctx->jw (lib/json.c), which
+ * gather output and send it in as few messages as possible.
  */
 
 #include "config.h"
@@ -14,6 +18,7 @@
 #include <sys/types.h>
 
 #include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,8 +27,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "duration.h"
+#include "json.h"
 #include "log.h"
 #include "signame.h"
+#include "timefmt.h"
 #include "vigild.h"
 #include "xmalloc.h"
 
@@ -201,23 +209,6 @@ cmd_parse_options(
 	return (0);
 }
 
-/*
- * Return 1 if the peer may run commands that change state: root, the user
- * vigild runs as, and processes that had socket_group among their groups
- * when they connected (SO_PEERCRED, SO_PEERGROUPS).  Anyone else who can reach
- * the socket (socket_mode decides who can) may only read.
- */
-int
-cmd_peer_may_act(struct client *c)
-{
-	uid_t uid = server_client_uid(c);
-
-	if (uid == 0 || uid == geteuid())
-		return (1);
-	return (vigild.conf->has_socket_gid &&
-	    server_client_in_group(c, vigild.conf->socket_gid));
-}
-
 static void
 cmd_send(struct cmd_ctx *ctx)
 {
@@ -230,7 +221,211 @@ cmd_send(struct cmd_ctx *ctx)
 	proto_buf_clear(&ctx->out);
 	proto_buf_clear(&ctx->err);
 	free(ctx->operands);
+	free(ctx->insts);
+	free(ctx->jobs);
+	free(ctx->ids);
+	free(ctx->broken);
 	ctx->operands = NULL;
+	ctx->insts = NULL;
+	ctx->jobs = NULL;
+	ctx->ids = NULL;
+	ctx->broken = NULL;
+}
+
+/*
+ * A command that changes state needs control rights; it is logged.
+ * Return 0, or -1 with the error printed and ctx->code set.
+ */
+static int
+cmd_rights(struct cmd_ctx *ctx, const struct cmd_entry *e, const char *word)
+{
+	long uid = (long)server_client_uid(ctx->client);
+
+	if (e->flags & CMD_READONLY)
+		return (0);
+	if (!server_client_may_act(ctx->client)) {
+		cmd_error(ctx,
+		    "%s: permission denied (uid %ld may only run "
+		    "read-only commands)",
+		    e->name, uid);
+		log_warnx("uid %ld: %s: permission denied", uid, word);
+		ctx->code = CMD_EXIT_FAILED;
+		return (-1);
+	}
+	log_info("uid %ld: %s", uid, word);
+	return (0);
+}
+
+static int cmd_targets(struct cmd_ctx *);
+
+/* The name of option ch as users write it: "--long" if it has one. */
+static char *
+cmd_opt_name(const struct cmd_entry *e, int ch, char *buf, size_t len)
+{
+	const char *p = e->longopts, *eq;
+
+	while (p != NULL && (eq = strchr(p, '=')) != NULL) {
+		if ((unsigned char)eq[1] == ch) {
+			snprintf(buf, len, "--%.*s", (int)(eq - p), p);
+			return (buf);
+		}
+		if ((p = strchr(eq, ',')) != NULL)
+			p++;
+	}
+	snprintf(buf, len, "-%c", ch);
+	return (buf);
+}
+
+/*
+ * A usage error about what (an option or an operand): print "COMMAND:
+ * what: why", set the exit code 2 and return CMD_ERROR.
+ */
+enum cmd_retval
+cmd_usage_error(struct cmd_ctx *ctx, const char *what, const char *why)
+{
+	cmd_error(ctx, "%s: %s: %s", ctx->entry->name, what, why);
+	ctx->code = CMD_EXIT_USAGE;
+	return (CMD_ERROR);
+}
+
+/* An integer from o->min to o->max in s, or -1 with why set. */
+static int
+cmd_opt_int(
+    const struct cmd_opt *o, const char *s, long long *v, char *why, size_t len)
+{
+	char *end;
+
+	errno = 0;
+	*v = strtoll(s, &end, 10);
+	if (*s != '\0' && *end == '\0' && errno == 0 && *v >= o->min &&
+	    *v <= o->max)
+		return (0);
+	if (o->min == INT_MIN && o->max == INT_MAX)
+		snprintf(why, len, "not an integer: %s", s);
+	else
+		snprintf(why, len, "not a number from %lld to %lld: %s", o->min,
+		    o->max, s);
+	return (-1);
+}
+
+/* Check the value of typed option o; keep it in ctx->optnum. */
+static int
+cmd_opt_check(struct cmd_ctx *ctx, const struct cmd_opt *o)
+{
+	const char *s = ctx->optarg[o->ch];
+	char why[256], name[64], *cause = NULL;
+	uint64_t usec;
+	long long v = 0;
+	int r = 0;
+
+	switch (o->type) {
+	case CMD_OPT_INT:
+		r = cmd_opt_int(o, s, &v, why, sizeof(why));
+		break;
+	case CMD_OPT_DURATION:
+		if ((r = duration_parse(s, &usec, &cause)) == -1) {
+			strlcpy(why, cause, sizeof(why));
+			free(cause);
+		}
+		v = (long long)usec;
+		break;
+	case CMD_OPT_STATE:
+		if ((r = job_state_parse(s)) == -1)
+			snprintf(why, sizeof(why), "unknown state %s", s);
+		v = r;
+		break;
+	case CMD_OPT_WORD:
+		if (*s == '\0' && (r = -1) == -1)
+			strlcpy(why, "empty", sizeof(why));
+		break;
+	case CMD_OPT_STRING:
+		break;
+	}
+	if (r == -1) {
+		cmd_usage_error(ctx,
+		    cmd_opt_name(ctx->entry, o->ch, name, sizeof(name)), why);
+		return (-1);
+	}
+	ctx->optnum[o->ch] = v;
+	return (0);
+}
+
+/* Check every typed option given.  Return 0, or -1 after a usage error. */
+static int
+cmd_opts_check(struct cmd_ctx *ctx)
+{
+	const struct cmd_opt *o;
+
+	for (o = ctx->entry->typed; o != NULL && o->ch != 0; o++) {
+		if (ctx->opts[o->ch] && cmd_opt_check(ctx, o) == -1)
+			return (-1);
+	}
+	return (0);
+}
+
+/*
+ * The value of typed option ch (an integer, a duration in usec, a state),
+ * or def if it was not given.
+ */
+long long
+cmd_opt_num(const struct cmd_ctx *ctx, int ch, long long def)
+{
+	return (ctx->opts[ch] ? ctx->optnum[ch] : def);
+}
+
+/* The JSON writer's output goes to the command's standard output. */
+static void
+cmd_json_write(void *arg, const void *p, size_t n)
+{
+	proto_buf_add(arg, p, n);
+}
+
+/* End a JSON reply: the line's newline. */
+void
+cmd_json_end(struct cmd_ctx *ctx)
+{
+	proto_buf_add(&ctx->out, "\n", 1);
+}
+
+/*
+ * The checks of a request, in order: command name, options and operand
+ * counts, rights, typed options, the handler's own word checks, targets.
+ * Return 0, or -1 with the error printed and ctx->code set.
+ */
+static int
+cmd_check(struct cmd_ctx *ctx, int argc, char **argv)
+{
+	const struct cmd_entry *e;
+	char *cause = NULL;
+
+	ctx->code = CMD_EXIT_USAGE;
+	if (argc == 0) {
+		cmd_error(ctx, "no command given");
+		return (-1);
+	}
+	if ((e = cmd_find(argv[0], &cause)) == NULL) {
+		cmd_error(ctx, "%s", cause);
+		free(cause);
+		return (-1);
+	}
+	if (cmd_parse_options(ctx, e, argc, argv) == -1 ||
+	    ctx->argc < e->min_args ||
+	    (e->max_args != -1 && ctx->argc > e->max_args)) {
+		cmd_error(ctx, "usage: %s %s", e->name, e->usage);
+		return (-1);
+	}
+	ctx->code = 0;
+	if (cmd_rights(ctx, e, argv[0]) == -1)
+		return (-1);
+	ctx->entry = e;
+	if (cmd_opts_check(ctx) == -1 ||
+	    (e->check != NULL && e->check(ctx) != CMD_OK) ||
+	    cmd_targets(ctx) == -1) {
+		if (ctx->code == 0)
+			ctx->code = CMD_EXIT_FAILED;
+		return (-1);
+	}
+	return (0);
 }
 
 /*
@@ -243,10 +438,8 @@ void
 cmd_dispatch(struct client *c, uint32_t flags, int argc, char **argv,
     const uint8_t *data, size_t datalen)
 {
-	const struct cmd_entry *e;
 	struct cmd_ctx ctx;
 	enum cmd_retval r;
-	char *cause = NULL;
 
 	memset(&ctx, 0, sizeof(ctx));
 	ctx.client = c;
@@ -255,38 +448,10 @@ cmd_dispatch(struct client *c, uint32_t flags, int argc, char **argv,
 	ctx.datalen = data != NULL ? datalen : 0;
 	proto_buf_init(&ctx.out);
 	proto_buf_init(&ctx.err);
-	if (argc == 0) {
-		cmd_error(&ctx, "no command given");
-		ctx.code = CMD_EXIT_USAGE;
+	json_init(&ctx.jw, cmd_json_write, &ctx.out);
+	if (cmd_check(&ctx, argc, argv) == -1)
 		goto done;
-	}
-	if ((e = cmd_find(argv[0], &cause)) == NULL) {
-		cmd_error(&ctx, "%s", cause);
-		free(cause);
-		ctx.code = CMD_EXIT_USAGE;
-		goto done;
-	}
-	if (cmd_parse_options(&ctx, e, argc, argv) == -1 ||
-	    ctx.argc < e->min_args ||
-	    (e->max_args != -1 && ctx.argc > e->max_args)) {
-		cmd_error(&ctx, "usage: %s %s", e->name, e->usage);
-		ctx.code = CMD_EXIT_USAGE;
-		goto done;
-	}
-	if (!(e->flags & CMD_READONLY) && !cmd_peer_may_act(c)) {
-		cmd_error(&ctx,
-		    "%s: permission denied (uid %ld may only run "
-		    "read-only commands)",
-		    e->name, (long)server_client_uid(c));
-		log_warnx("uid %ld: %s: permission denied",
-		    (long)server_client_uid(c), argv[0]);
-		ctx.code = CMD_EXIT_FAILED;
-		goto done;
-	}
-	if (!(e->flags & CMD_READONLY))
-		log_info("uid %ld: %s", (long)server_client_uid(c), argv[0]);
-	ctx.entry = e;
-	r = e->exec(&ctx);
+	r = ctx.entry->exec(&ctx);
 	/* A peer without control rights gets a few waiting requests only. */
 	if (r == CMD_WAIT && server_client_may_wait(c) == -1) {
 		ctx.code = EX_UNAVAILABLE;
@@ -338,67 +503,31 @@ cmd_error(struct cmd_ctx *ctx, const char *fmt, ...)
 	proto_buf_add(&ctx->err, "\n", 1);
 }
 
-/* Send formatted text to a client right away (outside a handler). */
-void
-cmd_printf_client(struct client *c, enum proto_type type, const char *fmt, ...)
-{
-	struct proto_buf b;
-	va_list ap;
-
-	proto_buf_init(&b);
-	va_start(ap, fmt);
-	cmd_vadd(&b, fmt, ap);
-	va_end(ap);
-	server_client_write(c, type, b.data, b.len);
-	proto_buf_clear(&b);
-}
-
-/* Append s as a JSON string (quoted and escaped) to the output. */
-void
-cmd_print_json_string(struct cmd_ctx *ctx, const char *s)
-{
-	const unsigned char *p;
-
-	if (s == NULL) {
-		cmd_print(ctx, "null");
-		return;
-	}
-	proto_buf_add(&ctx->out, "\"", 1);
-	for (p = (const unsigned char *)s; *p != '\0'; p++) {
-		if (*p == '"' || *p == '\\')
-			cmd_print(ctx, "\\%c", *p);
-		else if (*p < 0x20)
-			cmd_print(ctx, "\\u%04x", *p);
-		else
-			proto_buf_add(&ctx->out, p, 1);
-	}
-	proto_buf_add(&ctx->out, "\"", 1);
-}
-
-/* Marks the instances taken by the current cmd_resolve(). */
+/* Marks the instances taken by the current resolution. */
 static unsigned int cmd_resolve_mark;
 
 static void
-cmd_push(struct inst ***v, size_t *n, size_t *cap, struct inst *in)
+cmd_push(struct cmd_ctx *ctx, size_t *cap, struct inst *in)
 {
 	/* Each instance once, however often the targets name it. */
 	if (in->resolve_mark == cmd_resolve_mark)
 		return;
 	in->resolve_mark = cmd_resolve_mark;
-	if (*n == *cap) {
+	if (ctx->ninsts == *cap) {
 		*cap = *cap ? *cap * 2 : 16;
-		*v = xreallocarray(*v, *cap, sizeof(**v));
+		ctx->insts =
+		    xreallocarray(ctx->insts, *cap, sizeof(*ctx->insts));
 	}
-	(*v)[(*n)++] = in;
+	ctx->insts[ctx->ninsts++] = in;
 }
 
 static void
-cmd_push_job(struct inst ***v, size_t *n, size_t *cap, struct job *j)
+cmd_push_job(struct cmd_ctx *ctx, size_t *cap, struct job *j)
 {
 	int i;
 
 	for (i = 0; i < j->ninsts; i++)
-		cmd_push(v, n, cap, &j->insts[i]);
+		cmd_push(ctx, cap, &j->insts[i]);
 }
 
 /* Start a new mark: no instance is taken yet. */
@@ -456,79 +585,260 @@ cmd_is_instance(const char *name)
 	return (j != NULL && idx >= 0 && idx < j->ninsts);
 }
 
-/*
- * Resolve targets ("all", "job", "job@N") into instances, each instance
- * once, in the order of first mention: the list never outgrows the
- * instances there are, however long the request.  On success return 0
- * with *out (owned array of borrowed pointers) and *n.  On an unknown job
- * print an error, set the exit code 4 and return -1; on a job whose file
- * did not load (BROKEN), the same with its error and exit code 1.
- */
-int
-cmd_resolve(
-    struct cmd_ctx *ctx, int argc, char **argv, struct inst ***out, size_t *n)
+/* A target names no job: BROKEN (exit 1) or no such job (exit 4). */
+static int
+cmd_no_job(struct cmd_ctx *ctx, const char *name)
 {
 	const struct broken_job *b;
-	struct inst **v = NULL;
-	struct job *j;
-	size_t cap = 0;
-	long idx;
-	int i, all = 0;
 
-	*n = 0;
-	cmd_resolve_begin();
-	for (i = 0; i < argc; i++) {
-		if (strcmp(argv[i], "all") == 0) {
-			if (all++ > 0)
-				continue;
-			RB_FOREACH(j, job_tree, &vigild.jobs)
-				cmd_push_job(&v, n, &cap, j);
-			continue;
-		}
-		idx = -1;
-		if ((j = supervise_find_job(argv[i])) == NULL)
-			j = cmd_split_instance(argv[i], &idx);
-		if (j == NULL && (b = reload_broken_find(argv[i])) != NULL) {
-			cmd_error(ctx, "%s: BROKEN: %s", argv[i], b->reason);
-			ctx->code = CMD_EXIT_FAILED;
-			free(v);
-			return (-1);
-		}
-		if (j == NULL || idx == -2 || idx >= j->ninsts) {
-			cmd_error(ctx, "%s: no such job", argv[i]);
-			ctx->code = CMD_EXIT_NO_JOB;
-			free(v);
-			return (-1);
-		}
-		if (idx >= 0)
-			cmd_push(&v, n, &cap, &j->insts[idx]);
-		else
-			cmd_push_job(&v, n, &cap, j);
+	if ((b = reload_broken_find(name)) != NULL) {
+		cmd_error(ctx, "%s: BROKEN: %s", name, b->reason);
+		ctx->code = CMD_EXIT_FAILED;
+	} else {
+		cmd_error(ctx, "%s: no such job", name);
+		ctx->code = CMD_EXIT_NO_JOB;
 	}
-	*out = v;
+	return (-1);
+}
+
+/* Add the instances one target ("all", "job", "job@N") names. */
+static int
+cmd_resolve_one(struct cmd_ctx *ctx, const char *name, size_t *cap, int *all)
+{
+	struct job *j;
+	long idx = -1;
+
+	if (strcmp(name, "all") == 0) {
+		if ((*all)++ == 0) {
+			RB_FOREACH(j, job_tree, &vigild.jobs)
+				cmd_push_job(ctx, cap, j);
+		}
+		return (0);
+	}
+	if ((j = supervise_find_job(name)) == NULL)
+		j = cmd_split_instance(name, &idx);
+	if (j == NULL)
+		return (cmd_no_job(ctx, name));
+	if (idx == -2 || idx >= j->ninsts) {
+		cmd_error(ctx, "%s: no such job", name);
+		ctx->code = CMD_EXIT_NO_JOB;
+		return (-1);
+	}
+	if (idx >= 0)
+		cmd_push(ctx, cap, &j->insts[idx]);
+	else
+		cmd_push_job(ctx, cap, j);
 	return (0);
 }
 
-/* Local time with milliseconds of a wall clock usec, or "-" for none. */
+/*
+ * Resolve targets into ctx->insts, each instance once, in the order of
+ * first mention: the list never outgrows the instances there are,
+ * however long the request.
+ */
+static int
+cmd_resolve(struct cmd_ctx *ctx, int argc, char **argv)
+{
+	size_t cap = 0;
+	int i, all = 0;
+
+	cmd_resolve_begin();
+	for (i = 0; i < argc; i++) {
+		if (cmd_resolve_one(ctx, argv[i], &cap, &all) == -1)
+			return (-1);
+	}
+	return (0);
+}
+
+/*
+ * Take the targets that name a broken job file (and no job) into
+ * ctx->broken, and keep the others in argv; return how many are left.
+ * None at all: every broken file.
+ */
+static int
+cmd_take_broken(struct cmd_ctx *ctx, int argc, char **argv)
+{
+	const struct broken_job *b;
+	int i, keep = 0;
+
+	ctx->broken =
+	    xcalloc(vigild.nbroken + (size_t)argc + 1, sizeof(*ctx->broken));
+	if (argc == 0) {
+		for (; ctx->nbroken < vigild.nbroken; ctx->nbroken++)
+			ctx->broken[ctx->nbroken] =
+			    &vigild.broken[ctx->nbroken];
+		return (0);
+	}
+	for (i = 0; i < argc; i++) {
+		if (supervise_find_job(argv[i]) == NULL &&
+		    !cmd_is_instance(argv[i]) &&
+		    (b = reload_broken_find(argv[i])) != NULL)
+			ctx->broken[ctx->nbroken++] = b;
+		else
+			argv[keep++] = argv[i];
+	}
+	return (keep);
+}
+
+/* Instance targets: "all" for none with CMD_TARGET_DEFAULT_ALL. */
+static int
+cmd_target_insts(struct cmd_ctx *ctx, int argc, char **argv)
+{
+	static char *all[] = { "all" };
+	int named = argc > 0, flags = ctx->entry->target_flags;
+
+	if (flags & CMD_TARGET_BROKEN)
+		argc = cmd_take_broken(ctx, argc, argv);
+	if (argc == 0 && !named && (flags & CMD_TARGET_DEFAULT_ALL))
+		return (cmd_resolve(ctx, 1, all));
+	return (cmd_resolve(ctx, argc, argv));
+}
+
+/* One job, or one instance of it ("job@N"): not "all". */
+static int
+cmd_target_one(struct cmd_ctx *ctx, char **argv)
+{
+	if (strcmp(argv[0], "all") == 0) {
+		cmd_error(ctx, "%s: one job at a time", ctx->entry->name);
+		ctx->code = CMD_EXIT_USAGE;
+		return (-1);
+	}
+	return (cmd_resolve(ctx, 1, argv));
+}
+
+/*
+ * The queue job called name.  Otherwise print why and set the exit code:
+ * 4 for no such job, 1 for a job of another kind.
+ */
+static struct job *
+cmd_queue_job(struct cmd_ctx *ctx, const char *name)
+{
+	struct job *j;
+
+	if ((j = supervise_find_job(name)) == NULL) {
+		cmd_error(ctx, "%s: no such job", name);
+		ctx->code = CMD_EXIT_NO_JOB;
+		return (NULL);
+	}
+	if (j->spec->kind != CONF_KIND_QUEUE) {
+		cmd_error(ctx, "%s is not a queue job", name);
+		ctx->code = CMD_EXIT_FAILED;
+		return (NULL);
+	}
+	return (j);
+}
+
+/* Queue jobs, or with none and CMD_TARGET_DEFAULT_ALL every one. */
+static int
+cmd_target_queues(struct cmd_ctx *ctx, int argc, char **argv)
+{
+	struct job *j;
+	int i;
+
+	ctx->jobs = xreallocarray(
+	    NULL, vigild.njobs + (size_t)argc + 1, sizeof(*ctx->jobs));
+	if (argc == 0 && (ctx->entry->target_flags & CMD_TARGET_DEFAULT_ALL)) {
+		RB_FOREACH(j, job_tree, &vigild.jobs) {
+			if (j->spec->kind == CONF_KIND_QUEUE)
+				ctx->jobs[ctx->njobs++] = j;
+		}
+		return (0);
+	}
+	for (i = 0; i < argc; i++) {
+		if ((j = cmd_queue_job(ctx, argv[i])) == NULL)
+			return (-1);
+		ctx->jobs[ctx->njobs++] = j;
+	}
+	return (0);
+}
+
+/* Message ids: positive decimal integers. */
+static int
+cmd_target_ids(struct cmd_ctx *ctx, int argc, char **argv)
+{
+	char *end;
+	long long v;
+	int i;
+
+	ctx->ids = xreallocarray(NULL, (size_t)argc + 1, sizeof(*ctx->ids));
+	for (i = 0; i < argc; i++) {
+		errno = 0;
+		v = strtoll(argv[i], &end, 10);
+		if (*argv[i] < '0' || *argv[i] > '9' || errno != 0 ||
+		    *end != '\0' || v <= 0) {
+			cmd_usage_error(ctx, "not a message id", argv[i]);
+			return (-1);
+		}
+		ctx->ids[ctx->nids++] = v;
+	}
+	return (0);
+}
+
+/*
+ * Resolve the operands the entry declares as targets.  Return 0, or -1
+ * with the error printed and the exit code set (4: no such job).
+ */
+static int
+cmd_targets(struct cmd_ctx *ctx)
+{
+	const struct cmd_entry *e = ctx->entry;
+	char **argv = ctx->argv + e->target_at;
+	int argc = ctx->argc - e->target_at;
+
+	if (argc < 0)
+		argc = 0;
+	if (e->target_n > 0 && argc > e->target_n)
+		argc = e->target_n;
+	switch (e->target) {
+	case CMD_TARGET_INSTANCES:
+		return (cmd_target_insts(ctx, argc, argv));
+	case CMD_TARGET_ONE_JOB:
+		return (argc > 0 ? cmd_target_one(ctx, argv) : 0);
+	case CMD_TARGET_QUEUES:
+		return (cmd_target_queues(ctx, argc, argv));
+	case CMD_TARGET_IDS:
+		return (cmd_target_ids(ctx, argc, argv));
+	case CMD_TARGET_NONE:
+		break;
+	}
+	return (0);
+}
+
+/* A wall clock usec as users see it (lib/timefmt.c), or "-" for none. */
 char *
 cmd_format_time(int64_t usec, char *buf, size_t len)
 {
-	struct tm tm;
-	time_t t = (time_t)(usec / 1000000);
+	return (timefmt_wall(usec, buf, len));
+}
 
-	if (usec <= 0 || localtime_r(&t, &tm) == NULL)
-		strlcpy(buf, "-", len);
-	else
-		snprintf(buf, len, "%04d-%02d-%02dT%02d:%02d:%02d.%03d",
-		    tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour,
-		    tm.tm_min, tm.tm_sec, (int)(usec % 1000000 / 1000));
-	return (buf);
+/* The options of an entry for --help: "-n --lines -f --follow". */
+static void
+cmd_print_options(FILE *f, const struct cmd_entry *e)
+{
+	const char *o;
+	char name[64];
+
+	if (*e->optstring == '\0')
+		return;
+	fprintf(f, "      options:");
+	for (o = e->optstring; *o != '\0'; o++) {
+		if (*o == ':')
+			continue;
+		fprintf(f, " -%c", *o);
+		if (strncmp(
+		        cmd_opt_name(e, (unsigned char)*o, name, sizeof(name)),
+		        "--", 2) == 0)
+			fprintf(f, " %s", name);
+	}
+	fprintf(f, "\n");
 }
 
 /*
  * Print the command table to f as vigilctl --help shows it: per command a
- * line "  NAME (ALIAS) USAGE", as list-commands prints it, and the help
- * indented below.  The build makes vigilctl's help from this output.
+ * line "  NAME (ALIAS) USAGE", as list-commands prints it, the help
+ * indented below, and "      options: -x --long ..." if it has any.  The
+ * build makes vigilctl's help from this output, and the bash completion
+ * reads its commands and options from that help.
  */
 void
 cmd_print_table(FILE *f)
@@ -541,6 +851,7 @@ cmd_print_table(FILE *f)
 		    (*e)->alias ? ")" : "", *(*e)->usage != '\0' ? " " : "",
 		    (*e)->usage);
 		fprintf(f, "      %s\n", (*e)->help);
+		cmd_print_options(f, *e);
 	}
 }
 

@@ -13,7 +13,7 @@
  *
  * At a job's first start the slots take their locks first: a leftover run
  * of a vigild that died still holds its slot's lock and is reclaimed (see
- * supervise.c).  Only when every wanted slot holds its lock are the
+ * claim.c).  Only when every wanted slot holds its lock are the
  * messages that vigild left running made available again.
  */
 
@@ -57,7 +57,7 @@ static void dispatch_due_arm(struct job *, int64_t);
 static int
 dispatch_slot_free(const struct inst *in)
 {
-	return (in->want && in->state == JOB_WAITING && in->msg.id == 0 &&
+	return (in->life.want && in->state == JOB_WAITING && in->msg.id == 0 &&
 	    in->pid == 0);
 }
 
@@ -65,79 +65,8 @@ dispatch_slot_free(const struct inst *in)
 static int
 dispatch_slot_settling(const struct inst *in)
 {
-	return (in->want && in->pid == 0 &&
+	return (in->life.want && in->pid == 0 &&
 	    (in->state == JOB_STARTING || in->state == JOB_BLOCKED));
-}
-
-/* Is name "JOB.lock" or "JOB@N.lock" for job j? */
-static int
-dispatch_is_lock_of(const struct job *j, const char *name)
-{
-	size_t len = strlen(j->name);
-	const char *p = name + len;
-
-	if (strncmp(name, j->name, len) != 0)
-		return (0);
-	if (*p == '@') {
-		if (!isdigit((unsigned char)*++p))
-			return (0);
-		while (isdigit((unsigned char)*p))
-			p++;
-	}
-	return (strcmp(p, ".lock") == 0);
-}
-
-/* Is lock file name held by one of j's slots? */
-static int
-dispatch_lock_is_ours(const struct job *j, const char *name)
-{
-	size_t len;
-	int i;
-
-	for (i = 0; i < j->ninsts; i++) {
-		len = strlen(j->insts[i].label);
-		if (j->insts[i].lock_fd != -1 &&
-		    strncmp(name, j->insts[i].label, len) == 0 &&
-		    strcmp(name + len, ".lock") == 0)
-			return (1);
-	}
-	return (0);
-}
-
-/*
- * Is a lock of the job held by something other than its slots: a leftover
- * run in a slot that is stopped now, or one past a lowered concurrency?
- */
-static int
-dispatch_leftover_held(const struct job *j)
-{
-	char dir[PATH_MAX], path[PATH_MAX * 2];
-	struct dirent *de;
-	DIR *d;
-	int held = 0, fd;
-
-	snprintf(dir, sizeof(dir), "%s/locks", vigild.runtime_dir);
-	if ((d = opendir(dir)) == NULL)
-		return (0);
-	while (!held && (de = readdir(d)) != NULL) {
-		if (!dispatch_is_lock_of(j, de->d_name) ||
-		    dispatch_lock_is_ours(j, de->d_name))
-			continue;
-		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
-		if ((fd = lock_open(path)) == -1)
-			continue;
-		/* Taken here for a moment, the lock goes with the close. */
-		if (lock_try(fd) == -1 && errno == EAGAIN) {
-			log_warnx("%s: %s is held by a process this vigild did "
-			          "not start; messages left running wait for "
-			          "it",
-			    j->name, path);
-			held = 1;
-		}
-		close(fd);
-	}
-	closedir(d);
-	return (held);
 }
 
 /* Messages left running by a dead vigild: available again, once. */
@@ -152,7 +81,9 @@ dispatch_recover(struct job *j, struct queue *q)
 		if (dispatch_slot_settling(&j->insts[i]))
 			return (-1); /* its slot_ready kicks again */
 	}
-	if (dispatch_leftover_held(j)) {
+	if (claim_held_elsewhere(j)) {
+		log_warnx("%s: messages left running wait for that lock",
+		    j->name);
 		dispatch_due_arm(j, store_now() + DISPATCH_LEFTOVER_RECHECK);
 		return (-1);
 	}
@@ -175,7 +106,7 @@ dispatch_run(struct job *j)
 	struct queue_msg msgs[DISPATCH_BATCH];
 	struct inst *free_slots[DISPATCH_BATCH];
 	struct queue *q;
-	char *cause = NULL, why[64];
+	char *cause = NULL;
 	int64_t now, due;
 	int i, nfree = 0, n = 0, claim;
 
@@ -222,13 +153,10 @@ dispatch_run(struct job *j)
 		free_slots[i]->msg = msgs[i];
 		log_debug("%s: message %" PRId64 " attempt %d",
 		    free_slots[i]->label, msgs[i].id, msgs[i].attempts);
-		supervise_slot_run(free_slots[i]);
-		if (free_slots[i]->pid > 0) {
-			snprintf(why, sizeof(why),
-			    "message %" PRId64 ", attempt %d", msgs[i].id,
-			    msgs[i].attempts);
-			inst_reason_set(free_slots[i], why);
-		}
+		inst_feed(free_slots[i], LIFE_EV_MSG);
+		if (free_slots[i]->pid > 0)
+			inst_reason(free_slots[i], "message %" PRId64
+			    ", attempt %d", msgs[i].id, msgs[i].attempts);
 	}
 	if (claim)
 		state_batch_end();
@@ -314,47 +242,16 @@ dispatch_kick(struct job *j)
 	(void)sd_event_source_set_enabled(j->kick, SD_EVENT_ONESHOT);
 }
 
-/* Start a slot: take its lock (reclaiming it if need be), then work. */
-void
-dispatch_slot_start(struct inst *in)
-{
-	in->want = 1;
-	switch (in->state) {
-	case JOB_WAITING:
-		dispatch_kick(in->job);
-		break;
-	case JOB_STOPPING:
-		in->start_after_stop = 1; /* a restart: once drained */
-		if (in->group_wait)
-			in->pending.state = JOB_STOPPED;
-		break;
-	case JOB_BACKOFF:
-		break; /* the slot rests after a failed start, then works */
-	default:
-		supervise_inst_launch(in);
-		break;
-	}
-}
-
-/* The slot holds its lock and has no message: free for the next one. */
-void
-dispatch_slot_ready(struct inst *in)
-{
-	inst_reason_set(in, NULL);
-	supervise_inst_set_state(in, JOB_WAITING);
-	dispatch_kick(in->job);
-}
-
 /* Describe how a run ended, for the dead list and the log. */
 static void
 dispatch_describe(const struct inst *in, int status, char *buf, size_t len)
 {
 	const char *sig;
 
-	if (in->exec_failed)
+	if (in->life.exec_failed)
 		snprintf(
 		    buf, len, "%s", in->reason ? in->reason : "exec failed");
-	else if (in->timed_out)
+	else if (in->life.cause == LIFE_CAUSE_TIMEOUT)
 		snprintf(buf, len, "timeout");
 	else if (WIFSIGNALED(status)) {
 		sig = signame_name(WTERMSIG(status));
@@ -376,7 +273,7 @@ dispatch_describe(const struct inst *in, int status, char *buf, size_t len)
  * list once max_attempts are spent.  A message deleted while it ran is
  * gone: its outcome is dropped, with a line in the log.
  */
-void
+static void
 dispatch_run_end(struct inst *in, int status, int success)
 {
 	const struct job_spec *spec = in->job->spec;
@@ -394,7 +291,8 @@ dispatch_run_end(struct inst *in, int status, int success)
 		log_info("%s: message %" PRId64 " was deleted while it ran; "
 		         "its outcome is dropped",
 		    in->label, id);
-	else if (status == -1 || (in->drain_killed && !success)) {
+	else if (status == -1 ||
+	    (in->life.cause == LIFE_CAUSE_DRAIN && !success)) {
 		state_queue_release(in, id);
 		log_info("%s: message %" PRId64 " stopped; available again",
 		    in->label, id);
@@ -403,9 +301,9 @@ dispatch_run_end(struct inst *in, int status, int success)
 		log_debug("%s: message %" PRId64 " done", in->label, id);
 	} else {
 		dispatch_describe(in, status, what, sizeof(what));
-		if (!in->exec_failed && WIFEXITED(status))
+		if (!in->life.exec_failed && WIFEXITED(status))
 			code = WEXITSTATUS(status);
-		else if (!in->exec_failed && WIFSIGNALED(status))
+		else if (!in->life.exec_failed && WIFSIGNALED(status))
 			sig = WTERMSIG(status);
 		b.base = spec->retry_delay;
 		b.max = spec->retry_delay_max;
@@ -425,7 +323,7 @@ dispatch_run_end(struct inst *in, int status, int success)
 			    in->label, id, in->msg.attempts, spec->max_attempts,
 			    what, duration_format(wait, delay, sizeof(delay)));
 	}
-	in->drain_killed = in->msg_deleted = 0;
+	in->msg_deleted = 0;
 	queue_msg_clear(&in->msg);
 	dispatch_kick(in->job);
 }
@@ -452,18 +350,45 @@ dispatch_msg_deleted(int64_t id)
 }
 
 /* The job goes away: its dispatch sources with it. */
-void
+static void
 dispatch_job_free(struct job *j)
 {
 	j->kick = sd_event_source_disable_unref(j->kick);
 	j->due = sd_event_source_disable_unref(j->due);
 }
 
-/* A slot stops before its message ran (or without running it): give the
- * message back, its attempt not counted. */
-void
+/*
+ * A slot stops before its message ran (or without running it): give the
+ * message back, its attempt not counted.
+ */
+static void
 dispatch_slot_drop(struct inst *in)
 {
 	if (in->msg.id != 0)
 		dispatch_run_end(in, -1, 0);
 }
+
+/* The child's stdin: the message's payload. */
+static int
+dispatch_stdin(struct inst *in, int *fdp, char **cause)
+{
+	*fdp = run_memfd(in->msg.payload, in->msg.len, cause);
+	return (*fdp == -1 ? -1 : 0);
+}
+
+/* The child's environment: which message, which attempt. */
+static void
+dispatch_env(struct inst *in, char **env)
+{
+	xasprintf(&env[0], "VIGIL_MESSAGE_ID=%" PRId64, in->msg.id);
+	xasprintf(&env[1], "VIGIL_ATTEMPT=%d", in->msg.attempts);
+}
+
+const struct kind_ops queue_kind = {
+	.stdin_fd = dispatch_stdin,
+	.env = dispatch_env,
+	.kick = dispatch_kick,
+	.msg_drop = dispatch_slot_drop,
+	.run_end = dispatch_run_end,
+	.job_free = dispatch_job_free,
+};

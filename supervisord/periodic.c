@@ -72,34 +72,31 @@ static int
 periodic_slot_fired(sd_event_source *s, uint64_t usec, void *arg)
 {
 	struct inst *in = arg;
-	char when[64];
 
 	in->slot = sd_event_source_disable_unref(in->slot);
-	if (!in->want || vigild.shutting_down)
-		return (0);
-	if (job_state_is_active(in->state)) {
-		log_info("%s: slot of %s skipped: the last run is still going",
-		    in->label,
-		    periodic_format_time(in->slot_wall, when, sizeof(when)));
-		output_mark(in, "slot skipped: pid %ld is still running",
-		    (long)in->pid);
-		state_run_skipped(in, in->slot_wall);
-		in->skipped++;
-	} else
-		supervise_inst_launch(in);
-	periodic_slot_arm(in, 0);
+	inst_feed(in, LIFE_EV_SLOT);
 	return (0);
 }
 
-/*
- * Compute the instance's next slot and arm its timer.  first: the schedule
- * starts now (an "every" job's first slot is one interval from now).
- */
+/* LIFE_A_SKIP: the slot came while the last run was still going. */
+static void
+periodic_skip(struct inst *in)
+{
+	char when[64];
+
+	log_info("%s: slot of %s skipped: the last run is still going",
+	    in->label, periodic_format_time(in->slot_wall, when, sizeof(when)));
+	output_mark(
+	    in, "slot skipped: pid %ld is still running", (long)in->pid);
+	state_run_skipped(in, in->slot_wall);
+	in->skipped++;
+}
+
 static void
 periodic_slot_arm(struct inst *in, int first)
 {
 	const struct job_spec *spec = in->job->spec;
-	uint64_t now = supervise_now(), jitter = periodic_jitter(spec);
+	uint64_t now = monotime_now(), jitter = periodic_jitter(spec);
 	int64_t wall = store_now();
 	time_t next;
 	int r;
@@ -157,95 +154,36 @@ periodic_missed(struct inst *in)
 }
 
 /* Want the instance, with its next slot armed unless it already is. */
+/* LIFE_A_ARM_SLOT: the schedule is on; arm the first slot if none. */
 static void
-periodic_schedule_on(struct inst *in)
+periodic_arm(struct inst *in)
 {
-	in->want = 1;
 	if (in->slot == NULL)
 		periodic_slot_arm(in, 1);
 }
 
-/*
- * Turn the instance's schedule on: WAITING with its next slot armed.  At
- * vigild's start, catch_up runs it at once if a slot was missed.
- */
-void
-periodic_arm(struct inst *in)
+/* LIFE_A_NEXT_SLOT: the slot after the one that came. */
+static void
+periodic_next(struct inst *in)
 {
-	periodic_schedule_on(in);
-	if (job_state_is_active(in->state))
-		return;
-	if (!vigild.started && in->job->spec->catch_up && periodic_missed(in)) {
-		log_info("%s: a slot passed while vigild was down: running it",
-		    in->label);
-		supervise_inst_launch(in);
-		return;
-	}
-	inst_reason_set(in, NULL);
-	supervise_inst_set_state(in, JOB_WAITING);
+	periodic_slot_arm(in, 0);
 }
 
-/* Turn the schedule off (a stop, or the job goes away). */
-void
+/* LIFE_A_DISARM_SLOT: no more slots. */
+static void
 periodic_disarm(struct inst *in)
 {
 	in->slot = sd_event_source_disable_unref(in->slot);
-	in->deadline = sd_event_source_disable_unref(in->deadline);
 }
 
-/* "vigilctl start" of a periodic job: schedule on, and a run now. */
-void
-periodic_start(struct inst *in)
-{
-	periodic_schedule_on(in);
-	if (in->state == JOB_STOPPING)
-		in->start_after_stop = 1; /* restart: run once stopped */
-	else if (!job_state_is_active(in->state))
-		supervise_inst_launch(in);
-}
+const struct kind_ops periodic_kind = {
+	.slot_arm = periodic_arm,
+	.slot_next = periodic_next,
+	.slot_disarm = periodic_disarm,
+	.slot_skip = periodic_skip,
+	.missed = periodic_missed,
+};
 
-static int
-periodic_timeout(sd_event_source *s, uint64_t usec, void *arg)
-{
-	struct inst *in = arg;
-	char buf[32];
-
-	in->deadline = sd_event_source_disable_unref(in->deadline);
-	if (in->pid == 0 || in->state == JOB_STOPPING)
-		return (0);
-	duration_format(in->job->spec->timeout, buf, sizeof(buf));
-	log_warnx("%s: still running after timeout (%s): stopping it",
-	    in->label, buf);
-	output_mark(in, "timeout (%s): stopping the run", buf);
-	in->timed_out = 1;
-	supervise_inst_terminate(in);
-	return (0);
-}
-
-/*
- * A run was forked: arm its timeout (periodic runs, queue messages),
- * counted from the exec (in->started), not from the loop's wake-up: a
- * start that comes late in a busy iteration (many dependents released at
- * once) must get all of its time.
- */
-void
-periodic_run_started(struct inst *in)
-{
-	const struct job_spec *spec = in->job->spec;
-	int r;
-
-	in->timed_out = 0;
-	in->deadline = sd_event_source_disable_unref(in->deadline);
-	if (spec->kind == CONF_KIND_SERVICE || spec->timeout == 0)
-		return;
-	r = sd_event_add_time(vigild.event, &in->deadline, CLOCK_MONOTONIC,
-	    in->started + spec->timeout, PERIODIC_ACCURACY, periodic_timeout,
-	    in);
-	if (r < 0)
-		fatalx("%s: sd_event_add_time: %s", __func__, strerror(-r));
-}
-
-/* Arm the timerfd that fires when the wall clock is set. */
 static int
 periodic_clock_watch(void)
 {

@@ -71,7 +71,7 @@ reload_diff(struct conf_jobs *jobs, struct reload_report *r)
 	size_t i;
 
 	for (i = 0; i < jobs->n; i++) {
-		j = supervise_find_job(jobs->specs[i]->name);
+		j = job_find(jobs->specs[i]->name);
 		if (j == NULL)
 			reload_list_add(&r->added, jobs->specs[i]->name);
 		else if (j->retiring ||
@@ -95,20 +95,20 @@ reload_apply(struct conf_jobs *jobs, const struct reload_report *r)
 	size_t i;
 
 	for (i = 0; i < r->removed.n; i++) {
-		if ((j = supervise_find_job(r->removed.names[i])) != NULL)
-			supervise_job_replace(j, NULL);
+		if ((j = job_find(r->removed.names[i])) != NULL)
+			registry_replace(j, NULL);
 	}
 	for (i = 0; i < jobs->n; i++) {
 		spec = jobs->specs[i];
-		j = supervise_find_job(spec->name);
+		j = job_find(spec->name);
 		if (j == NULL) {
 			jobs->specs[i] = NULL;
-			supervise_add_job(spec);
-			supervise_job_start(supervise_find_job(spec->name));
+			registry_add(spec);
+			registry_autostart(job_find(spec->name));
 		} else if (j->retiring ||
 		    !job_spec_equal(reload_current_spec(j), spec)) {
 			jobs->specs[i] = NULL;
-			supervise_job_replace(j, spec);
+			registry_replace(j, spec);
 		}
 	}
 }
@@ -208,7 +208,7 @@ reload_run(int dry_run, struct reload_report *r)
 	 */
 	if (!dry_run)
 		(void)sd_notifyf(
-		    0, "RELOADING=1\nMONOTONIC_USEC=%" PRIu64, supervise_now());
+		    0, "RELOADING=1\nMONOTONIC_USEC=%" PRIu64, monotime_now());
 	if (conf_jobs_load(vigild.jobs_dir, &jobs, &r->errors) == -1 ||
 	    r->errors.n > 0) {
 		conf_jobs_clear(&jobs);

@@ -5,10 +5,13 @@
  * The control socket: accept clients, read framed requests without ever
  * blocking, hand complete commands to cmd.c, and write replies from a
  * per-client buffer.  A client that sends garbage, too much, or stops
- * reading its replies is dropped; nothing else is affected.  Clients that
- * wait for a job (CMD_WAIT) are woken through the waiter lists.
+ * reading its replies is dropped; nothing else is affected.  A client left
+ * waiting (CMD_WAIT) is parked: the module that keeps it waiting
+ * (waiters.c, a follow of output.c) gets a call if it goes away.  The
+ * commands are reached only through the function server_open() was given
+ * (cmd_dispatch()): this file knows nothing of them.
  *
- * Peers without control rights (cmd_peer_may_act()) share what is left
+ * Peers without control rights (server_client_may_act()) share what is left
  * after a reserve kept for the others, hold at most a few connections and
  * waits per uid, and send small requests: one user of a world-writable
  * socket cannot lock root out, nor make vigild's memory grow.
@@ -23,11 +26,15 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sysexits.h>
+#include <time.h>
 #include <unistd.h>
 
+#include "duration.h"
 #include "log.h"
 #include "vigild.h"
 #include "xmalloc.h"
@@ -62,16 +69,15 @@ struct client {
 	sd_event_source *io;
 	struct proto_buf in;
 	struct proto_buf out;
-	struct proto_buf data; /* PROTO_DATA bytes for the next command */
-	int has_data;          /* a PROTO_DATA came, maybe an empty one */
-	int done;              /* PROTO_EXIT queued: close once flushed */
-	int busy;              /* a command is running (CMD_WAIT) */
-	int wait_code;         /* exit code to send when the waits end */
-	const char *report;    /* "started": print "LABEL: started" per wait */
-	int rdhup;             /* the peer shut down its side for writing */
-	int may_act;           /* control rights, decided at connect */
-	struct waiter_list waits;
-	sd_event_source *timer; /* ends the waits with a failure */
+	struct proto_buf data;  /* PROTO_DATA bytes for the next command */
+	int has_data;           /* a PROTO_DATA came, maybe an empty one */
+	int done;               /* PROTO_EXIT queued: close once flushed */
+	int busy;               /* a command is running (CMD_WAIT) */
+	int rdhup;              /* the peer shut down its side for writing */
+	int may_act;            /* control rights, decided at connect */
+	server_gone_fn gone;    /* parked: told if the client goes away */
+	void *park;             /* parked: the record of who parked it */
+	sd_event_source *timer; /* drops a client slow to send its request */
 	TAILQ_ENTRY(client) entry;
 };
 
@@ -79,6 +85,7 @@ static void server_client_free(struct client *);
 static void server_listen_pause(const char *);
 static void server_client_unpark(struct client *);
 
+static server_command_fn server_command;
 static size_t server_nclients;
 static int server_paused;
 static sd_event_source *server_retry;
@@ -134,8 +141,8 @@ static int
 server_client_data(struct client *c, const uint8_t *p, size_t len)
 {
 	/* Only a peer that may enqueue gets to make vigild hold bytes. */
-	if (!cmd_peer_may_act(c)) {
-		cmd_printf_client(c, PROTO_STDERR,
+	if (!c->may_act) {
+		server_client_printf(c, PROTO_STDERR,
 		    "vigild: permission denied: payload data needs control "
 		    "rights\n");
 		server_client_finish(c, CMD_EXIT_FAILED);
@@ -144,7 +151,7 @@ server_client_data(struct client *c, const uint8_t *p, size_t len)
 	if (len > QUEUE_PAYLOAD_MAX - proto_buf_pending(&c->data)) {
 		proto_buf_clear(&c->data);
 		c->has_data = 0;
-		cmd_printf_client(c, PROTO_STDERR,
+		server_client_printf(c, PROTO_STDERR,
 		    "vigild: payload larger than 1 MiB (%d bytes)\n",
 		    QUEUE_PAYLOAD_MAX);
 		server_client_finish(c, CMD_EXIT_FAILED);
@@ -173,7 +180,7 @@ server_client_command(struct client *c, uint32_t flags, int argc, char **argv)
 	if (c->has_data)
 		data = c->data.data != NULL ? c->data.data + c->data.off :
 		                              (const uint8_t *)"";
-	cmd_dispatch(c, flags, argc, argv, data, proto_buf_pending(&c->data));
+	server_command(c, flags, argc, argv, data, proto_buf_pending(&c->data));
 	proto_buf_clear(&c->data);
 	c->has_data = 0;
 }
@@ -191,7 +198,7 @@ server_client_check_size(struct client *c)
 	if (c->may_act || !proto_peek(&c->in, &h) ||
 	    h.version != PROTO_VERSION || h.len <= SERVER_MAX_RO_REQUEST)
 		return (0);
-	cmd_printf_client(c, PROTO_STDERR,
+	server_client_printf(c, PROTO_STDERR,
 	    "vigild: request too large (%lu bytes; uid %ld may send at most "
 	    "%d)\n",
 	    (unsigned long)h.len, (long)c->uid, SERVER_MAX_RO_REQUEST);
@@ -225,7 +232,7 @@ server_client_parse(struct client *c)
 			 * Answer in our own version: the client sees the
 			 * mismatch and can say so (vigilctl exits 76).
 			 */
-			cmd_printf_client(c, PROTO_STDERR,
+			server_client_printf(c, PROTO_STDERR,
 			    "vigild speaks protocol version %d, not %u\n",
 			    PROTO_VERSION, (unsigned int)h.version);
 			server_client_finish(c, 76);
@@ -345,6 +352,16 @@ server_client_in_group(const struct client *c, gid_t gid)
 	return (0);
 }
 
+/* Control rights of a new client (see server_client_may_act()). */
+static int
+server_client_rights(const struct client *c)
+{
+	if (c->uid == 0 || c->uid == geteuid())
+		return (1);
+	return (vigild.conf->has_socket_gid &&
+	    server_client_in_group(c, vigild.conf->socket_gid));
+}
+
 /* A client that has not sent a complete request in time is dropped. */
 static int
 server_client_idle(sd_event_source *s, uint64_t usec, void *arg)
@@ -409,8 +426,12 @@ server_client_refuse(const struct client *c, const char *msg)
 	static unsigned long refused;
 	struct proto_buf b;
 	int32_t code = EX_UNAVAILABLE;
-	uint64_t now = supervise_now();
+	struct timespec ts;
+	uint64_t now;
 
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	now = (uint64_t)ts.tv_sec * DURATION_USEC_PER_SEC +
+	    (uint64_t)ts.tv_nsec / 1000;
 	refused++;
 	if (logged == 0 || now - logged >= SERVER_REFUSE_LOG_EVERY) {
 		log_warnx("uid %ld: too many connections, refused "
@@ -440,7 +461,7 @@ server_client_add(int cfd, const struct ucred *cred)
 	c->gid = cred->gid;
 	c->pid = cred->pid;
 	server_peer_groups(c);
-	c->may_act = cmd_peer_may_act(c);
+	c->may_act = server_client_rights(c);
 	if ((why = server_client_over_cap(c, buf, sizeof(buf))) != NULL) {
 		server_client_refuse(c, why);
 		close(cfd);
@@ -451,7 +472,6 @@ server_client_add(int cfd, const struct ucred *cred)
 	proto_buf_init(&c->in);
 	proto_buf_init(&c->out);
 	proto_buf_init(&c->data);
-	TAILQ_INIT(&c->waits);
 	r = sd_event_add_io(
 	    vigild.event, &c->io, cfd, EPOLLIN, server_client_io, c);
 	if (r >= 0)
@@ -598,20 +618,42 @@ server_client_finish(struct client *c, int code)
 	server_client_events(c);
 }
 
-/* Drop every wait and follow of a client that is not finished. */
+/* Tell whoever parked the client that it goes (its waits, its follow). */
 static void
 server_client_unpark(struct client *c)
 {
-	struct waiter *w;
+	server_gone_fn gone = c->gone;
 
-	output_client_gone(c);
-	while ((w = TAILQ_FIRST(&c->waits)) != NULL) {
-		TAILQ_REMOVE(&c->waits, w, centry);
-		TAILQ_REMOVE(&w->inst->waiters, w, ientry);
-		free(w);
-	}
+	c->gone = NULL;
+	if (gone != NULL)
+		gone(c);
+	c->park = NULL;
 	c->timer = sd_event_source_disable_unref(c->timer);
 	c->busy = 0;
+}
+
+/*
+ * Park the client: it stays connected without reading requests (a
+ * command returned CMD_WAIT) until its reply ends.  If it goes away
+ * first, or may not wait, gone(c) is called once; park is the caller's
+ * record, returned by server_client_parked().  gone NULL unparks the
+ * client without a call.  A client parked with park NULL (a follow) ends
+ * with exit 0 when vigild closes.
+ */
+void
+server_client_park(struct client *c, server_gone_fn gone, void *park)
+{
+	c->gone = gone;
+	c->park = park;
+	c->busy = gone != NULL;
+	server_client_events(c);
+}
+
+/* The record the client was parked with, or NULL. */
+void *
+server_client_parked(const struct client *c)
+{
+	return (c->park);
 }
 
 /*
@@ -635,7 +677,7 @@ server_client_may_wait(struct client *c)
 	}
 	if (n < SERVER_MAX_UID_WAITS)
 		return (0);
-	cmd_printf_client(c, PROTO_STDERR,
+	server_client_printf(c, PROTO_STDERR,
 	    "vigild: too many waiting requests from uid %ld (at most %d at "
 	    "once); try again later\n",
 	    (long)c->uid, SERVER_MAX_UID_WAITS);
@@ -650,97 +692,34 @@ server_client_uid(const struct client *c)
 	return (c->uid);
 }
 
-static int server_waiter_settled(const struct waiter *, int *);
-
 /*
- * Make the client wait for an instance: the reply ends (exit code 0 if
- * every wait succeeded, else 1) once all its waits are over.  Return 1 if
- * the wait was added, or 0 if it is already settled (a failure is then
- * reported to the client and recorded in its exit code).
+ * Return 1 if the peer may run commands that change state: root, the user
+ * vigild runs as, and processes that had socket_group among their groups
+ * when they connected (SO_PEERCRED, SO_PEERGROUPS).  Anyone else who can
+ * reach the socket (socket_mode decides who can) may only read.
  */
 int
-server_waiter_add(struct client *c, struct inst *in, enum wait_kind kind,
-    enum job_state target)
+server_client_may_act(const struct client *c)
 {
-	struct waiter *w, probe;
-	int ok;
-
-	memset(&probe, 0, sizeof(probe));
-	probe.inst = in;
-	probe.kind = kind;
-	probe.target = target;
-	if (server_waiter_settled(&probe, &ok)) {
-		if (!ok) {
-			cmd_printf_client(c, PROTO_STDERR, "%s: %s%s%s\n",
-			    in->label, job_state_name(in->state),
-			    in->reason ? ": " : "",
-			    in->reason ? in->reason : "");
-			c->wait_code = CMD_EXIT_FAILED;
-		} else if (c->report != NULL)
-			cmd_printf_client(
-			    c, PROTO_STDOUT, "%s: %s\n", in->label, c->report);
-		return (0);
-	}
-	w = xcalloc(1, sizeof(*w));
-	w->client = c;
-	w->inst = in;
-	w->kind = kind;
-	w->target = target;
-	TAILQ_INSERT_TAIL(&in->waiters, w, ientry);
-	TAILQ_INSERT_TAIL(&c->waits, w, centry);
-	c->busy = 1;
-	server_client_events(c);
-	return (1);
+	return (c->may_act);
 }
 
-/*
- * Make each wait of the client that succeeds print "LABEL: word" (word is
- * a static string such as "started"); NULL, the default, prints nothing.
- */
+/* Send formatted text to a client right away (outside a command's reply). */
 void
-server_client_report(struct client *c, const char *word)
+server_client_printf(
+    struct client *c, enum proto_type type, const char *fmt, ...)
 {
-	c->report = word;
-}
+	va_list ap;
+	char *s;
+	int n;
 
-/* Return the exit code gathered by waits that settled at once. */
-int
-server_client_wait_code(const struct client *c)
-{
-	return (c->wait_code);
-}
-
-static int
-server_client_timed_out(sd_event_source *s, uint64_t usec, void *arg)
-{
-	struct client *c = arg;
-	struct waiter *w;
-
-	c->timer = sd_event_source_disable_unref(c->timer);
-	while ((w = TAILQ_FIRST(&c->waits)) != NULL) {
-		cmd_printf_client(c, PROTO_STDERR,
-		    "%s: timed out (state is %s)\n", w->inst->label,
-		    job_state_name(w->inst->state));
-		TAILQ_REMOVE(&c->waits, w, centry);
-		TAILQ_REMOVE(&w->inst->waiters, w, ientry);
-		free(w);
-	}
-	server_client_finish(c, CMD_EXIT_FAILED);
-	return (0);
-}
-
-/* End the client's waits with a failure after usec microseconds. */
-void
-server_client_timeout(struct client *c, uint64_t usec)
-{
-	int r;
-
-	c->timer = sd_event_source_disable_unref(c->timer);
-	r = sd_event_add_time_relative(vigild.event, &c->timer, CLOCK_MONOTONIC,
-	    usec, 1000, server_client_timed_out, c);
-	if (r < 0)
-		fatalx("%s: sd_event_add_time_relative: %s", __func__,
-		    strerror(-r));
+	va_start(ap, fmt);
+	n = vasprintf(&s, fmt, ap);
+	va_end(ap);
+	if (n == -1)
+		fatal("vasprintf");
+	server_client_write(c, type, s, (size_t)n);
+	free(s);
 }
 
 /* Keep the client connected until vigild exits (shutdown). */
@@ -751,117 +730,17 @@ server_client_hold(struct client *c)
 	server_client_events(c);
 }
 
-/* Return 1 and set *ok when the waiter's condition is settled. */
-static int
-server_waiter_settled(const struct waiter *w, int *ok)
-{
-	enum job_state s = w->inst->state;
-
-	switch (w->kind) {
-	case WAIT_START:
-		/* A periodic run: started (or already over). */
-		if (w->inst->job->spec->kind == CONF_KIND_PERIODIC &&
-		    (s == JOB_RUNNING || s == JOB_WAITING)) {
-			*ok = s == JOB_RUNNING || w->inst->has_exit;
-			return (1);
-		}
-		/* A queue slot: up once it holds its lock, free or working. */
-		if (w->inst->job->spec->kind == CONF_KIND_QUEUE &&
-		    (s == JOB_RUNNING || s == JOB_WAITING)) {
-			*ok = 1;
-			return (1);
-		}
-		/* A start succeeds once the run has lasted min_uptime. */
-		*ok = s == JOB_RUNNING;
-		if (s == JOB_RUNNING)
-			return (supervise_inst_is_stable(w->inst));
-		/* A start put off until a reload swap is still to come. */
-		if (s == JOB_STOPPED && w->inst->job->next_spec != NULL &&
-		    w->inst->reload_start)
-			return (0);
-		return (s == JOB_BACKOFF || s == JOB_FATAL || s == JOB_EXITED ||
-		    s == JOB_STOPPED);
-	case WAIT_STOP:
-		*ok = 1;
-		return (!job_state_is_active(s));
-	case WAIT_STATE:
-	default:
-		*ok = 1;
-		return (s == w->target);
-	}
-}
-
-static void
-server_waiter_end(struct waiter *w, int ok)
-{
-	struct client *c = w->client;
-
-	if (!ok) {
-		cmd_printf_client(c, PROTO_STDERR, "%s: %s%s%s\n",
-		    w->inst->label, job_state_name(w->inst->state),
-		    w->inst->reason ? ": " : "",
-		    w->inst->reason ? w->inst->reason : "");
-		c->wait_code = CMD_EXIT_FAILED;
-	} else if (c->report != NULL)
-		cmd_printf_client(
-		    c, PROTO_STDOUT, "%s: %s\n", w->inst->label, c->report);
-	TAILQ_REMOVE(&c->waits, w, centry);
-	TAILQ_REMOVE(&w->inst->waiters, w, ientry);
-	free(w);
-	if (TAILQ_EMPTY(&c->waits))
-		server_client_finish(c, c->wait_code);
-}
-
-/* An instance changed state: end the waits it satisfies. */
-void
-server_waiters_notify(struct inst *in)
-{
-	struct waiter *w, *tmp;
-	int ok;
-
-	TAILQ_FOREACH_SAFE(w, &in->waiters, ientry, tmp) {
-		if (server_waiter_settled(w, &ok))
-			server_waiter_end(w, ok);
-	}
-}
-
-/* A reload replaced an instance: its waiters now wait on the new one. */
-void
-server_waiters_move(struct inst *from, struct inst *to)
-{
-	struct waiter *w;
-
-	while ((w = TAILQ_FIRST(&from->waiters)) != NULL) {
-		TAILQ_REMOVE(&from->waiters, w, ientry);
-		w->inst = to;
-		TAILQ_INSERT_TAIL(&to->waiters, w, ientry);
-	}
-}
-
-/* An instance goes away: its waits fail. */
-void
-server_waiters_cancel(struct inst *in)
-{
-	struct waiter *w;
-
-	/*
-	 * The analyser loses track of TAILQ_REMOVE inside server_waiter_end
-	 * and thinks the freed head comes back: it does not.
-	 */
-	while ((w = TAILQ_FIRST(&in->waiters)) != NULL)
-		/* NOLINTNEXTLINE(clang-analyzer-unix.Malloc) */
-		server_waiter_end(w, 0);
-}
-
 /*
  * Create the control socket at path.  The caller holds vigild.lock, so a
  * file already there is a stale socket of a dead vigild: it is unlinked
  * (unlink does not follow a symlink).  The socket is created under a
  * umask that leaves it no wider than mode, so there is no window in which
- * others could connect.  Return 0, or -1 with *cause set.
+ * others could connect.  Each request goes to command.  Return 0, or -1
+ * with *cause set.
  */
 int
-server_open(const char *path, int mode, gid_t gid, char **cause)
+server_open(const char *path, int mode, gid_t gid, server_command_fn command,
+    char **cause)
 {
 	struct sockaddr_un sun;
 	mode_t old;
@@ -892,6 +771,7 @@ server_open(const char *path, int mode, gid_t gid, char **cause)
 		return (-1);
 	}
 	vigild.listen_fd = fd;
+	server_command = command;
 	r = sd_event_add_io(
 	    vigild.event, &vigild.listen_src, fd, EPOLLIN, server_accept, NULL);
 	if (r < 0)
@@ -906,7 +786,7 @@ server_close(void)
 	struct client *c;
 
 	while ((c = TAILQ_FIRST(&vigild.clients)) != NULL) {
-		if (c->busy && TAILQ_EMPTY(&c->waits))
+		if (c->busy && c->park == NULL)
 			server_client_finish(c, CMD_EXIT_OK);
 		(void)server_client_flush(c);
 		server_client_free(c);

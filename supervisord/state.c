@@ -526,9 +526,9 @@ state_run_end(struct inst *in, int status, const char *reason)
 	if (r == NULL)
 		return; /* its row was lost */
 	r->ended = store_now();
-	if (!in->exec_failed && WIFEXITED(status))
+	if (!in->life.exec_failed && WIFEXITED(status))
 		r->code = WEXITSTATUS(status);
-	else if (!in->exec_failed && WIFSIGNALED(status))
+	else if (!in->life.exec_failed && WIFSIGNALED(status))
 		r->sig = WTERMSIG(status);
 	r->reason = reason != NULL ? xstrdup(reason) : NULL;
 	if (r->op == STATE_END)

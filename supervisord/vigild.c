@@ -312,7 +312,7 @@ vigild_load_jobs(int check)
 		          "(status shows them BROKEN)",
 		    nerr, nerr == 1 ? "" : "s", vigild.jobs_dir);
 	for (i = 0; i < jobs.n; i++)
-		supervise_add_job(jobs.specs[i]);
+		registry_add(jobs.specs[i]);
 	free(jobs.specs);
 	return (0);
 }
@@ -521,7 +521,7 @@ vigild_close_dirs(void)
 /*
  * Signals whose default action would end vigild without stopping its
  * jobs, and that mean nothing to it: blocked here, read through the loop
- * and ignored there (supervise_init), so that a stray kill -USR1 or a
+ * and ignored there (signals.c), so that a stray kill -USR1 or a
  * power-fail signal does not leave the jobs unsupervised.  Not these:
  * the faults a program raises itself (SEGV, BUS, FPE, ILL, TRAP, ABRT,
  * SYS), which must not be blocked, and QUIT, kept as the deliberate
@@ -589,9 +589,49 @@ vigild_open_socket(void)
 	if (vigild.conf->has_socket_gid)
 		gid = vigild.conf->socket_gid;
 	xasprintf(&path, "%s/vigild.sock", vigild.runtime_dir);
-	if (server_open(path, vigild.conf->socket_mode, gid, &cause) == -1)
+	if (server_open(path, vigild.conf->socket_mode, gid, cmd_dispatch,
+	        &cause) == -1)
 		fatalx("control socket %s", cause);
 	free(path);
+}
+
+/*
+ * An instance's state changed from was: tell each module that cares, in
+ * this order: systemd's STATUS=, the dependencies (at shutdown, a job
+ * down lets what it needs stop; a RUNNING one lets waiting starts go),
+ * the clients waiting, the reload swap and the end of the shutdown.
+ */
+static void
+vigild_changed(struct inst *in, enum job_state was)
+{
+	sdnotify_status_changed();
+	deps_changed(in, was);
+	waiters_notify(in);
+	registry_changed(in, was);
+}
+
+/* The supervision core: its modules, wired together. */
+static void
+vigild_core_init(void)
+{
+	signals_init();
+	sdnotify_init();
+	deps_init();
+	inst_hooks.changed = vigild_changed;
+	inst_hooks.gone = waiters_cancel;
+	periodic_init();
+	ready_open();
+}
+
+static void
+vigild_core_free(void)
+{
+	registry_free_all();
+	deps_free();
+	ready_close();
+	sdnotify_free();
+	signals_free();
+	periodic_free();
 }
 
 int
@@ -620,16 +660,14 @@ main(int argc, char **argv)
 	spawn_init();
 	if ((r = sd_event_default(&vigild.event)) < 0)
 		fatalx("sd_event_default: %s", strerror(-r));
-	supervise_init();
-	periodic_init();
-	supervise_notify_open();
+	vigild_core_init();
 	(void)vigild_load_jobs(0);
 	state_open();
 	state_intents_load();
 	vigild_open_socket();
 	log_info("vigild %s started: %zu jobs from %s", PACKAGE_VERSION,
 	    vigild.njobs, vigild.jobs_dir);
-	supervise_start_all();
+	registry_start_all();
 	(void)sd_notify(0, "READY=1");
 
 	if ((r = sd_event_loop(vigild.event)) < 0)
@@ -637,9 +675,8 @@ main(int argc, char **argv)
 	log_info("all jobs stopped, exiting");
 	output_free_all();
 	server_close();
-	supervise_free_all();
+	vigild_core_free();
 	reload_broken_set(NULL, NULL);
-	periodic_free();
 	state_close();
 	conf_free(vigild.conf);
 	vigild.event = sd_event_unref(vigild.event);

@@ -21,6 +21,9 @@
 
 #include "conf.h"
 #include "job.h"
+#include "life.h"
+#include "monotime.h"
+#include "json.h"
 #include "lock.h"
 #include "proto.h"
 #include "queue.h"
@@ -38,14 +41,7 @@ enum wait_kind {
 	WAIT_STATE, /* exactly target */
 };
 
-struct waiter {
-	struct client *client;
-	struct inst *inst;
-	enum wait_kind kind;
-	enum job_state target;
-	TAILQ_ENTRY(waiter) ientry; /* on the instance */
-	TAILQ_ENTRY(waiter) centry; /* on the client */
-};
+struct waiter; /* waiters.c */
 TAILQ_HEAD(waiter_list, waiter);
 
 /* One running copy of a job (instances = N gives N of these). */
@@ -53,73 +49,60 @@ struct inst {
 	struct job *job;
 	int index;
 	char *label; /* "name", or "name@index" when instances > 1 */
-	enum job_state state;
+	struct life life;     /* its lifecycle (lib/life.c) */
+	enum job_state state; /* life_state(life.phase), as users see it */
 	uint64_t since; /* monotonic usec of the last state change */
 	char *reason;   /* why it is in this state, or NULL */
 
 	pid_t pid;          /* leader, 0 when none */
+	pid_t pgid;         /* its process group while the run lasts */
 	uint64_t starttime; /* its /proc start time if known at spawn, or 0 */
 	uint64_t started;   /* monotonic usec at fork */
 	char run_id[17];
 	int lock_fd;   /* its lock, held while active, else -1 */
 	int record_fd; /* its holder record (never a job's), or -1 */
 	int stdin_fd;  /* stdin = "pipe": the write end while a run goes */
-	int exec_failed;
 
-	int want;             /* the operator or autostart wants it up */
-	int held;             /* stopped by the operator: stays down */
-	int by_hand;          /* started by the operator: stays up */
-	long intent_uid;      /* who asked for held/by_hand */
-	int64_t intent_at;    /* when, wall clock usec */
-	int64_t run_row;      /* state.db row of the current run, or 0 */
-	int reload_start;     /* start after a reload replaced the job */
-	int stop_requested;   /* the current stop is on purpose */
-	int start_after_stop; /* a start came during a stop */
-	int killed;           /* SIGKILL already sent */
-	int group_wait;       /* leader gone, waiting for its group */
-	pid_t pgid;
-	struct job_decision pending; /* applied once the group is gone */
+	int held;          /* stopped by the operator: stays down */
+	int by_hand;       /* started by the operator: stays up */
+	long intent_uid;   /* who asked for held/by_hand */
+	int64_t intent_at; /* when, wall clock usec */
+	int64_t run_row;   /* state.db row of the current run, or 0 */
+	int reload_start;  /* start after a reload replaced the job */
 
+	/* Copies of life's numbers, for status. */
 	unsigned int failures; /* consecutive failed starts */
 	unsigned int restarts;
-	int has_exit;
-	int last_status;     /* wait status of the last run */
 	uint64_t delay;      /* current backoff delay */
 	uint64_t next_start; /* monotonic usec, in BACKOFF */
+	int has_exit;
+	int last_status; /* wait status of the last run */
 
 	struct lock_holder leftover; /* BLOCKED: the group being reclaimed */
-	uint64_t recheck;            /* BLOCKED: next poll interval */
-	uint64_t kill_at;            /* BLOCKED: when to send SIGKILL */
-	unsigned int quick_retries;  /* lock looks while children exec */
 
-	sd_event_source *timer;
-	sd_event_source *stable; /* wakes start waiters at min_uptime */
+	sd_event_source *timer;    /* for life.timer's purpose */
+	sd_event_source *deadline; /* the run's timeout */
+	sd_event_source *watchdog; /* fires when WATCHDOG=1 is late */
+	sd_event_source *stable;   /* wakes start waiters at min_uptime */
+	sd_event_source *report;   /* the exec report of a new run */
 
 	/* kind = "periodic" */
-	sd_event_source *slot;     /* the next slot */
-	sd_event_source *deadline; /* the run's timeout */
-	uint64_t slot_mono;        /* every: monotonic usec of the next slot */
-	int64_t slot_wall;         /* wall clock usec of the next slot */
-	int timed_out;             /* the run outlived timeout */
-	unsigned int skipped;      /* slots skipped: a run was still going */
+	sd_event_source *slot; /* the next slot */
+	uint64_t slot_mono;    /* every: monotonic usec of the next slot */
+	int64_t slot_wall;     /* wall clock usec of the next slot */
+	unsigned int skipped;  /* slots skipped: a run was still going */
 
 	/* ready = "notify": what the job said on NOTIFY_SOCKET. */
-	int ready_seen;            /* READY=1 came for this run */
-	int ready_timed_out;       /* no READY=1 within ready_timeout */
-	int watchdog_fired;        /* no WATCHDOG=1 within watchdog */
-	char *status;              /* STATUS=, or NULL */
-	int notify_errno;          /* ERRNO=, or 0 */
-	pid_t mainpid;             /* MAINPID=, or 0 */
-	sd_event_source *watchdog; /* fires when WATCHDOG=1 is late */
-	RB_ENTRY(inst) sid_entry;  /* by session (pgid), while it has one */
-	int dep_wait;              /* waiting for its dependencies */
+	char *status;             /* STATUS=, or NULL */
+	int notify_errno;         /* ERRNO=, or 0 */
+	pid_t mainpid;            /* MAINPID=, or 0 */
+	RB_ENTRY(inst) sid_entry; /* by session (pgid), while it has one */
+	int dep_wait;             /* on the dependency wait list */
 	TAILQ_ENTRY(inst) dep_entry;
-	sd_event_source *report;
 	struct outpipe *out; /* the pipe of the current run, or NULL */
 
 	/* kind = "queue": each instance is a slot working one message. */
 	struct queue_msg msg; /* the message of the current run; id 0: none */
-	int drain_killed;     /* a drain outlived stop_timeout: signalled */
 	int msg_deleted;      /* the message was deleted while it ran */
 	char *tail;           /* the ended run's last output, or NULL */
 	size_t tail_len;
@@ -147,7 +130,7 @@ struct job {
 	RB_ENTRY(job) entry;
 };
 RB_HEAD(job_tree, job);
-RB_PROTOTYPE(job_tree, job, entry, job_cmp)
+RB_PROTOTYPE(job_tree, job, entry, registry_cmp)
 
 /* vigild's global state. */
 struct vigild {
@@ -186,27 +169,165 @@ struct vigild {
 
 extern struct vigild vigild;
 
-/* supervise.c */
-void supervise_init(void);
-void supervise_add_job(struct job_spec *);
-void supervise_job_start(struct job *);
-void supervise_job_replace(struct job *, struct job_spec *);
-struct job *supervise_find_job(const char *);
-void supervise_start_all(void);
-void supervise_shutdown(void);
-void supervise_inst_start(struct inst *);
-void supervise_inst_launch(struct inst *);
-void supervise_slot_run(struct inst *);
-void supervise_inst_set_state(struct inst *, enum job_state);
-void supervise_inst_terminate(struct inst *);
-void inst_reason_set(struct inst *, const char *);
-void supervise_inst_stop(struct inst *);
-void supervise_inst_signal(struct inst *, int);
-int supervise_inst_is_stable(struct inst *);
-void supervise_free_all(void);
-void supervise_status_changed(void);
-void supervise_notify_open(void);
-uint64_t supervise_now(void);
+/* How to find a job by name (the tree is kept by registry.c). */
+static inline struct job *
+job_find(const char *name)
+{
+	struct job key;
+
+	key.name = (char *)name;
+	return (RB_FIND(job_tree, &vigild.jobs, &key));
+}
+
+/* instance.c */
+/* An event for inst_feed_event(): life's facts and the effects' own. */
+struct inst_event {
+	struct life_input in;
+	const char *cause; /* SPAWN_FAILED, LOCK_ERROR, EXEC_FAILED: why */
+	int quiet;         /* EXEC_FAILED known at the reap: logged there */
+	int trigger;       /* WATCHDOG: WATCHDOG=trigger, not late */
+	int lock_fd;       /* LOCK_FOREIGN: our description of the lock */
+	pid_t holder;      /* LOCK_LEFTOVER: the member holding it */
+};
+
+/*
+ * What the instance layer asks of the modules above it; each fills in
+ * its part at start (deps.c, and vigild.c for the rest).
+ */
+struct inst_hooks {
+	int (*deps_wait)(struct inst *); /* 1: held back by a dependency */
+	void (*deps_unwait)(struct inst *);
+	void (*changed)(struct inst *, enum job_state); /* was */
+	void (*gone)(struct inst *); /* the instance is freed */
+};
+extern struct inst_hooks inst_hooks;
+
+/*
+ * What differs between kinds (service, periodic, queue); NULL: nothing
+ * (stdin_fd and env: the service's way).
+ */
+struct kind_ops {
+	int (*stdin_fd)(struct inst *, int *, char **);
+	void (*env)(struct inst *, char **); /* up to two "KEY=value" */
+	void (*slot_arm)(struct inst *);     /* LIFE_A_ARM_SLOT */
+	void (*slot_next)(struct inst *);    /* LIFE_A_NEXT_SLOT */
+	void (*slot_disarm)(struct inst *);  /* LIFE_A_DISARM_SLOT */
+	void (*slot_skip)(struct inst *);    /* LIFE_A_SKIP */
+	int (*missed)(struct inst *);        /* catch_up: a slot passed */
+	void (*kick)(struct job *);          /* LIFE_A_KICK */
+	void (*msg_drop)(struct inst *);     /* LIFE_A_MSG_DROP */
+	void (*run_end)(struct inst *, int, int); /* status, success */
+	void (*job_free)(struct job *);
+};
+extern const struct kind_ops service_kind; /* run.c */
+extern const struct kind_ops periodic_kind; /* periodic.c */
+extern const struct kind_ops queue_kind; /* dispatch.c */
+
+const struct kind_ops *inst_kind_of(const struct job_spec *);
+const struct kind_ops *inst_kind(const struct inst *);
+void inst_reason(struct inst *, const char *, ...)
+    __attribute__((format(printf, 2, 3)));
+void inst_feed(struct inst *, enum life_event);
+void inst_feed_event(struct inst *, struct inst_event *);
+void inst_exited(struct inst *, int, uint64_t);
+void inst_exec_failed(struct inst *, const char *, int);
+void inst_watchdog_trigger(struct inst *);
+void inst_watchdog_arm(struct inst *);
+void inst_check_groups(void);
+void inst_start(struct inst *);
+void inst_arm(struct inst *);
+void inst_stop(struct inst *);
+void inst_signal(struct inst *, int);
+void inst_kill(struct inst *, int);
+void inst_init(struct inst *, struct job *, int);
+void inst_clear(struct inst *);
+
+/* run.c */
+unsigned int run_spawning(void);
+int run_begin(struct inst *, char **, int *, char **);
+void run_end(struct inst *, int, uint64_t, const struct life_step *);
+const char *run_describe(
+    const struct inst *, int, const struct life_step *, char *, size_t);
+void run_stdin_close(struct inst *);
+int run_memfd(const char *, size_t, char **);
+void run_reap_all(void);
+void run_clear(struct inst *);
+
+/* claim.c */
+enum claim_status {
+	CLAIM_TAKEN = 0, /* the claim is the instance's now */
+	CLAIM_LEFTOVER,  /* held by a proven leftover of a vigild */
+	CLAIM_FOREIGN,   /* held by something else */
+	CLAIM_ERROR,     /* cannot be had: cause */
+};
+
+struct claim_result {
+	int fd;       /* FOREIGN: our own description of the lock, or -1 */
+	pid_t holder; /* LEFTOVER: the member of its group holding it */
+	int same;     /* LEFTOVER: the one already being reclaimed */
+	char *cause;  /* ERROR: why */
+};
+
+/* The exclusivity seam: one implementation per backend. */
+struct claim_ops {
+	const char *name;
+	enum claim_status (*acquire)(struct inst *, struct claim_result *);
+	void (*renew)(struct inst *, const struct lock_holder *);
+	void (*release)(struct inst *);
+	pid_t (*holder)(struct inst *, int); /* who holds it, or 0 */
+	int (*held_elsewhere)(const struct job *);
+};
+extern const struct claim_ops claim_local;
+
+enum claim_status claim_take(struct inst *, struct claim_result *);
+void claim_result_clear(struct claim_result *);
+void claim_record(struct inst *, const struct lock_holder *);
+void claim_release(struct inst *);
+int claim_held_elsewhere(const struct job *);
+void claim_leftover_term(struct inst *, pid_t);
+void claim_leftover_kill(struct inst *, pid_t);
+void claim_name_holder(struct inst *, int);
+
+/* ready.c */
+void ready_open(void);
+void ready_close(void);
+void ready_session_add(struct inst *);
+void ready_session_remove(struct inst *);
+void ready_forget(struct inst *);
+
+/* deps.c */
+void deps_init(void);
+void deps_free(void);
+void deps_changed(struct inst *, enum job_state);
+void deps_shutdown(void);
+
+/* registry.c */
+void registry_add(struct job_spec *);
+void registry_autostart(struct job *);
+void registry_replace(struct job *, struct job_spec *);
+void registry_changed(struct inst *, enum job_state);
+void registry_start_all(void);
+void registry_shutdown(void);
+void registry_free_all(void);
+
+/* sdnotify.c */
+void sdnotify_init(void);
+void sdnotify_free(void);
+void sdnotify_status_changed(void);
+void sdnotify_extend_timeout(void);
+void sdnotify_stopping(void);
+
+/* signals.c */
+void signals_init(void);
+void signals_free(void);
+
+/* The old names, until the command files call the new ones. */
+#define supervise_find_job job_find
+#define supervise_inst_start inst_start
+#define supervise_inst_stop inst_stop
+#define supervise_inst_signal inst_signal
+#define supervise_shutdown registry_shutdown
+#define supervise_now monotime_now
 
 /* output.c */
 void output_job_attach(struct job *);
@@ -230,20 +351,11 @@ void output_free_all(void);
 /* periodic.c */
 void periodic_init(void);
 void periodic_free(void);
-void periodic_arm(struct inst *);
-void periodic_disarm(struct inst *);
-void periodic_start(struct inst *);
-void periodic_run_started(struct inst *);
 char *periodic_format_time(int64_t, char *, size_t);
 
 /* dispatch.c */
-void dispatch_slot_start(struct inst *);
-void dispatch_slot_ready(struct inst *);
 void dispatch_kick(struct job *);
-void dispatch_run_end(struct inst *, int, int);
-void dispatch_slot_drop(struct inst *);
 void dispatch_msg_deleted(int64_t);
-void dispatch_job_free(struct job *);
 
 /* state.c */
 void state_open(void);
@@ -294,29 +406,71 @@ void reload_broken_set(const char *, const struct conf_errors *);
 const struct broken_job *reload_broken_find(const char *);
 
 /* server.c */
-int server_open(const char *, int, gid_t, char **);
+/* Called when a parked client goes away before its reply ended. */
+typedef void (*server_gone_fn)(struct client *);
+/* Runs a request: flags, argv, and the PROTO_DATA bytes before it. */
+typedef void (*server_command_fn)(
+    struct client *, uint32_t, int, char **, const uint8_t *, size_t);
+
+int server_open(const char *, int, gid_t, server_command_fn, char **);
 void server_close(void);
 void server_client_write(
     struct client *, enum proto_type, const void *, size_t);
+void server_client_printf(struct client *, enum proto_type, const char *, ...)
+    __attribute__((format(printf, 3, 4)));
 void server_client_finish(struct client *, int);
 uid_t server_client_uid(const struct client *);
 int server_client_in_group(const struct client *, gid_t);
-int server_waiter_add(
-    struct client *, struct inst *, enum wait_kind, enum job_state);
-void server_client_report(struct client *, const char *);
-int server_client_wait_code(const struct client *);
+int server_client_may_act(const struct client *);
 void server_client_hold(struct client *);
-void server_client_timeout(struct client *, uint64_t);
+void server_client_park(struct client *, server_gone_fn, void *);
+void *server_client_parked(const struct client *);
 int server_client_may_wait(struct client *);
-void server_waiters_notify(struct inst *);
-void server_waiters_cancel(struct inst *);
-void server_waiters_move(struct inst *, struct inst *);
+
+/* waiters.c */
+int waiters_add(struct client *, struct inst *, enum wait_kind, enum job_state);
+void waiters_report(struct client *, const char *);
+int waiters_code(struct client *);
+void waiters_timeout(struct client *, uint64_t);
+void waiters_notify(struct inst *);
+void waiters_cancel(struct inst *);
+void waiters_move(struct inst *, struct inst *);
+/* The old names, until supervise.c calls waiters_*() itself. */
+#define server_waiters_notify waiters_notify
+#define server_waiters_cancel waiters_cancel
+#define server_waiters_move waiters_move
 
 /* cmd.c */
 enum cmd_retval {
 	CMD_ERROR = -1,
 	CMD_OK = 0,
 	CMD_WAIT, /* reply later: the client stays connected */
+};
+
+/* What a command's operands name; cmd.c resolves them before exec. */
+enum cmd_target {
+	CMD_TARGET_NONE,      /* words the handler reads itself */
+	CMD_TARGET_INSTANCES, /* all, JOB or JOB@N: ctx->insts */
+	CMD_TARGET_ONE_JOB,   /* one JOB or JOB@N, not all: ctx->insts */
+	CMD_TARGET_QUEUES,    /* queue jobs: ctx->jobs */
+	CMD_TARGET_IDS,       /* message ids: ctx->ids */
+};
+#define CMD_TARGET_DEFAULT_ALL 0x1 /* no operand: every one there is */
+#define CMD_TARGET_BROKEN 0x2      /* broken job files: ctx->broken */
+
+/* The type of an option's value, checked by cmd.c before exec. */
+enum cmd_opt_type {
+	CMD_OPT_STRING,   /* any word */
+	CMD_OPT_WORD,     /* a word that is not empty */
+	CMD_OPT_INT,      /* an integer from min to max */
+	CMD_OPT_DURATION, /* "10s", "1m30s": microseconds */
+	CMD_OPT_STATE,    /* a state name: its enum job_state */
+};
+
+struct cmd_opt {
+	int ch; /* the letter; 0 ends a list */
+	enum cmd_opt_type type;
+	long long min, max; /* CMD_OPT_INT */
 };
 
 struct cmd_ctx {
@@ -327,12 +481,23 @@ struct cmd_ctx {
 	char **operands; /* owned array behind argv */
 	char opts[128];  /* opts['x'] != 0: option -x given */
 	char *optarg[128];
+	long long optnum[128]; /* the value of a typed option */
 	int json;
 	int code;            /* exit code for the client, 0 by default */
 	const uint8_t *data; /* PROTO_DATA sent before the command, or NULL */
 	size_t datalen;
 	struct proto_buf out;
 	struct proto_buf err;
+	struct json jw; /* JSON output, written into out */
+	/* The targets, resolved by cmd.c (owned arrays, borrowed items). */
+	struct inst **insts;
+	size_t ninsts;
+	struct job **jobs;
+	size_t njobs;
+	int64_t *ids;
+	size_t nids;
+	const struct broken_job **broken;
+	size_t nbroken;
 };
 
 struct cmd_entry {
@@ -341,10 +506,17 @@ struct cmd_entry {
 	const char *usage;
 	const char *optstring;
 	const char *longopts; /* "no-wait=W,state=s": long name to letter */
+	const struct cmd_opt *typed; /* options with typed values, or NULL */
 	int min_args;
 	int max_args; /* -1: no limit */
 	int flags;
 #define CMD_READONLY 0x1 /* allowed for peers without control rights */
+	enum cmd_target target;
+	int target_flags;
+	int target_at; /* the first operand that is a target */
+	int target_n;  /* how many are (0: every one from target_at) */
+	/* Checks of the words that come before the targets, or NULL. */
+	enum cmd_retval (*check)(struct cmd_ctx *);
 	const char *help;
 	enum cmd_retval (*exec)(struct cmd_ctx *);
 };
@@ -362,14 +534,12 @@ void cmd_print(struct cmd_ctx *, const char *, ...)
     __attribute__((format(printf, 2, 3)));
 void cmd_error(struct cmd_ctx *, const char *, ...)
     __attribute__((format(printf, 2, 3)));
-void cmd_printf_client(struct client *, enum proto_type, const char *, ...)
-    __attribute__((format(printf, 3, 4)));
-void cmd_print_json_string(struct cmd_ctx *, const char *);
-int cmd_peer_may_act(struct client *);
+enum cmd_retval cmd_usage_error(struct cmd_ctx *, const char *, const char *);
+void cmd_json_end(struct cmd_ctx *);
+long long cmd_opt_num(const struct cmd_ctx *, int, long long);
 char *cmd_format_time(int64_t, char *, size_t);
 char *cmd_format_exit(int, int, char *, size_t);
 void cmd_print_table(FILE *);
-int cmd_resolve(struct cmd_ctx *, int, char **, struct inst ***, size_t *);
 int cmd_is_instance(const char *);
 extern const struct cmd_entry *const cmd_table[];
 

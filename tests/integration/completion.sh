@@ -65,6 +65,13 @@ offers web --socket="$SOCK" restart --no-wait ""
 offers all -s "$SOCK" stop ""
 offers --no-wait -s "$SOCK" start -
 offers --dry-run reload -
+# Every option of every command, as the table has it (vigilctl --help).
+"$VIGILCTL" --help | awk '/^  [a-z]/ { c = $1 } /^      options:/ {
+	for (i = 2; i <= NF; i++) print c, $i }' >"$T/options"
+[ -s "$T/options" ] || fail "vigilctl --help lists no options"
+while read -r c o; do
+	offers "$o" "$c" -
+done <"$T/options"
 offers --timeout wait -
 offers RUNNING wait --state R
 offers WAITING wait --state W

@@ -1,0 +1,84 @@
+/* SPDX-License-Identifier: ISC */
+/* Copyright (c) 2026 The vigil authors */
+
+/*
+ * What the files of the configuration (conf.c, conf-ctx.c, conf-field.c,
+ * job-spec.c, conf-jobs.c) share and no one else sees: the context of one
+ * file being read, the tables of fields and their parsers.  Not for
+ * supervisord/: it uses conf.h.
+ */
+
+#ifndef VIGIL_CONF_INT_H
+#define VIGIL_CONF_INT_H
+
+#include <confuse.h>
+#include <stddef.h>
+
+#define CONF_MAX_FIELDS 64
+
+struct conf_ctx;
+struct conf_errors;
+struct conf_field;
+struct job_spec;
+
+/* Parse opt into field f of ctx->obj: 0, or -1 with an owned *cause. */
+typedef int (*conf_parse_cb)(
+    struct conf_ctx *, const struct conf_field *, cfg_opt_t *, char **);
+
+/* One option: its name, how to parse it and where the value goes. */
+struct conf_field {
+	const char *name;
+	int list;
+	conf_parse_cb parse;
+	size_t off; /* offset of the value in the target struct */
+	long min;   /* bounds for numbers; the limit for limit_* */
+	long max;
+	const char *const *words; /* NULL-terminated choices for enums */
+};
+
+/* What the libconfuse callbacks learnt about one option. */
+struct conf_track {
+	int line;    /* line of the last assignment, 0 if unknown */
+	int pending; /* a value was parsed, its validation is due */
+	int braced;  /* the last assignment was a { list } */
+};
+
+/* One file being loaded. */
+struct conf_ctx {
+	const char *path;
+	const char *name; /* the job's name, or NULL */
+	const char *base; /* directory for relative paths, or NULL */
+	struct conf_errors *errs;
+	size_t nerrs; /* errs->n when the file was opened */
+	cfg_t *cfg;
+	void *obj; /* struct job_spec or struct conf */
+	const struct conf_field *fields;
+	size_t nfields;
+	struct conf_track track[CONF_MAX_FIELDS];
+};
+
+/* conf-ctx.c: reading one file. */
+void conf_ctx_init(struct conf_ctx *, const char *, struct conf_errors *,
+    void *, const struct conf_field *, size_t);
+int conf_ctx_parse(struct conf_ctx *);
+void conf_ctx_apply(struct conf_ctx *);
+void conf_ctx_sort(struct conf_ctx *);
+void conf_ctx_clear(struct conf_ctx *);
+int conf_ctx_failed(struct conf_ctx *);
+int conf_ctx_given(struct conf_ctx *, const char *);
+int conf_ctx_line(struct conf_ctx *, const char *);
+void conf_ctx_error(struct conf_ctx *, const char *, const char *, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* conf-field.c: the options of each file type. */
+extern const struct conf_field conf_field_job[];
+extern const size_t conf_field_njob;
+extern const struct conf_field conf_field_main[];
+extern const size_t conf_field_nmain;
+extern const char *const conf_field_kind_words[];
+
+/* job-spec.c: one job file, with the line of its depends option. */
+struct job_spec *job_spec_load_line(
+    const char *, const char *, struct conf_errors *, int *);
+
+#endif

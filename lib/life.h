@@ -1,0 +1,212 @@
+/* SPDX-License-Identifier: ISC */
+/* Copyright (c) 2026 The vigil authors */
+
+/*
+ * The life of an instance as one pure function: (phase, event, numbers) ->
+ * (next phase, actions).  No system call, no clock, no allocation: the
+ * caller passes every fact in (the time, a random number, whether a group
+ * is still there) and carries the actions out (supervisord/instance.c).
+ *
+ * A phase is a state with its sub-state: STARTING is DEPS (held back by
+ * its dependencies), LOCKWAIT (its lock looked at again in a moment) or
+ * SPAWNED (a run, not ready yet); STOPPING is DRAIN, TERM or KILL; BLOCKED
+ * is RECLAIM, RECLAIM_KILL or FOREIGN.  The table in life.c has one row
+ * per phase and one column per event.
+ */
+
+#ifndef VIGIL_LIFE_H
+#define VIGIL_LIFE_H
+
+#include <stdint.h>
+
+#include "job.h"
+
+enum life_phase {
+	LIFE_STOPPED = 0, /* no run, not wanted */
+	LIFE_EXITED,      /* the run ended and the policy did not restart */
+	LIFE_FATAL,       /* too many failed starts in a row */
+	LIFE_WAITING,     /* periodic: for a slot; queue: holds its lock,
+	                     free for a message */
+	LIFE_DEPS,        /* STARTING: waiting for its dependencies */
+	LIFE_LOCKWAIT,    /* STARTING: lock looked at again in a moment */
+	LIFE_SPAWNED,     /* STARTING: a run, not ready yet */
+	LIFE_RUNNING,     /* a ready run */
+	LIFE_BACKOFF,     /* the delay before a restart; lock kept */
+	LIFE_DRAIN,       /* STOPPING (queue): the message may finish */
+	LIFE_TERM,        /* STOPPING: stop_signal sent, stop_timeout armed */
+	LIFE_KILL,        /* STOPPING: SIGKILL sent, what is left polled */
+	LIFE_RECLAIM,     /* BLOCKED: a proven leftover was sent stop_signal */
+	LIFE_RECLAIM_KILL, /* BLOCKED: ... and SIGKILL after stop_timeout */
+	LIFE_FOREIGN,      /* BLOCKED: held by a process vigild did not start */
+	LIFE_PHASE_COUNT,
+};
+
+enum life_event {
+	LIFE_EV_START = 0,    /* operator, autostart, a dependent's pull */
+	LIFE_EV_STOP,         /* operator, reload or shutdown */
+	LIFE_EV_DEPS_WAIT,    /* a dependency is not RUNNING */
+	LIFE_EV_DEPS_OK,      /* every dependency is RUNNING */
+	LIFE_EV_LOCK_OK,      /* the lock is ours now */
+	LIFE_EV_LOCK_LEFTOVER, /* held by a proven leftover of a vigild */
+	LIFE_EV_LOCK_FOREIGN, /* held by something else */
+	LIFE_EV_LOCK_ERROR,   /* the lock file cannot be used */
+	LIFE_EV_MSG,          /* queue: a message was claimed for the slot */
+	LIFE_EV_SPAWNED,      /* fork succeeded */
+	LIFE_EV_SPAWN_FAILED, /* failed before fork (stdin, pipes, fork) */
+	LIFE_EV_EXEC_OK,      /* the child reached exec */
+	LIFE_EV_EXEC_FAILED,  /* the child failed before exec */
+	LIFE_EV_READY,        /* READY=1 */
+	LIFE_EV_EXIT,         /* the run's leader was reaped */
+	LIFE_EV_GROUP_GONE,   /* nothing is left of the run's group */
+	LIFE_EV_BACKOFF_DONE, /* timer: the restart delay is over */
+	LIFE_EV_READY_TIMEOUT, /* timer: no READY=1 within ready_timeout */
+	LIFE_EV_STOP_TIMEOUT, /* timer: stop_timeout after stop_signal */
+	LIFE_EV_KILL_POLL,    /* timer: after SIGKILL, look again */
+	LIFE_EV_DRAIN_TIMEOUT, /* timer: the message outlived drain_timeout */
+	LIFE_EV_RECHECK,      /* timer: look at the lock again */
+	LIFE_EV_WATCHDOG,     /* no WATCHDOG=1 in time, or WATCHDOG=trigger */
+	LIFE_EV_TIMEOUT,      /* periodic/queue: the run outlived timeout */
+	LIFE_EV_SLOT,         /* periodic: a slot came */
+	LIFE_EV_ARM,          /* autostart: periodic waits for its slot */
+	LIFE_EV_COUNT,
+};
+
+/* What the one timer of an instance is armed for. */
+enum life_timer {
+	LIFE_TIMER_NONE = 0,
+	LIFE_TIMER_BACKOFF, /* -> LIFE_EV_BACKOFF_DONE */
+	LIFE_TIMER_READY,   /* -> LIFE_EV_READY_TIMEOUT */
+	LIFE_TIMER_STOP,    /* -> LIFE_EV_STOP_TIMEOUT */
+	LIFE_TIMER_KILL,    /* -> LIFE_EV_KILL_POLL */
+	LIFE_TIMER_DRAIN,   /* -> LIFE_EV_DRAIN_TIMEOUT */
+	LIFE_TIMER_RECHECK, /* -> LIFE_EV_RECHECK */
+	LIFE_TIMER_COUNT,
+};
+
+/* Why a run is being stopped, the first reason kept. */
+enum life_cause {
+	LIFE_CAUSE_NONE = 0,
+	LIFE_CAUSE_STOP,          /* asked: operator, reload, shutdown */
+	LIFE_CAUSE_GROUP,         /* the leader ended, its group did not */
+	LIFE_CAUSE_TIMEOUT,       /* the run outlived timeout */
+	LIFE_CAUSE_READY_TIMEOUT, /* no READY=1 within ready_timeout */
+	LIFE_CAUSE_WATCHDOG,      /* no WATCHDOG=1 in time */
+	LIFE_CAUSE_DRAIN,         /* queue: cancelled, or drain_timeout */
+};
+
+/* What follows once the current run is gone. */
+enum life_then {
+	LIFE_THEN_POLICY = 0, /* the restart policy decides (job_decide) */
+	LIFE_THEN_STOP,       /* stop: a stop was asked */
+	LIFE_THEN_START,      /* start again: a start came during the stop */
+};
+
+/* Whether the run's processes are there. */
+enum life_run {
+	LIFE_RUN_NONE = 0, /* no run */
+	LIFE_RUN_LIVE,     /* its leader lives */
+	LIFE_RUN_GROUP,    /* the leader was reaped, its group was not */
+};
+
+/* The lifecycle of one instance: all that life_step() decides from. */
+struct life {
+	enum life_phase phase;
+	enum life_run run;
+	enum life_then then;
+	enum life_cause cause;
+	enum life_timer timer; /* what the timer is armed for, or NONE */
+	int want;              /* the goal: up */
+	int lock;              /* the instance holds its lock */
+	int msg;               /* queue: the slot has a message */
+	int ready;             /* the run is ready (READY=1 or exec) */
+	int exec_failed;       /* the run never reached exec */
+	unsigned int failures; /* consecutive failed starts */
+	unsigned int restarts;
+	unsigned int quick;    /* LOCKWAIT looks so far */
+	uint64_t recheck;      /* BLOCKED: the poll interval */
+	uint64_t kill_at;      /* RECLAIM: when SIGKILL follows */
+	uint64_t delay;        /* BACKOFF: the current delay */
+	struct job_decision pending; /* taken at EXIT, applied when gone */
+};
+
+/* The numbers of the job (from its spec) and of vigild that matter. */
+struct life_params {
+	const struct job_spec *spec;
+	int shutdown;             /* vigild is shutting down */
+	uint64_t quick_retry;     /* LOCKWAIT interval */
+	unsigned int quick_max;   /* LOCKWAIT looks at most */
+	uint64_t recheck_min;     /* BLOCKED poll: first interval */
+	uint64_t recheck_max;     /* ... doubling up to this */
+};
+
+/* The facts an event brings. */
+struct life_input {
+	enum life_event ev;
+	uint64_t now;     /* monotonic usec */
+	uint32_t rnd;     /* random number for the backoff's jitter */
+	int status;       /* EXIT: wait(2) status */
+	uint64_t uptime;  /* EXIT: usec from fork to exit */
+	int group_left;   /* EXIT: the group outlived its leader */
+	int group_alive;  /* KILL_POLL: the run's group is still there */
+	int same;         /* LOCK_LEFTOVER: the leftover already signalled */
+	int spawning;     /* LOCK_FOREIGN: children between fork and exec */
+	int missed;       /* ARM: a slot passed while vigild was down */
+};
+
+/* Actions, carried out in this order by the effect layer. */
+#define LIFE_A_CANCEL_WATCHDOG 0x00000001 /* the watchdog timer goes */
+#define LIFE_A_DISARM_SLOT 0x00000002 /* periodic: no more slots */
+#define LIFE_A_ARM_SLOT 0x00000004    /* periodic: a slot, if none */
+#define LIFE_A_NEXT_SLOT 0x00000008   /* periodic: the slot after this */
+#define LIFE_A_SKIP 0x00000010        /* periodic: a slot skipped */
+#define LIFE_A_EXEC_FAILED 0x00000020 /* note why exec failed */
+#define LIFE_A_RECORD_END 0x00000040  /* the run ended: describe it,
+                                         write history, settle the msg */
+#define LIFE_A_DEPS_UNWAIT 0x00000080 /* off the dependency wait list */
+#define LIFE_A_MSG_DROP 0x00000100    /* queue: the message goes back */
+#define LIFE_A_START_FAILED 0x00000200 /* a start failed before fork */
+#define LIFE_A_RELEASE 0x00000400     /* give the lock up */
+#define LIFE_A_LEFTOVER_TERM 0x00000800 /* stop_signal to the leftover */
+#define LIFE_A_LEFTOVER_KILL 0x00001000 /* SIGKILL to the leftover */
+#define LIFE_A_NAME_HOLDER 0x00002000 /* say who holds the lock */
+#define LIFE_A_GROUP_DONE 0x00004000  /* forget the run's group */
+#define LIFE_A_CANCEL_DEADLINE 0x00008000 /* the run's timeout goes */
+#define LIFE_A_DRAIN 0x00010000       /* queue: the message may finish,
+                                         or is asked to cancel */
+#define LIFE_A_TERM 0x00020000        /* stop_signal (+CONT) to the run */
+#define LIFE_A_KILL 0x00040000        /* SIGKILL to the run */
+#define LIFE_A_REASON_CLEAR 0x00080000 /* no reason any more */
+#define LIFE_A_REASON_STOPPED 0x00100000 /* "stopped while <state>" */
+#define LIFE_A_RECORD_READY 0x00200000 /* the run is ready: history */
+#define LIFE_A_ARM_WATCHDOG 0x00400000 /* the watchdog timer */
+#define LIFE_A_ARM_DEADLINE 0x00800000 /* the run's timeout */
+#define LIFE_A_KICK 0x01000000        /* queue: claim a message */
+/* Then at most one of these, each answered with an event: */
+#define LIFE_A_DEPS 0x10000000  /* -> LIFE_EV_DEPS_WAIT or _DEPS_OK */
+#define LIFE_A_LOCK 0x20000000  /* -> LIFE_EV_LOCK_* */
+#define LIFE_A_SPAWN 0x40000000 /* -> LIFE_EV_SPAWNED or _SPAWN_FAILED */
+
+/* What life_step() decided. */
+struct life_step {
+	unsigned int actions;   /* LIFE_A_* */
+	int timer_set;          /* the timer changes: to (timer, usec) */
+	enum life_timer timer;  /* LIFE_TIMER_NONE: cancelled */
+	uint64_t usec;          /* relative */
+	enum life_phase from;   /* the phase before */
+	int ignored;            /* the event means nothing in this phase */
+	int decided;            /* a job_decision was taken (EXIT, errors) */
+	int stop_asked;         /* EXIT: the end was asked for */
+	enum life_then then;    /* EXIT: what was to follow, before it */
+	struct job_decision decision;
+};
+
+enum job_state life_state(enum life_phase);
+const char *life_phase_name(enum life_phase);
+const char *life_event_name(enum life_event);
+enum life_event life_timer_event(enum life_timer);
+void life_init(struct life *);
+int life_stop_asked(const struct life *, const struct life_params *);
+void life_step(struct life *, const struct life_params *,
+    const struct life_input *, struct life_step *);
+
+#endif

@@ -1,0 +1,714 @@
+/* SPDX-License-Identifier: ISC */
+/* Copyright (c) 2026 The vigil authors */
+
+/*
+ * An instance's life carried out.  Every event (an operator's start or
+ * stop, a timer, a reaped leader, READY=1, a slot, a message) goes through
+ * inst_feed(): life_step() (lib/life.c) decides, and this file only does
+ * what it said, in the order of the action bits: signals, timers, the lock
+ * (claim.c), a run (run.c), the kind's own effects (kind_ops: periodic.c,
+ * dispatch.c), and the visible state with what hangs on it (waiters, the
+ * dependency wait list, the reload swap, systemd's STATUS=).
+ *
+ * The modules above this one (deps.c, registry.c, waiters.c, sdnotify.c)
+ * are reached through inst_hooks, which they fill in at start: this file
+ * names none of them.
+ */
+
+#include "config.h"
+
+#include <sys/types.h>
+#include <sys/wait.h>
+
+#include <errno.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+
+#include "duration.h"
+#include "log.h"
+#include "monotime.h"
+#include "proc.h"
+#include "signame.h"
+#include "vigild.h"
+#include "xmalloc.h"
+
+/* Quick looks at a lock that a child about to exec may still hold. */
+#define INST_QUICK_RETRY (1 * DURATION_USEC_PER_MSEC)
+#define INST_QUICK_RETRIES 50
+/* Poll interval bounds while BLOCKED or waiting for a killed group. */
+#define INST_RECHECK_MIN (50 * DURATION_USEC_PER_MSEC)
+#define INST_RECHECK_MAX (2 * DURATION_USEC_PER_SEC)
+/* Timer slack of a run's timeout. */
+#define INST_DEADLINE_ACCURACY (1000ULL)
+
+struct inst_hooks inst_hooks;
+
+static TAILQ_HEAD(, inst) inst_group_waits = TAILQ_HEAD_INITIALIZER(
+    inst_group_waits);
+
+static void inst_do(struct inst *, const struct inst_event *,
+    const struct life_step *);
+
+/* The effects of a kind of job: service, periodic or queue. */
+const struct kind_ops *
+inst_kind_of(const struct job_spec *spec)
+{
+	switch (spec->kind) {
+	case CONF_KIND_PERIODIC:
+		return (&periodic_kind);
+	case CONF_KIND_QUEUE:
+		return (&queue_kind);
+	default:
+		return (&service_kind);
+	}
+}
+
+/* The kind's effects of an instance. */
+const struct kind_ops *
+inst_kind(const struct inst *in)
+{
+	return (inst_kind_of(in->job->spec));
+}
+
+/* Replace the reason text of an instance (fmt NULL clears it). */
+void
+inst_reason(struct inst *in, const char *fmt, ...)
+{
+	va_list ap;
+
+	free(in->reason);
+	in->reason = NULL;
+	if (fmt == NULL)
+		return;
+	va_start(ap, fmt);
+	if (vasprintf(&in->reason, fmt, ap) == -1)
+		fatal("vasprintf");
+	va_end(ap);
+}
+
+/*
+ * Show the state life is in: keep the counts of active instances and
+ * tell the modules above (waiters, dependencies, reload, STATUS=).
+ */
+static void
+inst_show_state(struct inst *in)
+{
+	enum job_state was = in->state, s = life_state(in->life.phase);
+
+	in->failures = in->life.failures;
+	in->restarts = in->life.restarts;
+	in->delay = in->life.delay;
+	if (was == s)
+		return;
+	log_debug("%s: %s -> %s (%s)", in->label, job_state_name(was),
+	    job_state_name(s), life_phase_name(in->life.phase));
+	vigild.nstate[was]--;
+	vigild.nstate[s]++;
+	in->state = s;
+	in->since = monotime_now();
+	if (job_state_is_active(was) && !job_state_is_active(s)) {
+		vigild.nactive--;
+		in->job->nactive--;
+	} else if (!job_state_is_active(was) && job_state_is_active(s)) {
+		vigild.nactive++;
+		in->job->nactive++;
+	}
+	if (inst_hooks.changed != NULL)
+		inst_hooks.changed(in, was);
+}
+
+static int
+inst_timer_fired(sd_event_source *s, uint64_t usec, void *arg)
+{
+	struct inst *in = arg;
+
+	in->timer = sd_event_source_disable_unref(in->timer);
+	inst_feed(in, life_timer_event(in->life.timer));
+	return (0);
+}
+
+/* Arm the instance's timer for usec (0 with LIFE_TIMER_NONE: cancel). */
+static void
+inst_timer_set(struct inst *in, enum life_timer t, uint64_t usec)
+{
+	int r;
+
+	in->timer = sd_event_source_disable_unref(in->timer);
+	if (t == LIFE_TIMER_NONE)
+		return;
+	r = sd_event_add_time_relative(vigild.event, &in->timer,
+	    CLOCK_MONOTONIC, usec, 1, inst_timer_fired, in);
+	if (r < 0)
+		fatalx("%s: sd_event_add_time_relative: %s", __func__,
+		    strerror(-r));
+}
+
+static int
+inst_deadline_fired(sd_event_source *s, uint64_t usec, void *arg)
+{
+	struct inst *in = arg;
+
+	in->deadline = sd_event_source_disable_unref(in->deadline);
+	inst_feed(in, LIFE_EV_TIMEOUT);
+	return (0);
+}
+
+/* A periodic or queue run's timeout, from its exec. */
+static void
+inst_deadline_arm(struct inst *in)
+{
+	int r;
+
+	in->deadline = sd_event_source_disable_unref(in->deadline);
+	r = sd_event_add_time(vigild.event, &in->deadline, CLOCK_MONOTONIC,
+	    in->started + in->job->spec->timeout, INST_DEADLINE_ACCURACY,
+	    inst_deadline_fired, in);
+	if (r < 0)
+		fatalx("%s: sd_event_add_time: %s", __func__, strerror(-r));
+}
+
+static int
+inst_watchdog_fired(sd_event_source *s, uint64_t usec, void *arg)
+{
+	struct inst *in = arg;
+
+	in->watchdog = sd_event_source_disable_unref(in->watchdog);
+	inst_feed(in, LIFE_EV_WATCHDOG);
+	return (0);
+}
+
+/* (Re)arm the watchdog of a ready = "notify" run with watchdog set. */
+void
+inst_watchdog_arm(struct inst *in)
+{
+	int r;
+
+	if (in->job->spec->watchdog == 0)
+		return;
+	in->watchdog = sd_event_source_disable_unref(in->watchdog);
+	r = sd_event_add_time_relative(vigild.event, &in->watchdog,
+	    CLOCK_MONOTONIC, in->job->spec->watchdog, 1000,
+	    inst_watchdog_fired, in);
+	if (r < 0)
+		fatalx("%s: sd_event_add_time_relative: %s", __func__,
+		    strerror(-r));
+}
+
+/* Signal the instance's process group (or only the leader). */
+void
+inst_kill(struct inst *in, int sig)
+{
+	pid_t pgid = in->pgid != 0 ? in->pgid : in->pid;
+
+	if (in->job->spec->kill_group && pgid > 1) {
+		if (proc_group_signal(pgid, sig) == 0)
+			return;
+		if (errno != ESRCH)
+			log_warn("%s: kill -%s group %ld", in->label,
+			    signame_name(sig), (long)pgid);
+		/* No group yet: the child has not called setsid(). */
+	}
+	if (in->pid > 0 && kill(in->pid, sig) == -1 && errno != ESRCH)
+		log_warn("%s: kill -%s %ld", in->label, signame_name(sig),
+		    (long)in->pid);
+}
+
+/* stop_signal (and CONT, so that a stopped group sees it) to the run. */
+static void
+inst_term(struct inst *in)
+{
+	const struct job_spec *spec = in->job->spec;
+
+	output_mark(in, "stopping: sending %s to %s %ld",
+	    signame_name(spec->stop_signal),
+	    spec->kill_group ? "process group" : "pid",
+	    (long)(in->pgid != 0 ? in->pgid : in->pid));
+	inst_kill(in, spec->stop_signal);
+	if (spec->stop_signal != SIGKILL && spec->stop_signal != SIGCONT)
+		inst_kill(in, SIGCONT);
+}
+
+/* LIFE_A_DRAIN: the message may finish, or (drain_timeout 0) cancel. */
+static void
+inst_drain(struct inst *in)
+{
+	char buf[32];
+
+	if (in->job->spec->drain_timeout == 0) {
+		output_mark(in, "stopping: asking message %" PRId64 " to cancel",
+		    in->msg.id);
+		return;
+	}
+	duration_format(in->job->spec->drain_timeout, buf, sizeof(buf));
+	output_mark(in, "stopping: letting message %" PRId64 " finish (up to %s)",
+	    in->msg.id, buf);
+}
+
+/* The run's group is over (or was never waited for). */
+static void
+inst_group_done(struct inst *in)
+{
+	if (in->gw_entry.tqe_prev != NULL) {
+		TAILQ_REMOVE(&inst_group_waits, in, gw_entry);
+		in->gw_entry.tqe_prev = NULL;
+	}
+	ready_session_remove(in);
+	in->pgid = 0;
+}
+
+/* Recheck every instance whose leader is gone but whose group was not. */
+void
+inst_check_groups(void)
+{
+	struct inst *in, *tmp;
+
+	TAILQ_FOREACH_SAFE(in, &inst_group_waits, gw_entry, tmp) {
+		if (!proc_group_exists(in->pgid))
+			inst_feed(in, LIFE_EV_GROUP_GONE);
+	}
+}
+
+/* Logs and reasons that belong to an event rather than to an action. */
+static void
+inst_said(struct inst *in, const struct inst_event *e,
+    const struct life_step *st)
+{
+	const struct job_spec *spec = in->job->spec;
+	char buf[32];
+
+	switch (e->in.ev) {
+	case LIFE_EV_READY:
+		log_info("%s: ready", in->label);
+		break;
+	case LIFE_EV_READY_TIMEOUT:
+		log_warnx("%s: no READY=1 within ready_timeout (%s): stopping "
+		          "it",
+		    in->label,
+		    duration_format(spec->ready_timeout, buf, sizeof(buf)));
+		inst_reason(in, "ready timeout");
+		break;
+	case LIFE_EV_WATCHDOG:
+		if (e->trigger)
+			log_warnx("%s: WATCHDOG=trigger: stopping it",
+			    in->label);
+		else
+			log_warnx("%s: no WATCHDOG=1 within %s: stopping it",
+			    in->label,
+			    duration_format(spec->watchdog, buf, sizeof(buf)));
+		inst_reason(in, "watchdog");
+		break;
+	case LIFE_EV_TIMEOUT:
+		duration_format(spec->timeout, buf, sizeof(buf));
+		log_warnx("%s: still running after timeout (%s): stopping it",
+		    in->label, buf);
+		output_mark(in, "timeout (%s): stopping the run", buf);
+		break;
+	case LIFE_EV_DRAIN_TIMEOUT:
+		duration_format(spec->drain_timeout, buf, sizeof(buf));
+		log_warnx("%s: message %" PRId64 " still running after "
+		          "drain_timeout (%s): stopping it",
+		    in->label, in->msg.id, buf);
+		break;
+	case LIFE_EV_STOP_TIMEOUT:
+		log_warnx("%s: still running after stop_timeout, sending KILL",
+		    in->label);
+		output_mark(in, "still running after stop_timeout (%s): sending KILL",
+		    duration_format(spec->stop_timeout, buf, sizeof(buf)));
+		break;
+	case LIFE_EV_EXEC_FAILED:
+		if (!e->quiet)
+			log_warnx("%s: %s", in->label, e->cause);
+		inst_reason(in, "%s", e->cause);
+		break;
+	case LIFE_EV_LOCK_OK:
+		if (life_state(st->from) == JOB_BLOCKED)
+			log_info("%s: lock reclaimed", in->label);
+		memset(&in->leftover, 0, sizeof(in->leftover));
+		break;
+	case LIFE_EV_EXIT:
+		if (st->from == LIFE_SPAWNED || st->from == LIFE_RUNNING) {
+			if (in->life.run == LIFE_RUN_GROUP)
+				log_info("%s: stopping what is left of process "
+				         "group %ld",
+				    in->label, (long)in->pgid);
+		}
+		break;
+	default:
+		break;
+	}
+}
+
+/* A start failed before fork (or without its lock): say why. */
+static void
+inst_start_failed(struct inst *in, const char *cause)
+{
+	run_stdin_close(in);
+	log_warnx("%s: cannot start: %s", in->label, cause);
+	output_mark(in, "cannot start: %s", cause);
+	inst_reason(in, "%s", cause);
+}
+
+/* The effects of the actions in the first half: before the run's. */
+static void
+inst_do_early(struct inst *in, const struct inst_event *e,
+    const struct life_step *st)
+{
+	const struct kind_ops *k = inst_kind(in);
+	unsigned int a = st->actions;
+
+	if (a & LIFE_A_CANCEL_WATCHDOG)
+		in->watchdog = sd_event_source_disable_unref(in->watchdog);
+	if ((a & LIFE_A_DISARM_SLOT) && k->slot_disarm != NULL)
+		k->slot_disarm(in);
+	if ((a & LIFE_A_ARM_SLOT) && k->slot_arm != NULL)
+		k->slot_arm(in);
+	if ((a & LIFE_A_NEXT_SLOT) && k->slot_next != NULL)
+		k->slot_next(in);
+	if ((a & LIFE_A_SKIP) && k->slot_skip != NULL)
+		k->slot_skip(in);
+	if (a & LIFE_A_RECORD_END)
+		run_end(in, e->in.status, e->in.uptime, st);
+	if ((a & LIFE_A_DEPS_UNWAIT) && inst_hooks.deps_unwait != NULL)
+		inst_hooks.deps_unwait(in);
+	if ((a & LIFE_A_MSG_DROP) && k->msg_drop != NULL)
+		k->msg_drop(in);
+	if (a & LIFE_A_START_FAILED)
+		inst_start_failed(in, e->cause);
+	if (a & LIFE_A_RELEASE)
+		claim_release(in);
+	if (a & LIFE_A_LEFTOVER_TERM)
+		claim_leftover_term(in, e->holder);
+	if (a & LIFE_A_LEFTOVER_KILL)
+		claim_leftover_kill(in, e->holder);
+	if (a & LIFE_A_NAME_HOLDER)
+		claim_name_holder(in, e->lock_fd);
+	if (a & LIFE_A_GROUP_DONE)
+		inst_group_done(in);
+}
+
+/* The effects of the actions in the second half: the run's. */
+static void
+inst_do_late(struct inst *in, const struct life_step *st)
+{
+	unsigned int a = st->actions;
+
+	if (a & LIFE_A_CANCEL_DEADLINE)
+		in->deadline = sd_event_source_disable_unref(in->deadline);
+	if (a & LIFE_A_DRAIN)
+		inst_drain(in);
+	if (a & LIFE_A_TERM)
+		inst_term(in);
+	if (a & LIFE_A_KILL)
+		inst_kill(in, SIGKILL);
+	if (a & LIFE_A_REASON_CLEAR)
+		inst_reason(in, NULL);
+	if (a & LIFE_A_REASON_STOPPED)
+		inst_reason(in, "stopped while %s",
+		    job_state_name(life_state(st->from)));
+	if (a & LIFE_A_RECORD_READY)
+		state_run_ready(in);
+	if (a & LIFE_A_ARM_WATCHDOG)
+		inst_watchdog_arm(in);
+	if (a & LIFE_A_ARM_DEADLINE)
+		inst_deadline_arm(in);
+	if (st->timer_set)
+		inst_timer_set(in, st->timer, st->usec);
+}
+
+/* What a new phase says in vigild's log. */
+static void
+inst_log_phase(struct inst *in, const struct life_step *st)
+{
+	char buf[32];
+
+	if (in->life.phase == st->from)
+		return;
+	if (in->life.phase == LIFE_BACKOFF) {
+		in->next_start = monotime_now() + in->life.delay;
+		log_info("%s: restarting in %s (failed start %u)", in->label,
+		    duration_format(in->life.delay, buf, sizeof(buf)),
+		    in->life.failures);
+	} else if (in->life.phase == LIFE_FATAL)
+		log_warnx("%s: FATAL after %u failed starts in a row: %s",
+		    in->label, in->life.failures, in->reason ? in->reason : "");
+}
+
+/* The answer to LIFE_A_DEPS: held back by a dependency, or free to go. */
+static void
+inst_ask_deps(struct inst *in)
+{
+	int wait = inst_hooks.deps_wait != NULL && inst_hooks.deps_wait(in);
+
+	inst_feed(in, wait ? LIFE_EV_DEPS_WAIT : LIFE_EV_DEPS_OK);
+}
+
+/* The answer to LIFE_A_LOCK: the claim's result. */
+static void
+inst_ask_lock(struct inst *in)
+{
+	struct inst_event e;
+	struct claim_result r;
+
+	memset(&e, 0, sizeof(e));
+	e.in.now = monotime_now();
+	e.lock_fd = -1;
+	switch (claim_take(in, &r)) {
+	case CLAIM_TAKEN:
+		e.in.ev = LIFE_EV_LOCK_OK;
+		break;
+	case CLAIM_LEFTOVER:
+		e.in.ev = LIFE_EV_LOCK_LEFTOVER;
+		e.in.same = r.same;
+		e.holder = r.holder;
+		break;
+	case CLAIM_FOREIGN:
+		e.in.ev = LIFE_EV_LOCK_FOREIGN;
+		e.in.spawning = run_spawning() > 0;
+		e.lock_fd = r.fd;
+		break;
+	default:
+		e.in.ev = LIFE_EV_LOCK_ERROR;
+		e.cause = r.cause;
+		break;
+	}
+	inst_feed_event(in, &e);
+	claim_result_clear(&r);
+}
+
+/* The answer to LIFE_A_SPAWN: the run began, or could not. */
+static void
+inst_ask_spawn(struct inst *in)
+{
+	struct inst_event e;
+	char *cause = NULL, *exec_cause = NULL;
+	int done = 0;
+
+	memset(&e, 0, sizeof(e));
+	if (run_begin(in, &cause, &done, &exec_cause) == -1) {
+		e.in.ev = LIFE_EV_SPAWN_FAILED;
+		e.cause = cause;
+		inst_feed_event(in, &e);
+		free(cause);
+		return;
+	}
+	inst_feed(in, LIFE_EV_SPAWNED);
+	if (!done)
+		return;
+	if (exec_cause == NULL) {
+		inst_feed(in, LIFE_EV_EXEC_OK);
+		return;
+	}
+	e.in.ev = LIFE_EV_EXEC_FAILED;
+	e.cause = exec_cause;
+	inst_feed_event(in, &e);
+	free(exec_cause);
+}
+
+static void
+inst_do(struct inst *in, const struct inst_event *e,
+    const struct life_step *st)
+{
+	inst_do_early(in, e, st);
+	inst_do_late(in, st);
+	inst_log_phase(in, st);
+	inst_show_state(in);
+	if (st->actions & LIFE_A_KICK && inst_kind(in)->kick != NULL)
+		inst_kind(in)->kick(in->job);
+	if (st->actions & LIFE_A_DEPS)
+		inst_ask_deps(in);
+	else if (st->actions & LIFE_A_LOCK)
+		inst_ask_lock(in);
+	else if (st->actions & LIFE_A_SPAWN)
+		inst_ask_spawn(in);
+}
+
+/* The numbers life_step() decides from. */
+static void
+inst_params(const struct inst *in, struct life_params *p)
+{
+	p->spec = in->job->spec;
+	p->shutdown = vigild.shutting_down;
+	p->quick_retry = INST_QUICK_RETRY;
+	p->quick_max = INST_QUICK_RETRIES;
+	p->recheck_min = INST_RECHECK_MIN;
+	p->recheck_max = INST_RECHECK_MAX;
+}
+
+/* Put an event with its facts through the lifecycle, and carry it out. */
+void
+inst_feed_event(struct inst *in, struct inst_event *e)
+{
+	struct life_params p;
+	struct life_step st;
+
+	inst_params(in, &p);
+	if (e->in.now == 0)
+		e->in.now = monotime_now();
+	life_step(&in->life, &p, &e->in, &st);
+	if (st.ignored) {
+		log_debug("%s: %s ignored in %s", in->label,
+		    life_event_name(e->in.ev), life_phase_name(st.from));
+		return;
+	}
+	inst_said(in, e, &st);
+	inst_do(in, e, &st);
+}
+
+/* Put an event without facts of its own through the lifecycle. */
+void
+inst_feed(struct inst *in, enum life_event ev)
+{
+	struct inst_event e;
+
+	memset(&e, 0, sizeof(e));
+	e.in.ev = ev;
+	if (ev == LIFE_EV_KILL_POLL && in->life.run == LIFE_RUN_GROUP)
+		e.in.group_alive = proc_group_exists(in->pgid);
+	inst_feed_event(in, &e);
+}
+
+/*
+ * The leader of the run was reaped with wait status status: decide, and
+ * wait for what is left of its group before the decision is applied.
+ */
+void
+inst_exited(struct inst *in, int status, uint64_t uptime)
+{
+	struct inst_event e;
+
+	memset(&e, 0, sizeof(e));
+	e.in.ev = LIFE_EV_EXIT;
+	e.in.status = status;
+	e.in.uptime = uptime;
+	e.in.rnd = arc4random();
+	e.in.group_left =
+	    in->job->spec->kill_group && proc_group_exists(in->pgid);
+	if (e.in.group_left)
+		TAILQ_INSERT_TAIL(&inst_group_waits, in, gw_entry);
+	inst_feed_event(in, &e);
+}
+
+/* The run's exec failed (cause), known at the reap or from the report. */
+void
+inst_exec_failed(struct inst *in, const char *cause, int quiet)
+{
+	struct inst_event e;
+
+	memset(&e, 0, sizeof(e));
+	e.in.ev = LIFE_EV_EXEC_FAILED;
+	e.cause = cause;
+	e.quiet = quiet;
+	inst_feed_event(in, &e);
+}
+
+/* WATCHDOG=trigger from the job: as a late WATCHDOG=1. */
+void
+inst_watchdog_trigger(struct inst *in)
+{
+	struct inst_event e;
+
+	memset(&e, 0, sizeof(e));
+	e.in.ev = LIFE_EV_WATCHDOG;
+	e.trigger = 1;
+	inst_feed_event(in, &e);
+}
+
+/*
+ * Start an instance (operator, a dependent's pull, the reload swap):
+ * the operator's stop is forgotten.  During a reload the new spec
+ * starts it once the old one is down.
+ */
+void
+inst_start(struct inst *in)
+{
+	if (in->job->retiring)
+		return;
+	in->held = 0;
+	if (in->job->next_spec != NULL) {
+		in->reload_start = 1;
+		return;
+	}
+	inst_feed(in, LIFE_EV_START);
+}
+
+/* Autostart: a periodic job waits for its slot (or catches up). */
+void
+inst_arm(struct inst *in)
+{
+	const struct kind_ops *k = inst_kind(in);
+	struct inst_event e;
+
+	memset(&e, 0, sizeof(e));
+	e.in.ev = LIFE_EV_ARM;
+	if (!vigild.started && in->job->spec->catch_up && k->missed != NULL &&
+	    k->missed(in)) {
+		log_info("%s: a slot passed while vigild was down: running it",
+		    in->label);
+		e.in.missed = 1;
+	}
+	inst_feed_event(in, &e);
+}
+
+/* Stop an instance; a pending restart or reclaim is called off. */
+void
+inst_stop(struct inst *in)
+{
+	inst_feed(in, LIFE_EV_STOP);
+}
+
+/* Send a signal to an instance's processes, if it has any. */
+void
+inst_signal(struct inst *in, int sig)
+{
+	if (in->pid > 0)
+		inst_kill(in, sig);
+}
+
+/* Make instance index of job j, STOPPED. */
+void
+inst_init(struct inst *in, struct job *j, int index)
+{
+	memset(in, 0, sizeof(*in));
+	in->job = j;
+	in->index = index;
+	if (j->ninsts > 1)
+		xasprintf(&in->label, "%s@%d", j->name, index);
+	else
+		in->label = xstrdup(j->name);
+	life_init(&in->life);
+	in->lock_fd = in->record_fd = in->stdin_fd = -1;
+	in->state = JOB_STOPPED;
+	vigild.nstate[JOB_STOPPED]++;
+	in->since = monotime_now();
+	TAILQ_INIT(&in->waiters);
+}
+
+/* Free what an inactive instance holds. */
+void
+inst_clear(struct inst *in)
+{
+	const struct kind_ops *k = inst_kind(in);
+
+	vigild.nstate[in->state]--;
+	if (inst_hooks.deps_unwait != NULL)
+		inst_hooks.deps_unwait(in);
+	if (inst_hooks.gone != NULL)
+		inst_hooks.gone(in);
+	inst_group_done(in);
+	in->timer = sd_event_source_disable_unref(in->timer);
+	in->deadline = sd_event_source_disable_unref(in->deadline);
+	in->watchdog = sd_event_source_disable_unref(in->watchdog);
+	run_clear(in);
+	claim_release(in);
+	if (k->slot_disarm != NULL)
+		k->slot_disarm(in);
+	if (k->msg_drop != NULL)
+		k->msg_drop(in);
+	free(in->label);
+	free(in->reason);
+}

@@ -1,0 +1,175 @@
+/* SPDX-License-Identifier: ISC */
+/* Copyright (c) 2026 The vigil authors */
+
+/*
+ * What jobs say on NOTIFY_SOCKET (RUNTIME/notify.sock): READY=1,
+ * WATCHDOG=1, WATCHDOG=trigger, STATUS=, ERRNO=, MAINPID=.  A datagram
+ * counts only if its sender (by the kernel's SCM_CREDENTIALS) is in the
+ * session of a running instance: as root, systemd-notify reports its
+ * parent's pid, and forking daemons send from grandchildren, so the whole
+ * session is accepted, as systemd's NotifyAccess=all within a service's
+ * cgroup.  Whether READY=1 makes an instance RUNNING is the lifecycle's
+ * call (lib/life.c, row SPAWNED, column READY).
+ */
+
+#include "config.h"
+
+#include <sys/types.h>
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "notify.h"
+#include "vigild.h"
+#include "xmalloc.h"
+
+static int
+ready_sid_cmp(struct inst *a, struct inst *b)
+{
+	return (a->pgid < b->pgid ? -1 : a->pgid > b->pgid);
+}
+RB_HEAD(sid_tree, inst);
+RB_PROTOTYPE(sid_tree, inst, sid_entry, ready_sid_cmp)
+RB_GENERATE(sid_tree, inst, sid_entry, ready_sid_cmp)
+static struct sid_tree ready_sids = RB_INITIALIZER(&ready_sids);
+
+/* The run of in has its own session (its pgid): accept its datagrams. */
+void
+ready_session_add(struct inst *in)
+{
+	if (RB_INSERT(sid_tree, &ready_sids, in) != NULL)
+		log_warnx("%s: session %ld already known", in->label,
+		    (long)in->pgid);
+}
+
+/* Its session is over. */
+void
+ready_session_remove(struct inst *in)
+{
+	struct inst key;
+
+	if (in->pgid == 0)
+		return;
+	memset(&key, 0, sizeof(key));
+	key.pgid = in->pgid;
+	if (RB_FIND(sid_tree, &ready_sids, &key) == in)
+		RB_REMOVE(sid_tree, &ready_sids, in);
+}
+
+/* Forget what the job said during its last run. */
+void
+ready_forget(struct inst *in)
+{
+	in->notify_errno = 0;
+	in->mainpid = 0;
+	free(in->status);
+	in->status = NULL;
+	in->watchdog = sd_event_source_disable_unref(in->watchdog);
+}
+
+/* Apply one message of an instance's processes. */
+static void
+ready_apply(struct inst *in, const struct notify_msg *m)
+{
+	if (m->status != NULL) {
+		free(in->status);
+		in->status = xstrdup(m->status);
+	}
+	if (m->has_errno)
+		in->notify_errno = m->errnum;
+	if (m->mainpid != 0) {
+		if (getsid(m->mainpid) == in->pgid) {
+			in->mainpid = m->mainpid;
+			log_debug("%s: main pid is now %ld", in->label,
+			    (long)m->mainpid);
+		} else
+			log_warnx("%s: MAINPID=%ld is not one of its "
+			          "processes; ignored",
+			    in->label, (long)m->mainpid);
+	}
+	if (m->ready)
+		inst_feed(in, LIFE_EV_READY);
+	if (m->watchdog && in->watchdog != NULL)
+		inst_watchdog_arm(in);
+	if (m->watchdog_trigger)
+		inst_watchdog_trigger(in);
+	if (m->stopping)
+		log_debug("%s: says it is stopping", in->label);
+}
+
+/* Which instance a datagram came from: its sender's session, or NULL. */
+static struct inst *
+ready_sender(pid_t pid)
+{
+	struct inst key;
+	pid_t sid;
+
+	if (pid <= 0 || (sid = getsid(pid)) <= 0)
+		return (NULL);
+	memset(&key, 0, sizeof(key));
+	key.pgid = sid;
+	return (RB_FIND(sid_tree, &ready_sids, &key));
+}
+
+/* Datagrams on notify.sock: each from a running instance, or ignored. */
+static int
+ready_event(sd_event_source *s, int fd, uint32_t revents, void *arg)
+{
+	char buf[NOTIFY_MAX_DATAGRAM + 1];
+	struct notify_msg m;
+	struct inst *in;
+	ssize_t n;
+	pid_t pid;
+	uid_t uid;
+
+	for (;;) {
+		n = notify_recv(fd, buf, sizeof(buf), &pid, &uid);
+		if (n == -1) {
+			if (errno != EAGAIN && errno != EINTR)
+				log_warn("notify socket");
+			return (0);
+		}
+		if ((in = ready_sender(pid)) == NULL ||
+		    notify_parse(buf, (size_t)n, &m) == -1) {
+			vigild.notify_garbage++;
+			log_debug("notify: datagram from pid %ld ignored "
+			          "(%llu so far)",
+			    (long)pid,
+			    (unsigned long long)vigild.notify_garbage);
+			continue;
+		}
+		ready_apply(in, &m);
+		notify_msg_clear(&m);
+	}
+}
+
+/* Bind RUNTIME/notify.sock, the NOTIFY_SOCKET of ready = "notify" jobs. */
+void
+ready_open(void)
+{
+	char *cause = NULL;
+	int r;
+
+	xasprintf(&vigild.notify_path, "%s/notify.sock", vigild.runtime_dir);
+	if ((vigild.notify_fd = notify_open(vigild.notify_path, &cause)) == -1)
+		fatalx("readiness socket %s", cause);
+	r = sd_event_add_io(vigild.event, &vigild.notify_src, vigild.notify_fd,
+	    EPOLLIN, ready_event, NULL);
+	if (r < 0)
+		fatalx("sd_event_add_io: %s", strerror(-r));
+}
+
+/* Close notify.sock. */
+void
+ready_close(void)
+{
+	vigild.notify_src = sd_event_source_disable_unref(vigild.notify_src);
+	if (vigild.notify_fd != -1)
+		close(vigild.notify_fd);
+	vigild.notify_fd = -1;
+	free(vigild.notify_path);
+	vigild.notify_path = NULL;
+}

@@ -1,0 +1,276 @@
+/* SPDX-License-Identifier: ISC */
+/* Copyright (c) 2026 The vigil authors */
+
+/*
+ * The jobs vigild supervises, by name: each job's instances made from its
+ * spec (instances = N, or a queue's concurrency slots), the autostart,
+ * the reload swap (a changed job's instances stop, then the new spec
+ * replaces the old one and starts what should run; a removed job is
+ * freed once down), and the shutdown.
+ */
+
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "log.h"
+#include "vigild.h"
+#include "xmalloc.h"
+
+static void registry_settle_later(struct job *);
+
+static int
+registry_cmp(struct job *a, struct job *b)
+{
+	return (strcmp(a->name, b->name));
+}
+RB_GENERATE(job_tree, job, entry, registry_cmp)
+
+/* How many instances a spec makes: copies, or a queue's slots. */
+static int
+registry_ninsts(const struct job_spec *spec)
+{
+	return (spec->kind == CONF_KIND_QUEUE ? spec->concurrency :
+	                                        spec->instances);
+}
+
+/* Make the instances of a job from its spec. */
+static void
+registry_build(struct job *j)
+{
+	int i;
+
+	j->ninsts = registry_ninsts(j->spec);
+	j->insts = xcalloc((size_t)j->ninsts, sizeof(*j->insts));
+	output_job_attach(j);
+	for (i = 0; i < j->ninsts; i++)
+		inst_init(&j->insts[i], j, i);
+}
+
+/* Free an array of instances; each must be inactive. */
+static void
+registry_insts_free(struct inst *insts, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		inst_clear(&insts[i]);
+	free(insts);
+}
+
+static void
+registry_job_free(struct job *j)
+{
+	registry_insts_free(j->insts, j->ninsts);
+	j->insts = NULL;
+	j->ninsts = 0;
+	if (inst_kind_of(j->spec)->job_free != NULL)
+		inst_kind_of(j->spec)->job_free(j);
+	output_job_detach(j);
+	j->settle = sd_event_source_disable_unref(j->settle);
+	RB_REMOVE(job_tree, &vigild.jobs, j);
+	vigild.njobs--;
+	job_spec_free(j->spec);
+	job_spec_free(j->next_spec);
+	free(j->name);
+	free(j);
+}
+
+/* Create the run-time record of a job from its spec (which it now owns). */
+void
+registry_add(struct job_spec *spec)
+{
+	struct job *j;
+
+	j = xcalloc(1, sizeof(*j));
+	j->name = xstrdup(spec->name);
+	j->spec = spec;
+	registry_build(j);
+	if (RB_INSERT(job_tree, &vigild.jobs, j) != NULL)
+		fatalx("%s: duplicate job %s", __func__, j->name);
+	vigild.njobs++;
+}
+
+/* Start every instance of a job that is meant to start on its own. */
+void
+registry_autostart(struct job *j)
+{
+	int i;
+
+	/* The operator's word, kept in state.db, beats autostart. */
+	for (i = 0; i < j->ninsts; i++) {
+		if (j->insts[i].held ||
+		    (!j->spec->autostart && !j->insts[i].by_hand))
+			continue;
+		inst_arm(&j->insts[i]);
+	}
+}
+
+static int
+registry_is_idle(const struct job *j)
+{
+	return (j->nactive == 0);
+}
+
+/*
+ * Which instances of the new spec start after a reload swap: instance N
+ * starts if the old instance N was running or meant to run, or if it is
+ * new and the job starts on its own; never if the operator stopped it.
+ */
+static int *
+registry_swap_starts(const struct job *j, const struct job_spec *next)
+{
+	const struct inst *old;
+	int *start, i, n;
+
+	n = registry_ninsts(next);
+	start = xcalloc((size_t)n, sizeof(*start));
+	for (i = 0; i < n; i++) {
+		if (i >= j->ninsts) {
+			start[i] = next->autostart;
+			continue;
+		}
+		old = &j->insts[i];
+		start[i] = !old->held && (old->reload_start || next->autostart);
+	}
+	return (start);
+}
+
+/* Swap in the job's new spec; instance N keeps the operator's stop. */
+static void
+registry_swap(struct job *j)
+{
+	struct inst *old = j->insts;
+	int *start, i, oldn = j->ninsts;
+
+	start = registry_swap_starts(j, j->next_spec);
+	job_spec_free(j->spec);
+	j->spec = j->next_spec;
+	j->next_spec = NULL;
+	registry_build(j);
+	for (i = 0; i < oldn && i < j->ninsts; i++) {
+		j->insts[i].held = old[i].held;
+		waiters_move(&old[i], &j->insts[i]);
+	}
+	registry_insts_free(old, oldn);
+	log_info("%s: new configuration applied", j->name);
+	for (i = 0; i < j->ninsts; i++) {
+		if (start[i])
+			inst_arm(&j->insts[i]);
+	}
+	free(start);
+}
+
+/*
+ * Every instance of a job that reload changed or removed has stopped: swap
+ * in the new spec and start what should run, or free the job.
+ */
+static int
+registry_settle(sd_event_source *s, void *arg)
+{
+	struct job *j = arg;
+
+	j->settle = sd_event_source_disable_unref(j->settle);
+	if (!registry_is_idle(j) || vigild.shutting_down)
+		return (0);
+	if (j->retiring) {
+		log_info("%s: removed", j->name);
+		registry_job_free(j);
+	} else if (j->next_spec != NULL)
+		registry_swap(j);
+	return (0);
+}
+
+/* Settle the job from the event loop, not from deep inside a transition. */
+static void
+registry_settle_later(struct job *j)
+{
+	int r;
+
+	if (j->settle != NULL || !registry_is_idle(j))
+		return;
+	r = sd_event_add_defer(
+	    vigild.event, &j->settle, registry_settle, j);
+	if (r < 0)
+		fatalx("%s: sd_event_add_defer: %s", __func__, strerror(-r));
+}
+
+/*
+ * Reload: replace a job's spec (next != NULL; the job owns it now) or
+ * remove the job (next == NULL).  Its instances are stopped; the swap or
+ * removal happens once all are down.
+ */
+void
+registry_replace(struct job *j, struct job_spec *next)
+{
+	struct inst *in;
+	int i;
+
+	job_spec_free(j->next_spec);
+	j->next_spec = next;
+	j->retiring = next == NULL;
+	for (i = 0; i < j->ninsts; i++) {
+		in = &j->insts[i];
+		if (!in->reload_start)
+			in->reload_start =
+			    in->life.want || job_state_is_active(in->state);
+		inst_stop(in);
+	}
+	registry_settle_later(j);
+}
+
+/*
+ * An instance's state changed from was: a job being replaced or removed
+ * settles once idle; the shutdown ends with the last active instance.
+ */
+void
+registry_changed(struct inst *in, enum job_state was)
+{
+	if (job_state_is_active(was) && !job_state_is_active(in->state) &&
+	    (in->job->next_spec != NULL || in->job->retiring))
+		registry_settle_later(in->job);
+	if (vigild.shutting_down && vigild.nactive == 0)
+		sd_event_exit(vigild.event, 0);
+}
+
+/* Start every instance of every autostart job. */
+void
+registry_start_all(void)
+{
+	struct job *j;
+
+	state_batch_begin(); /* one commit for every run begun */
+	RB_FOREACH(j, job_tree, &vigild.jobs)
+		registry_autostart(j);
+	state_batch_end();
+	vigild.started = 1;
+}
+
+/*
+ * Stop every instance, dependencies last; the loop exits when the last
+ * active instance has become inactive.
+ */
+void
+registry_shutdown(void)
+{
+	if (vigild.shutting_down)
+		return;
+	vigild.shutting_down = 1;
+	log_info(
+	    "shutting down: stopping %zu active instances", vigild.nactive);
+	sdnotify_stopping();
+	deps_shutdown();
+	if (vigild.nactive == 0)
+		sd_event_exit(vigild.event, 0);
+}
+
+/* Free all jobs (at exit, after every instance stopped). */
+void
+registry_free_all(void)
+{
+	struct job *j, *tmp;
+
+	RB_FOREACH_SAFE(j, job_tree, &vigild.jobs, tmp)
+		registry_job_free(j);
+}

@@ -1,0 +1,452 @@
+/* SPDX-License-Identifier: ISC */
+/* Copyright (c) 2026 The vigil authors */
+
+/*
+ * A run: one fork of an instance, from spawn to reap.  run_begin() forks
+ * (its lock already held), run_reaped() takes the leader's wait status
+ * from SIGCHLD, and run_end() writes the one description of how it ended
+ * (history, vigild's log, the job's log, the reason status shows).  Which
+ * run is next is not decided here: instance.c feeds the lifecycle.
+ */
+
+#include "config.h"
+
+#include <sys/types.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+
+#include "duration.h"
+#include "log.h"
+#include "monotime.h"
+#include "proc.h"
+#include "spawn.h"
+#include "vigild.h"
+#include "xmalloc.h"
+
+static int
+run_pid_cmp(struct inst *a, struct inst *b)
+{
+	return (a->pid < b->pid ? -1 : a->pid > b->pid);
+}
+RB_HEAD(pid_tree, inst);
+RB_PROTOTYPE(pid_tree, inst, pid_entry, run_pid_cmp)
+RB_GENERATE(pid_tree, inst, pid_entry, run_pid_cmp)
+static struct pid_tree run_pids = RB_INITIALIZER(&run_pids);
+
+static unsigned int run_nspawning; /* children not yet exec'd */
+
+/* How many children have not reached exec yet. */
+unsigned int
+run_spawning(void)
+{
+	return (run_nspawning);
+}
+
+static void
+run_report_close(struct inst *in)
+{
+	int fd;
+
+	if (in->report == NULL)
+		return;
+	run_nspawning--;
+	fd = sd_event_source_get_io_fd(in->report);
+	in->report = sd_event_source_disable_unref(in->report);
+	close(fd);
+}
+
+/* The run is over: the write end of its stdin pipe goes (EOF). */
+void
+run_stdin_close(struct inst *in)
+{
+	if (in->stdin_fd != -1)
+		close(in->stdin_fd);
+	in->stdin_fd = -1;
+}
+
+/* Exec report readable: EOF means exec succeeded, text is a failure. */
+static int
+run_report(sd_event_source *s, int fd, uint32_t revents, void *arg)
+{
+	struct inst *in = arg;
+	char *cause = NULL;
+	int r = spawn_report_read(fd, &cause);
+
+	if (r == -1 && (errno == EAGAIN || errno == EINTR))
+		return (0);
+	if (r == -1)
+		log_warn("%s: exec report", in->label);
+	run_report_close(in);
+	if (r == 0)
+		inst_feed(in, LIFE_EV_EXEC_OK);
+	else if (r == 1) {
+		inst_exec_failed(in, cause, 0);
+		free(cause);
+	}
+	return (0);
+}
+
+/* Record the new leader in the holder record of the lock. */
+static void
+run_write_holder(struct inst *in)
+{
+	struct lock_holder h;
+
+	h.pid = in->pid;
+	h.pgid = in->pgid;
+	h.vigild = getpid();
+	if (in->pid == in->pgid && in->starttime != 0)
+		h.starttime = in->starttime; /* known from the spawn */
+	else if (proc_starttime(in->pid, &h.starttime) == -1)
+		h.starttime = 0;
+	claim_record(in, &h);
+}
+
+/*
+ * A file for the child's stdin holding data: a memfd, so that a queue
+ * message's payload of any size needs no writer and no pipe.
+ */
+int
+run_memfd(const char *data, size_t len, char **cause)
+{
+	ssize_t n;
+	int fd;
+
+	if ((fd = memfd_create("vigil-payload", MFD_CLOEXEC)) == -1) {
+		xasprintf(cause, "memfd_create: %s", strerror(errno));
+		return (-1);
+	}
+	while (len > 0) {
+		n = write(fd, data, len);
+		if (n == -1 && errno == EINTR)
+			continue;
+		if (n == -1)
+			break;
+		data += n;
+		len -= (size_t)n;
+	}
+	if (len > 0 || lseek(fd, 0, SEEK_SET) == -1) {
+		xasprintf(cause, "payload: %s", strerror(errno));
+		close(fd);
+		return (-1);
+	}
+	return (fd);
+}
+
+/*
+ * A service's (or periodic job's) stdin in *fdp: the read end of a pipe
+ * whose write end the instance keeps until the run ends (stdin = "pipe":
+ * nothing is written, the job sees no EOF while it runs), or -1 for
+ * /dev/null.  Return 0, or -1 with *cause set.
+ */
+static int
+run_stdin(struct inst *in, int *fdp, char **cause)
+{
+	int p[2];
+
+	*fdp = -1;
+	if (in->job->spec->input != CONF_STDIN_PIPE)
+		return (0);
+	if (pipe2(p, O_CLOEXEC) == -1) {
+		xasprintf(cause, "stdin pipe: %s", strerror(errno));
+		return (-1);
+	}
+	run_stdin_close(in);
+	in->stdin_fd = p[1];
+	*fdp = p[0];
+	return (0);
+}
+
+/* NOTIFY_SOCKET (and WATCHDOG_USEC) for a ready = "notify" job. */
+static void
+run_env(struct inst *in, char **env)
+{
+	const struct job_spec *spec = in->job->spec;
+
+	if (spec->ready != CONF_READY_NOTIFY)
+		return;
+	xasprintf(&env[0], "NOTIFY_SOCKET=%s", vigild.notify_path);
+	if (spec->watchdog > 0)
+		xasprintf(&env[1], "WATCHDOG_USEC=%" PRIu64,
+		    (uint64_t)spec->watchdog);
+}
+
+const struct kind_ops service_kind = {
+	.stdin_fd = run_stdin,
+	.env = run_env,
+};
+
+/* What the spawn needs: stdin, stdout/stderr, the kind's environment. */
+static int
+run_request(struct inst *in, struct spawn_request *req, int fds[2],
+    char **env, char **cause)
+{
+	const struct kind_ops *k = inst_kind(in);
+	int in_fd = -1;
+
+	if ((k->stdin_fd != NULL ? k->stdin_fd : run_stdin)(in, &in_fd,
+	        cause) == -1)
+		return (-1);
+	if (output_child_fds(in, fds, cause) == -1) {
+		if (in_fd != -1)
+			close(in_fd);
+		return (-1);
+	}
+	memset(req, 0, sizeof(*req));
+	req->spec = in->job->spec;
+	req->instance = in->index;
+	req->run_id = in->run_id;
+	req->lock_fd = in->lock_fd;
+	req->stdout_fd = fds[0];
+	req->stderr_fd = fds[1];
+	req->stdin_fd = in_fd;
+	(k->env != NULL ? k->env : run_env)(in, env);
+	req->extra_env = env[0] != NULL ? env : NULL;
+	return (0);
+}
+
+/* The child is forked: the run is on record and watched. */
+static void
+run_started(struct inst *in, const struct spawn_result *res)
+{
+	int r;
+
+	/* vigild was suspended until the exec: the run starts now. */
+	in->started = monotime_now();
+	in->pid = res->pid;
+	in->pgid = res->pid;
+	in->starttime = res->starttime;
+	ready_session_add(in);
+	state_run_begin(in);
+	RB_INSERT(pid_tree, &run_pids, in);
+	run_write_holder(in);
+	if (!res->done) {
+		(void)fcntl(res->report_fd, F_SETFL, O_NONBLOCK);
+		r = sd_event_add_io(vigild.event, &in->report, res->report_fd,
+		    EPOLLIN, run_report, in);
+		if (r < 0)
+			fatalx(
+			    "%s: sd_event_add_io: %s", __func__, strerror(-r));
+		run_nspawning++;
+	}
+	log_info("%s: started pid %ld", in->label, (long)in->pid);
+	output_mark(in, "started pid %ld run %s", (long)in->pid, in->run_id);
+}
+
+/*
+ * Fork a run of the instance; its lock is held.  Return 0 with *done set
+ * when the exec outcome is known already (*exec_cause: why it failed, or
+ * NULL), or -1 with *cause when nothing was forked.
+ */
+int
+run_begin(struct inst *in, char **cause, int *done, char **exec_cause)
+{
+	struct spawn_request req;
+	struct spawn_result res;
+	char *env[3] = { NULL, NULL, NULL };
+	int fds[2], r;
+
+	ready_forget(in);
+	snprintf(in->run_id, sizeof(in->run_id), "%08" PRIx32 "%08" PRIx32,
+	    arc4random(), arc4random());
+	if (run_request(in, &req, fds, env, cause) == -1)
+		return (-1);
+	r = spawn_start(&req, &res, cause);
+	free(env[0]);
+	free(env[1]);
+	output_child_fds_close(fds);
+	if (req.stdin_fd != -1)
+		close(req.stdin_fd);
+	if (r == -1) {
+		output_inst_release(in);
+		run_stdin_close(in);
+		return (-1);
+	}
+	run_started(in, &res);
+	*done = res.done;
+	*exec_cause = res.cause;
+	return (0);
+}
+
+/*
+ * How a run ended, in the one wording that history (state.db), vigild's
+ * log and the job's log share: "exited 3", "killed by signal KILL",
+ * "failed to start: CAUSE", "stopped by operator (signal TERM)",
+ * "restarted (exit 0)", "stopped at shutdown (...)", "timed out (signal
+ * TERM)", "ready timeout (...)", "watchdog (...)"; " after stop_timeout"
+ * inside the parentheses when SIGKILL had to follow.  Into buf.
+ */
+const char *
+run_describe(const struct inst *in, int status, const struct life_step *st,
+    char *buf, size_t len)
+{
+	const char *why = NULL;
+	char what[64];
+	int stopped = st->stop_asked, killed = st->from == LIFE_KILL;
+
+	if (in->life.exec_failed) {
+		snprintf(buf, len, "failed to start: %s",
+		    in->reason != NULL ? in->reason : "exec failed");
+		return (buf);
+	}
+	job_exit_describe(status, what, sizeof(what));
+	if (in->life.cause == LIFE_CAUSE_READY_TIMEOUT)
+		why = "ready timeout";
+	else if (in->life.cause == LIFE_CAUSE_WATCHDOG)
+		why = "watchdog";
+	else if (in->life.cause == LIFE_CAUSE_TIMEOUT)
+		why = "timed out";
+	else if (stopped && vigild.shutting_down)
+		why = "stopped at shutdown";
+	else if (stopped && in->held)
+		why = "stopped by operator";
+	else if (stopped && st->then == LIFE_THEN_START)
+		why = "restarted";
+	else if (stopped)
+		why = "stopped";
+	if (why != NULL)
+		snprintf(buf, len, "%s (%s%s)", why, what,
+		    killed ? " after stop_timeout" : "");
+	else if (WIFEXITED(status))
+		snprintf(buf, len, "exited %d", WEXITSTATUS(status));
+	else
+		snprintf(buf, len, "killed by %s", what);
+	return (buf);
+}
+
+/* The reason status shows after the run: the end, or why it was stopped. */
+static void
+run_end_reason(struct inst *in, int status)
+{
+	char what[64];
+	const char *why = NULL;
+
+	if (in->life.exec_failed && in->reason != NULL)
+		return; /* why the exec failed */
+	job_exit_describe(status, what, sizeof(what));
+	if (in->life.cause == LIFE_CAUSE_READY_TIMEOUT)
+		why = "ready timeout";
+	else if (in->life.cause == LIFE_CAUSE_WATCHDOG)
+		why = "watchdog";
+	else if (in->life.cause == LIFE_CAUSE_TIMEOUT)
+		why = "timeout";
+	if (why != NULL)
+		inst_reason(in, "%s (%s)", why, what);
+	else
+		inst_reason(in, "%s", what);
+}
+
+/*
+ * LIFE_A_RECORD_END: the leader ended with status after uptime usec, and
+ * st says what follows: write the end everywhere it goes.
+ */
+void
+run_end(struct inst *in, int status, uint64_t uptime,
+    const struct life_step *st)
+{
+	char end[512], up[32];
+
+	run_describe(in, status, st, end, sizeof(end));
+	state_run_end(in, status, end);
+	if (inst_kind(in)->run_end != NULL)
+		inst_kind(in)->run_end(in, status, st->decision.success);
+	in->has_exit = !in->life.exec_failed;
+	in->last_status = status;
+	duration_format(uptime / 1000 * 1000, up, sizeof(up));
+	output_mark(in, "pid %ld %s after %s", (long)in->pid, end, up);
+	output_inst_release(in);
+	log_info("%s: pid %ld %s after %s", in->label, (long)in->pid, end, up);
+	run_end_reason(in, status);
+	in->pid = 0;
+}
+
+/*
+ * The leader exited, but the job named another of its processes with
+ * MAINPID= (a daemon that forks): that one is the run now.  It was
+ * reparented to vigild, the subreaper, so its exit is reaped here too.
+ */
+static int
+run_mainpid_takes_over(struct inst *in)
+{
+	pid_t m = in->mainpid;
+
+	in->mainpid = 0;
+	if (m <= 0 || m == in->pid || getsid(m) != in->pgid)
+		return (0);
+	log_info("%s: pid %ld exited; main pid %ld carries on", in->label,
+	    (long)in->pid, (long)m);
+	in->pid = m;
+	in->starttime = 0; /* not the spawned leader's */
+	RB_INSERT(pid_tree, &run_pids, in);
+	run_write_holder(in);
+	return (1);
+}
+
+/* The leader of an instance's run was reaped with wait status status. */
+static void
+run_reaped(struct inst *in, int status)
+{
+	char *cause = NULL;
+	uint64_t now = monotime_now();
+
+	RB_REMOVE(pid_tree, &run_pids, in);
+	if (run_mainpid_takes_over(in))
+		return;
+	run_stdin_close(in);
+	output_inst_drain(in);
+	if (in->report != NULL) {
+		if (spawn_report_read(sd_event_source_get_io_fd(in->report),
+		        &cause) == 1) {
+			inst_exec_failed(in, cause, 1);
+			free(cause);
+		}
+		run_report_close(in);
+	}
+	inst_exited(in, status, now - in->started);
+}
+
+/* SIGCHLD: reap every child that has exited, ours or reparented. */
+void
+run_reap_all(void)
+{
+	struct inst key, *in;
+	pid_t pid;
+	int status;
+
+	for (;;) {
+		pid = waitpid(-1, &status, WNOHANG);
+		if (pid == -1 && errno == EINTR)
+			continue;
+		if (pid <= 0)
+			break;
+		memset(&key, 0, sizeof(key));
+		key.pid = pid;
+		if ((in = RB_FIND(pid_tree, &run_pids, &key)) != NULL)
+			run_reaped(in, status);
+		else
+			log_debug(
+			    "reaped pid %ld (not a job leader)", (long)pid);
+	}
+	inst_check_groups();
+}
+
+/* Forget the run of an instance that goes away. */
+void
+run_clear(struct inst *in)
+{
+	run_report_close(in);
+	run_stdin_close(in);
+	output_inst_release(in);
+	ready_forget(in);
+	if (in->pid > 0)
+		RB_REMOVE(pid_tree, &run_pids, in);
+}

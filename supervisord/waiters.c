@@ -1,0 +1,341 @@
+/* SPDX-License-Identifier: ISC */
+/* Copyright (c) 2026 The vigil authors */
+
+/*
+ * Clients waiting for outcomes: start and restart wait for RUNNING (and
+ * min_uptime), stop for nothing left, wait for a named state.  Each wait
+ * sits on two lists, its instance's and its client's; the supervisor
+ * calls waiters_notify() on every change of an instance, and the reply
+ * ends, with exit 0 if every wait succeeded and 1 otherwise, once the
+ * last wait of the client is over.  The client stays with server.c,
+ * which only keeps this module's per-client record for it (its park).
+ */
+
+#include "config.h"
+
+#include <sys/types.h>
+
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "duration.h"
+#include "log.h"
+#include "vigild.h"
+#include "xmalloc.h"
+
+/* One wait of a client for an instance. */
+struct waiter {
+	struct waiters_client *wc;
+	struct inst *inst;
+	enum wait_kind kind;
+	enum job_state target;
+	TAILQ_ENTRY(waiter) ientry; /* on the instance */
+	TAILQ_ENTRY(waiter) centry; /* on the client */
+};
+
+/* The waits of one client. */
+struct waiters_client {
+	struct client *client;
+	TAILQ_HEAD(, waiter) waits;
+	int code;               /* exit code once the waits end */
+	const char *report;     /* "started": "LABEL: started" per success */
+	sd_event_source *timer; /* ends the waits with a failure */
+};
+
+static void waiters_client_gone(struct client *);
+
+/* The monotonic clock in usec, as the supervisor's run times. */
+static uint64_t
+waiters_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ((uint64_t)ts.tv_sec * DURATION_USEC_PER_SEC +
+	    (uint64_t)ts.tv_nsec / 1000);
+}
+
+/* The client's record, made (and the client parked) on first use. */
+static struct waiters_client *
+waiters_client_get(struct client *c)
+{
+	struct waiters_client *wc = server_client_parked(c);
+
+	if (wc != NULL)
+		return (wc);
+	wc = xcalloc(1, sizeof(*wc));
+	wc->client = c;
+	TAILQ_INIT(&wc->waits);
+	server_client_park(c, waiters_client_gone, wc);
+	return (wc);
+}
+
+/* Forget the client's record (its waits are gone already). */
+static void
+waiters_client_free(struct waiters_client *wc)
+{
+	wc->timer = sd_event_source_disable_unref(wc->timer);
+	server_client_park(wc->client, NULL, NULL);
+	free(wc);
+}
+
+static void
+waiters_remove(struct waiter *w)
+{
+	TAILQ_REMOVE(&w->wc->waits, w, centry);
+	TAILQ_REMOVE(&w->inst->waiters, w, ientry);
+	free(w);
+}
+
+/* The client went away, or may not wait: drop its waits silently. */
+static void
+waiters_client_gone(struct client *c)
+{
+	struct waiters_client *wc = server_client_parked(c);
+	struct waiter *w;
+
+	if (wc == NULL)
+		return;
+	while ((w = TAILQ_FIRST(&wc->waits)) != NULL)
+		waiters_remove(w);
+	waiters_client_free(wc);
+}
+
+static int
+waiters_stable_reached(sd_event_source *s, uint64_t usec, void *arg)
+{
+	struct inst *in = arg;
+
+	in->stable = sd_event_source_disable_unref(in->stable);
+	waiters_notify(in);
+	return (0);
+}
+
+/*
+ * Has the current run lasted min_uptime?  If not, wake the instance's
+ * waiters when it has: only clients waiting for a start pay for a timer.
+ */
+static int
+waiters_is_stable(struct inst *in)
+{
+	uint64_t at = in->started + in->job->spec->min_uptime;
+	int r;
+
+	if (in->pid == 0 || waiters_now() >= at)
+		return (1);
+	if (in->stable == NULL) {
+		r = sd_event_add_time(vigild.event, &in->stable,
+		    CLOCK_MONOTONIC, at, 1000, waiters_stable_reached, in);
+		if (r < 0)
+			fatalx("%s: sd_event_add_time: %s", __func__,
+			    strerror(-r));
+	}
+	return (0);
+}
+
+/* Is a start settled in state s?  Set *ok to its outcome. */
+static int
+waiters_start_settled(struct inst *in, enum job_state s, int *ok)
+{
+	/* A periodic run: started (or already over). */
+	if (in->job->spec->kind == CONF_KIND_PERIODIC &&
+	    (s == JOB_RUNNING || s == JOB_WAITING)) {
+		*ok = s == JOB_RUNNING || in->has_exit;
+		return (1);
+	}
+	/* A queue slot: up once it holds its lock, free or working. */
+	if (in->job->spec->kind == CONF_KIND_QUEUE &&
+	    (s == JOB_RUNNING || s == JOB_WAITING)) {
+		*ok = 1;
+		return (1);
+	}
+	/* A start succeeds once the run has lasted min_uptime. */
+	*ok = s == JOB_RUNNING;
+	if (s == JOB_RUNNING)
+		return (waiters_is_stable(in));
+	/* A start put off until a reload swap is still to come. */
+	if (s == JOB_STOPPED && in->job->next_spec != NULL && in->reload_start)
+		return (0);
+	return (s == JOB_BACKOFF || s == JOB_FATAL || s == JOB_EXITED ||
+	    s == JOB_STOPPED);
+}
+
+/* Return 1 and set *ok when the wait's condition is settled. */
+static int
+waiters_settled(
+    struct inst *in, enum wait_kind kind, enum job_state target, int *ok)
+{
+	switch (kind) {
+	case WAIT_START:
+		return (waiters_start_settled(in, in->state, ok));
+	case WAIT_STOP:
+		*ok = 1;
+		return (!job_state_is_active(in->state));
+	case WAIT_STATE:
+	default:
+		*ok = 1;
+		return (in->state == target);
+	}
+}
+
+/* Tell the client how a wait for in ended; a failure sets exit 1. */
+static void
+waiters_outcome(struct waiters_client *wc, const struct inst *in, int ok)
+{
+	if (!ok) {
+		server_client_printf(wc->client, PROTO_STDERR, "%s: %s%s%s\n",
+		    in->label, job_state_name(in->state),
+		    in->reason ? ": " : "", in->reason ? in->reason : "");
+		wc->code = CMD_EXIT_FAILED;
+	} else if (wc->report != NULL)
+		server_client_printf(wc->client, PROTO_STDOUT, "%s: %s\n",
+		    in->label, wc->report);
+}
+
+/* A wait is over: the last one of its client ends the reply. */
+static void
+waiters_end(struct waiter *w, int ok)
+{
+	struct waiters_client *wc = w->wc;
+	struct client *c = wc->client;
+	int code;
+
+	waiters_outcome(wc, w->inst, ok);
+	waiters_remove(w);
+	if (!TAILQ_EMPTY(&wc->waits))
+		return;
+	code = wc->code;
+	waiters_client_free(wc);
+	server_client_finish(c, code);
+}
+
+/*
+ * Make the client wait for an instance: the reply ends (exit code 0 if
+ * every wait succeeded, else 1) once all its waits are over.  Return 1 if
+ * the wait was added, or 0 if it is already settled (a failure is then
+ * reported to the client and recorded in its exit code).
+ */
+int
+waiters_add(struct client *c, struct inst *in, enum wait_kind kind,
+    enum job_state target)
+{
+	struct waiters_client *wc = waiters_client_get(c);
+	struct waiter *w;
+	int ok;
+
+	if (waiters_settled(in, kind, target, &ok)) {
+		waiters_outcome(wc, in, ok);
+		return (0);
+	}
+	w = xcalloc(1, sizeof(*w));
+	w->wc = wc;
+	w->inst = in;
+	w->kind = kind;
+	w->target = target;
+	TAILQ_INSERT_TAIL(&in->waiters, w, ientry);
+	TAILQ_INSERT_TAIL(&wc->waits, w, centry);
+	return (1);
+}
+
+/*
+ * Make each wait of the client that succeeds print "LABEL: word" (word is
+ * a static string such as "started"); NULL, the default, prints nothing.
+ */
+void
+waiters_report(struct client *c, const char *word)
+{
+	waiters_client_get(c)->report = word;
+}
+
+/*
+ * The exit code gathered by waits that settled at once.  A client none
+ * of whose waits is left is no longer parked: the caller ends its reply.
+ */
+int
+waiters_code(struct client *c)
+{
+	struct waiters_client *wc = server_client_parked(c);
+	int code;
+
+	if (wc == NULL)
+		return (0);
+	code = wc->code;
+	if (TAILQ_EMPTY(&wc->waits))
+		waiters_client_free(wc);
+	return (code);
+}
+
+static int
+waiters_timed_out(sd_event_source *s, uint64_t usec, void *arg)
+{
+	struct waiters_client *wc = arg;
+	struct client *c = wc->client;
+	struct waiter *w;
+
+	while ((w = TAILQ_FIRST(&wc->waits)) != NULL) {
+		server_client_printf(c, PROTO_STDERR,
+		    "%s: timed out (state is %s)\n", w->inst->label,
+		    job_state_name(w->inst->state));
+		waiters_remove(w);
+	}
+	waiters_client_free(wc);
+	server_client_finish(c, CMD_EXIT_FAILED);
+	return (0);
+}
+
+/* End the client's waits with a failure after usec microseconds. */
+void
+waiters_timeout(struct client *c, uint64_t usec)
+{
+	struct waiters_client *wc = waiters_client_get(c);
+	int r;
+
+	wc->timer = sd_event_source_disable_unref(wc->timer);
+	r = sd_event_add_time_relative(vigild.event, &wc->timer,
+	    CLOCK_MONOTONIC, usec, 1000, waiters_timed_out, wc);
+	if (r < 0)
+		fatalx("%s: sd_event_add_time_relative: %s", __func__,
+		    strerror(-r));
+}
+
+/* An instance changed state: end the waits it satisfies. */
+void
+waiters_notify(struct inst *in)
+{
+	struct waiter *w, *tmp;
+	int ok;
+
+	TAILQ_FOREACH_SAFE(w, &in->waiters, ientry, tmp) {
+		if (waiters_settled(w->inst, w->kind, w->target, &ok))
+			waiters_end(w, ok);
+	}
+}
+
+/* A reload replaced an instance: its waiters now wait on the new one. */
+void
+waiters_move(struct inst *from, struct inst *to)
+{
+	struct waiter *w;
+
+	while ((w = TAILQ_FIRST(&from->waiters)) != NULL) {
+		TAILQ_REMOVE(&from->waiters, w, ientry);
+		w->inst = to;
+		TAILQ_INSERT_TAIL(&to->waiters, w, ientry);
+	}
+}
+
+/* An instance goes away: its waits fail. */
+void
+waiters_cancel(struct inst *in)
+{
+	struct waiter *w;
+
+	/*
+	 * The analyser loses track of TAILQ_REMOVE inside waiters_end and
+	 * thinks the freed head comes back: it does not.
+	 */
+	while ((w = TAILQ_FIRST(&in->waiters)) != NULL)
+		/* NOLINTNEXTLINE(clang-analyzer-unix.Malloc) */
+		waiters_end(w, 0);
+}

@@ -1,0 +1,1592 @@
+/* SPDX-License-Identifier: ISC */
+/* Copyright (c) 2026 The vigil authors */
+
+/*
+ * Tests of life_step(), the lifecycle of an instance: every (phase, event)
+ * pair of its table for each kind of job, the scenarios users rely on, and
+ * random event sequences from a small simulated world that only sends
+ * what can really happen, with the invariants checked after every step.
+ * VIGIL_LIFE_SEEDS=N runs the random part over N seeds (default 150);
+ * VIGIL_LIFE_SEED=S starts at seed S (to replay a failure).
+ */
+
+#include "config.h"
+
+#include <inttypes.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "conf.h"
+#include "job.h"
+#include "life.h"
+#include "test.h"
+
+#define MS 1000ULL
+#define SEC 1000000ULL
+#define MID 0x80000000U /* no jitter */
+#define NOW (100 * SEC)
+
+#define EXITED(n) (((n)&0xff) << 8)
+#define KILLED(s) ((s)&0x7f)
+
+#define ANSWERS (LIFE_A_DEPS | LIFE_A_LOCK | LIFE_A_SPAWN)
+
+static char spec_name[] = "t";
+static struct job_spec spec;
+static struct life_params par;
+
+/* The job of the table and the scenarios: small numbers, every option. */
+static void
+spec_make(enum conf_kind kind, enum conf_ready ready)
+{
+	memset(&spec, 0, sizeof(spec));
+	spec.name = spec_name;
+	spec.kind = kind;
+	spec.instances = 1;
+	spec.restart = CONF_RESTART_ALWAYS;
+	spec.success[0] = 1; /* exit 0 */
+	spec.min_uptime = 1 * SEC;
+	spec.restart_delay = 100 * MS;
+	spec.restart_delay_max = 1 * SEC;
+	spec.max_restarts = 3;
+	spec.ready = ready;
+	spec.ready_timeout = 2 * SEC;
+	spec.stop_timeout = 3 * SEC;
+	spec.drain_timeout = 4 * SEC;
+	spec.timeout = kind == CONF_KIND_SERVICE ? 0 : 5 * SEC;
+	spec.watchdog = ready == CONF_READY_NOTIFY ? 10 * SEC : 0;
+	memset(&par, 0, sizeof(par));
+	par.spec = &spec;
+	par.quick_retry = 10 * MS;
+	par.quick_max = 3;
+	par.recheck_min = 100 * MS;
+	par.recheck_max = 2 * SEC;
+}
+
+/* ---- the table: every (phase, event) pair for each kind ---- */
+
+/* The kinds of job the table is checked for. */
+enum variant {
+	V_SVC,
+	V_NOTIFY,
+	V_PER,
+	V_QUE,
+	V_COUNT
+};
+static const char *const variant_names[V_COUNT] = { "service", "service-notify",
+	"periodic", "queue" };
+
+#define KS (1U << V_SVC)
+#define KN (1U << V_NOTIFY)
+#define KP (1U << V_PER)
+#define KQ (1U << V_QUE)
+#define KALL (KS | KN | KP | KQ)
+
+#define PH(p) (1U << LIFE_##p)
+#define EV(e) (1U << LIFE_EV_##e)
+#define PHALL ((1U << LIFE_PHASE_COUNT) - 1)
+#define EVALL ((1U << LIFE_EV_COUNT) - 1)
+#define IDLE3 (PH(STOPPED) | PH(EXITED) | PH(FATAL))
+#define BLOCK3 (PH(RECLAIM) | PH(RECLAIM_KILL) | PH(FOREIGN))
+#define HELD (PH(DEPS) | PH(LOCKWAIT) | BLOCK3)
+#define RUN2 (PH(SPAWNED) | PH(RUNNING))
+#define STOPPING (PH(DRAIN) | PH(TERM) | PH(KILL))
+/* Not wanted in the table's set-up; the others are. */
+#define UNWANTED (IDLE3 | STOPPING)
+#define WANTED (PHALL & ~UNWANTED)
+
+#define SAME (-1) /* the phase does not change */
+#define IGN (-2)  /* ignored: nothing changes at all */
+#define NA (-3)   /* this kind never is in this phase */
+
+#define X_ANY 0            /* the timer: anything */
+#define X_KEEP 1           /* untouched */
+#define X_SET(t) (2 + (t)) /* set to t (LIFE_TIMER_NONE: cancelled) */
+#define TH(t) (1 + (t))    /* then must be t */
+/* A row of expects[]: the fields not given are 0. */
+#define E(...) E_(__VA_ARGS__, 0, 0, 0, 0, 0, 0)
+#define E_(ph, ev, k, next, act, nact, timer, cause, then, ...)                \
+	{                                                                      \
+		ph, ev, k, next, act, nact, timer, cause, then                 \
+	}
+
+struct expect {
+	unsigned int phases; /* PH() */
+	unsigned int events; /* EV() */
+	unsigned int kinds;  /* K* */
+	int next;            /* a phase, SAME, IGN or NA */
+	unsigned int act;    /* there (LIFE_A_DEPS/_LOCK/_SPAWN: exactly) */
+	unsigned int nact;   /* not there */
+	int timer;           /* X_* */
+	int cause;           /* 0 or the cause */
+	int then;            /* 0 or TH(then) */
+};
+
+/*
+ * Each (phase, event, kind) is in exactly one row.  The table's set-up of
+ * each phase is expect_setup(): a run that is LIVE in SPAWNED, RUNNING,
+ * DRAIN and TERM, a GROUP left in KILL; the lock held where a run is and
+ * in a queue's WAITING and BACKOFF; wanted except in STOPPED, EXITED,
+ * FATAL and the stopping phases; the event's facts are those of
+ * expect_input() (a long run that exited 1, no group left, nothing seen
+ * before).
+ */
+static const struct expect expects[] = {
+	/* Phases a kind never reaches. */
+	E(PH(WAITING), EVALL, KS | KN, NA),
+	E(PH(DRAIN), EVALL, KS | KN | KP, NA),
+	E(PH(BACKOFF), EVALL, KP, NA),
+
+	/* START, and ARM (autostart) of a service or queue. */
+	E(IDLE3, EV(START) | EV(ARM), KS | KN | KQ, SAME,
+	    LIFE_A_REASON_CLEAR | LIFE_A_DEPS, 0, X_KEEP),
+	E(IDLE3 | PH(WAITING), EV(START), KP, SAME,
+	    LIFE_A_ARM_SLOT | LIFE_A_REASON_CLEAR | LIFE_A_DEPS, 0, X_KEEP),
+	E(PH(WAITING), EV(START) | EV(ARM), KQ, SAME, LIFE_A_KICK, 0, X_KEEP),
+	E(HELD | RUN2, EV(START) | EV(ARM), KS | KN | KQ, SAME, 0,
+	    LIFE_A_REASON_CLEAR, X_KEEP),
+	E(HELD | RUN2, EV(START), KP, SAME, LIFE_A_ARM_SLOT, 0, X_KEEP),
+	E(PH(BACKOFF), EV(START) | EV(ARM), KS | KN, SAME, LIFE_A_SPAWN, 0,
+	    X_SET(LIFE_TIMER_NONE)),
+	E(PH(BACKOFF), EV(START) | EV(ARM), KQ, SAME, 0, 0, X_KEEP),
+	E(STOPPING, EV(START) | EV(ARM), KS | KN | KQ, SAME, 0, 0, X_KEEP, 0,
+	    TH(LIFE_THEN_START)),
+	E(STOPPING, EV(START), KP, SAME, LIFE_A_ARM_SLOT, 0, X_KEEP, 0,
+	    TH(LIFE_THEN_START)),
+	/* ARM of a periodic job: wait for the slot. */
+	E(IDLE3 | PH(WAITING), EV(ARM), KP, LIFE_WAITING,
+	    LIFE_A_ARM_SLOT | LIFE_A_REASON_CLEAR, 0, X_KEEP),
+	E(HELD | RUN2, EV(ARM), KP, SAME, LIFE_A_ARM_SLOT, 0, X_KEEP),
+	E(STOPPING, EV(ARM), KP, SAME, LIFE_A_ARM_SLOT, 0, X_KEEP, 0,
+	    TH(LIFE_THEN_STOP)),
+
+	/* STOP */
+	E(IDLE3, EV(STOP), KALL, SAME,
+	    LIFE_A_DISARM_SLOT | LIFE_A_CANCEL_DEADLINE, 0, X_KEEP),
+	E(PH(WAITING), EV(STOP), KP | KQ, LIFE_STOPPED,
+	    LIFE_A_DISARM_SLOT | LIFE_A_RELEASE | LIFE_A_REASON_CLEAR, 0,
+	    X_KEEP),
+	E(PH(DEPS) | PH(LOCKWAIT), EV(STOP), KALL, LIFE_STOPPED,
+	    LIFE_A_MSG_DROP | LIFE_A_DEPS_UNWAIT | LIFE_A_RELEASE,
+	    LIFE_A_REASON_STOPPED, X_SET(LIFE_TIMER_NONE)),
+	E(PH(BACKOFF) | BLOCK3, EV(STOP), KALL, LIFE_STOPPED,
+	    LIFE_A_REASON_STOPPED | LIFE_A_RELEASE | LIFE_A_DEPS_UNWAIT, 0,
+	    X_SET(LIFE_TIMER_NONE)),
+	E(RUN2, EV(STOP), KS | KN | KP, LIFE_TERM, LIFE_A_TERM, LIFE_A_DRAIN,
+	    X_SET(LIFE_TIMER_STOP), LIFE_CAUSE_STOP, TH(LIFE_THEN_STOP)),
+	E(RUN2, EV(STOP), KQ, LIFE_DRAIN, LIFE_A_DRAIN, LIFE_A_TERM,
+	    X_SET(LIFE_TIMER_DRAIN), LIFE_CAUSE_STOP, TH(LIFE_THEN_STOP)),
+	E(STOPPING, EV(STOP), KALL, SAME, 0, LIFE_A_TERM | LIFE_A_KILL, X_KEEP,
+	    0, TH(LIFE_THEN_STOP)),
+
+	/* The answers: every row takes them. */
+	E(PHALL, EV(DEPS_WAIT), KALL, LIFE_DEPS, 0, 0, X_SET(LIFE_TIMER_NONE)),
+	E(IDLE3 | HELD, EV(DEPS_OK), KALL, SAME,
+	    LIFE_A_DEPS_UNWAIT | LIFE_A_LOCK, 0, X_KEEP),
+	E(PH(WAITING), EV(DEPS_OK), KP, SAME, LIFE_A_DEPS_UNWAIT | LIFE_A_LOCK,
+	    0, X_KEEP),
+	E(PH(WAITING) | PH(BACKOFF), EV(DEPS_OK), KQ, LIFE_WAITING,
+	    LIFE_A_DEPS_UNWAIT | LIFE_A_KICK, 0, X_SET(LIFE_TIMER_NONE)),
+	E(RUN2 | STOPPING, EV(DEPS_OK), KALL, SAME,
+	    LIFE_A_DEPS_UNWAIT | LIFE_A_SPAWN, 0, X_SET(LIFE_TIMER_NONE)),
+	E(PH(BACKOFF), EV(DEPS_OK), KS | KN, SAME,
+	    LIFE_A_DEPS_UNWAIT | LIFE_A_SPAWN, 0, X_SET(LIFE_TIMER_NONE)),
+	E(PHALL & ~(RUN2 | STOPPING), EV(LOCK_OK), KQ, LIFE_WAITING,
+	    LIFE_A_KICK | LIFE_A_REASON_CLEAR, 0, X_SET(LIFE_TIMER_NONE)),
+	E(RUN2 | STOPPING, EV(LOCK_OK), KQ, SAME, LIFE_A_SPAWN, 0,
+	    X_SET(LIFE_TIMER_NONE)),
+	E(PHALL, EV(LOCK_OK), KS | KN | KP, SAME, LIFE_A_SPAWN, 0,
+	    X_SET(LIFE_TIMER_NONE)),
+	E(PHALL, EV(LOCK_LEFTOVER), KALL, LIFE_RECLAIM, LIFE_A_LEFTOVER_TERM,
+	    LIFE_A_LEFTOVER_KILL, X_SET(LIFE_TIMER_RECHECK)),
+	E(PHALL & ~PH(FOREIGN), EV(LOCK_FOREIGN), KALL, LIFE_FOREIGN,
+	    LIFE_A_NAME_HOLDER, 0, X_SET(LIFE_TIMER_RECHECK)),
+	E(PH(FOREIGN), EV(LOCK_FOREIGN), KALL, LIFE_FOREIGN, 0,
+	    LIFE_A_NAME_HOLDER, X_SET(LIFE_TIMER_RECHECK)),
+	E(UNWANTED, EV(LOCK_ERROR) | EV(SPAWN_FAILED), KALL, LIFE_STOPPED,
+	    LIFE_A_START_FAILED | LIFE_A_RELEASE, 0, X_KEEP),
+	E(WANTED, EV(LOCK_ERROR), KS | KN, LIFE_BACKOFF,
+	    LIFE_A_START_FAILED | LIFE_A_RELEASE, 0, X_SET(LIFE_TIMER_BACKOFF)),
+	E(WANTED, EV(SPAWN_FAILED), KS | KN, LIFE_BACKOFF, LIFE_A_START_FAILED,
+	    LIFE_A_RELEASE, X_SET(LIFE_TIMER_BACKOFF)),
+	E(WANTED, EV(LOCK_ERROR) | EV(SPAWN_FAILED), KP, LIFE_WAITING,
+	    LIFE_A_START_FAILED | LIFE_A_RELEASE, 0, X_KEEP),
+	E(WANTED, EV(LOCK_ERROR), KQ, LIFE_BACKOFF,
+	    LIFE_A_START_FAILED | LIFE_A_MSG_DROP | LIFE_A_RELEASE, 0,
+	    X_SET(LIFE_TIMER_BACKOFF)),
+	E(WANTED, EV(SPAWN_FAILED), KQ, LIFE_BACKOFF,
+	    LIFE_A_START_FAILED | LIFE_A_MSG_DROP, LIFE_A_RELEASE,
+	    X_SET(LIFE_TIMER_BACKOFF)),
+	E(PHALL, EV(SPAWNED), KS, LIFE_SPAWNED, 0, LIFE_A_ARM_DEADLINE,
+	    X_SET(LIFE_TIMER_NONE)),
+	E(PHALL, EV(SPAWNED), KN, LIFE_SPAWNED, 0, LIFE_A_ARM_DEADLINE,
+	    X_SET(LIFE_TIMER_READY)),
+	E(PHALL, EV(SPAWNED), KP | KQ, LIFE_SPAWNED, LIFE_A_ARM_DEADLINE, 0,
+	    X_SET(LIFE_TIMER_NONE)),
+
+	/* MSG: a free queue slot's message. */
+	E(PH(WAITING), EV(MSG), KP | KQ, SAME,
+	    LIFE_A_REASON_CLEAR | LIFE_A_DEPS, 0, X_KEEP),
+	E(PHALL & ~PH(WAITING), EV(MSG), KALL, IGN),
+
+	/* What the child says. */
+	E(PH(SPAWNED), EV(EXEC_OK), KS | KP | KQ, LIFE_RUNNING,
+	    LIFE_A_REASON_CLEAR | LIFE_A_RECORD_READY, 0, X_KEEP),
+	E(PH(SPAWNED), EV(EXEC_OK), KN, SAME, 0, ~0U, X_KEEP),
+	E(PHALL & ~PH(SPAWNED), EV(EXEC_OK), KALL, IGN),
+	E(RUN2 | STOPPING, EV(EXEC_FAILED), KALL, SAME, LIFE_A_EXEC_FAILED, 0,
+	    X_KEEP),
+	E(PHALL & ~(RUN2 | STOPPING), EV(EXEC_FAILED), KALL, IGN),
+	E(PH(SPAWNED), EV(READY), KN, LIFE_RUNNING,
+	    LIFE_A_REASON_CLEAR | LIFE_A_RECORD_READY | LIFE_A_ARM_WATCHDOG, 0,
+	    X_SET(LIFE_TIMER_NONE)),
+	E(PH(SPAWNED), EV(READY), KS | KP | KQ, IGN),
+	E(PHALL & ~PH(SPAWNED), EV(READY), KALL, IGN),
+
+	/* EXIT (of a long run, exit 1, its group gone with it) */
+	E(RUN2, EV(EXIT), KS, SAME,
+	    LIFE_A_CANCEL_WATCHDOG | LIFE_A_RECORD_END | LIFE_A_GROUP_DONE |
+	        LIFE_A_CANCEL_DEADLINE | LIFE_A_SPAWN,
+	    LIFE_A_RELEASE, X_SET(LIFE_TIMER_NONE)),
+	E(PH(RUNNING), EV(EXIT), KN, SAME,
+	    LIFE_A_RECORD_END | LIFE_A_GROUP_DONE | LIFE_A_SPAWN,
+	    LIFE_A_RELEASE, X_SET(LIFE_TIMER_NONE)),
+	E(PH(SPAWNED), EV(EXIT), KN, LIFE_BACKOFF, /* never ready */
+	    LIFE_A_RECORD_END | LIFE_A_GROUP_DONE, LIFE_A_RELEASE,
+	    X_SET(LIFE_TIMER_BACKOFF)),
+	E(RUN2, EV(EXIT), KP, LIFE_WAITING,
+	    LIFE_A_RECORD_END | LIFE_A_GROUP_DONE | LIFE_A_RELEASE, 0,
+	    X_SET(LIFE_TIMER_NONE)),
+	E(RUN2, EV(EXIT), KQ, LIFE_WAITING,
+	    LIFE_A_RECORD_END | LIFE_A_GROUP_DONE | LIFE_A_KICK, LIFE_A_RELEASE,
+	    X_SET(LIFE_TIMER_NONE)),
+	E(STOPPING, EV(EXIT), KALL, LIFE_STOPPED,
+	    LIFE_A_RECORD_END | LIFE_A_GROUP_DONE | LIFE_A_RELEASE, 0,
+	    X_SET(LIFE_TIMER_NONE)),
+	E(PHALL & ~(RUN2 | STOPPING), EV(EXIT), KALL, IGN),
+	E(PH(KILL), EV(GROUP_GONE), KALL, LIFE_STOPPED,
+	    LIFE_A_GROUP_DONE | LIFE_A_RELEASE, 0, X_SET(LIFE_TIMER_NONE)),
+	E(PHALL & ~PH(KILL), EV(GROUP_GONE), KALL, IGN),
+
+	/* Timers. */
+	E(PH(BACKOFF), EV(BACKOFF_DONE), KS | KN, SAME, LIFE_A_SPAWN, 0,
+	    X_SET(LIFE_TIMER_NONE)),
+	E(PH(BACKOFF), EV(BACKOFF_DONE), KQ, SAME, LIFE_A_DEPS, 0,
+	    X_SET(LIFE_TIMER_NONE)),
+	E(PHALL & ~PH(BACKOFF), EV(BACKOFF_DONE), KALL, IGN),
+	E(PH(SPAWNED), EV(READY_TIMEOUT), KALL, LIFE_TERM, LIFE_A_TERM, 0,
+	    X_SET(LIFE_TIMER_STOP), LIFE_CAUSE_READY_TIMEOUT),
+	E(PHALL & ~PH(SPAWNED), EV(READY_TIMEOUT), KALL, IGN),
+	E(PH(TERM), EV(STOP_TIMEOUT), KALL, LIFE_KILL, LIFE_A_KILL, 0,
+	    X_SET(LIFE_TIMER_KILL)),
+	E(PHALL & ~PH(TERM), EV(STOP_TIMEOUT), KALL, IGN),
+	E(PH(KILL), EV(KILL_POLL), KALL, LIFE_STOPPED,
+	    LIFE_A_GROUP_DONE | LIFE_A_RELEASE, LIFE_A_KILL,
+	    X_SET(LIFE_TIMER_NONE)),
+	E(PHALL & ~PH(KILL), EV(KILL_POLL), KALL, IGN),
+	E(PH(DRAIN), EV(DRAIN_TIMEOUT), KQ, LIFE_TERM, LIFE_A_TERM, 0,
+	    X_SET(LIFE_TIMER_STOP), LIFE_CAUSE_DRAIN),
+	E(PHALL & ~PH(DRAIN), EV(DRAIN_TIMEOUT), KALL, IGN),
+	E(HELD, EV(RECHECK), KALL, SAME, LIFE_A_DEPS, 0,
+	    X_SET(LIFE_TIMER_NONE)),
+	E(PHALL & ~HELD, EV(RECHECK), KALL, IGN),
+	E(PH(RUNNING), EV(WATCHDOG), KALL, LIFE_TERM, LIFE_A_TERM, 0,
+	    X_SET(LIFE_TIMER_STOP), LIFE_CAUSE_WATCHDOG),
+	E(PHALL & ~PH(RUNNING), EV(WATCHDOG), KALL, IGN),
+	E(RUN2, EV(TIMEOUT), KALL, LIFE_TERM, LIFE_A_TERM, 0,
+	    X_SET(LIFE_TIMER_STOP), LIFE_CAUSE_TIMEOUT),
+	E(PHALL & ~RUN2, EV(TIMEOUT), KALL, IGN),
+
+	/* SLOT: a periodic slot, whatever the kind. */
+	E(UNWANTED, EV(SLOT), KALL, IGN),
+	E(PH(WAITING), EV(SLOT), KP | KQ, SAME,
+	    LIFE_A_NEXT_SLOT | LIFE_A_REASON_CLEAR | LIFE_A_DEPS, LIFE_A_SKIP,
+	    X_KEEP),
+	E(HELD | RUN2 | PH(BACKOFF), EV(SLOT), KALL, SAME,
+	    LIFE_A_SKIP | LIFE_A_NEXT_SLOT, 0, X_KEEP),
+};
+
+#define NEXPECTS (sizeof(expects) / sizeof(expects[0]))
+
+/* The spec of a variant. */
+static void
+variant_spec(enum variant v)
+{
+	static const enum conf_kind kinds[V_COUNT] = { CONF_KIND_SERVICE,
+		CONF_KIND_SERVICE, CONF_KIND_PERIODIC, CONF_KIND_QUEUE };
+
+	spec_make(
+	    kinds[v], v == V_NOTIFY ? CONF_READY_NOTIFY : CONF_READY_EXEC);
+}
+
+/* struct life as it is in phase ph (see the comment of expects[]). */
+static void
+expect_setup(struct life *l, enum life_phase ph, enum variant v)
+{
+	static const struct life base[LIFE_PHASE_COUNT] = {
+		[LIFE_FATAL] = { .failures = 4 },
+		[LIFE_WAITING] = { .want = 1 },
+		[LIFE_DEPS] = { .want = 1 },
+		[LIFE_LOCKWAIT] = { .want = 1,
+		    .quick = 1,
+		    .timer = LIFE_TIMER_RECHECK },
+		[LIFE_SPAWNED] = { .want = 1, .lock = 1, .run = LIFE_RUN_LIVE },
+		[LIFE_RUNNING] = { .want = 1,
+		    .lock = 1,
+		    .ready = 1,
+		    .run = LIFE_RUN_LIVE },
+		[LIFE_BACKOFF] = { .want = 1,
+		    .lock = 1,
+		    .failures = 1,
+		    .delay = 100 * MS,
+		    .timer = LIFE_TIMER_BACKOFF },
+		[LIFE_DRAIN] = { .lock = 1,
+		    .ready = 1,
+		    .run = LIFE_RUN_LIVE,
+		    .then = LIFE_THEN_STOP,
+		    .cause = LIFE_CAUSE_STOP,
+		    .timer = LIFE_TIMER_DRAIN },
+		[LIFE_TERM] = { .lock = 1,
+		    .ready = 1,
+		    .run = LIFE_RUN_LIVE,
+		    .then = LIFE_THEN_STOP,
+		    .cause = LIFE_CAUSE_STOP,
+		    .timer = LIFE_TIMER_STOP },
+		[LIFE_KILL] = { .lock = 1,
+		    .ready = 1,
+		    .run = LIFE_RUN_GROUP,
+		    .then = LIFE_THEN_STOP,
+		    .cause = LIFE_CAUSE_STOP,
+		    .timer = LIFE_TIMER_KILL,
+		    .pending = { .state = JOB_STOPPED } },
+		[LIFE_RECLAIM] = { .want = 1,
+		    .recheck = 100 * MS,
+		    .kill_at = NOW + 3 * SEC,
+		    .timer = LIFE_TIMER_RECHECK },
+		[LIFE_RECLAIM_KILL] = { .want = 1,
+		    .recheck = 400 * MS,
+		    .kill_at = NOW - 1 * SEC,
+		    .timer = LIFE_TIMER_RECHECK },
+		[LIFE_FOREIGN] = { .want = 1,
+		    .recheck = 100 * MS,
+		    .timer = LIFE_TIMER_RECHECK },
+	};
+
+	*l = base[ph];
+	l->phase = ph;
+	if (v == V_QUE) {
+		/* A free slot holds its lock; a run has its message. */
+		l->lock |= ph == LIFE_WAITING;
+		l->msg = l->run != LIFE_RUN_NONE;
+		if (ph == LIFE_BACKOFF) {
+			l->failures = 0;
+			l->delay = par.recheck_max;
+		}
+	}
+	if (v == V_NOTIFY && ph == LIFE_SPAWNED)
+		l->timer = LIFE_TIMER_READY;
+}
+
+/* The facts every event of the table brings. */
+static void
+expect_input(struct life_input *in, enum life_event ev)
+{
+	memset(in, 0, sizeof(*in));
+	in->ev = ev;
+	in->now = NOW;
+	in->rnd = MID;
+	in->status = EXITED(1);
+	in->uptime = 10 * SEC;
+}
+
+/*
+ * The row of (ph, ev, v), or NULL; *n: how many rows have it (an NA row
+ * stands alone: the phase does not exist for that kind).
+ */
+static const struct expect *
+expect_find(enum life_phase ph, enum life_event ev, enum variant v, int *n)
+{
+	const struct expect *e = NULL;
+	size_t i;
+
+	*n = 0;
+	for (i = 0; i < NEXPECTS; i++) {
+		if ((expects[i].phases & (1U << ph)) &&
+		    (expects[i].events & (1U << ev)) &&
+		    (expects[i].kinds & (1U << v))) {
+			if (expects[i].next == NA) {
+				*n = 1; /* the other rows do not apply */
+				return (&expects[i]);
+			}
+			e = &expects[i];
+			(*n)++;
+		}
+	}
+	return (e);
+}
+
+static int
+expect_fail(enum life_phase ph, enum life_event ev, enum variant v,
+    const char *what, long long got, long long want)
+{
+	fprintf(stderr,
+	    "  (%s, %s, %s): %s: got %lld (%#llx), want %lld "
+	    "(%#llx)\n",
+	    life_phase_name(ph), life_event_name(ev), variant_names[v], what,
+	    got, got, want, want);
+	return (1);
+}
+
+/* The same lifecycle, field by field. */
+static int
+life_equal(const struct life *a, const struct life *b)
+{
+	return (a->phase == b->phase && a->run == b->run &&
+	    a->then == b->then && a->cause == b->cause &&
+	    a->timer == b->timer && a->want == b->want && a->lock == b->lock &&
+	    a->msg == b->msg && a->ready == b->ready &&
+	    a->exec_failed == b->exec_failed && a->failures == b->failures &&
+	    a->restarts == b->restarts && a->quick == b->quick &&
+	    a->recheck == b->recheck && a->kill_at == b->kill_at &&
+	    a->delay == b->delay && a->pending.state == b->pending.state &&
+	    a->pending.failures == b->pending.failures &&
+	    a->pending.delay == b->pending.delay &&
+	    a->pending.success == b->pending.success &&
+	    a->pending.failed_start == b->pending.failed_start);
+}
+
+/* An ignored event changes nothing and asks for nothing. */
+static int
+expect_ignored(enum life_phase ph, enum life_event ev, enum variant v,
+    const struct life *before, const struct life *l, const struct life_step *o)
+{
+	if (!o->ignored)
+		return (expect_fail(ph, ev, v, "ignored", 0, 1));
+	if (o->actions != 0 || o->timer_set)
+		return (expect_fail(ph, ev, v, "actions", o->actions, 0));
+	if (!life_equal(before, l))
+		return (expect_fail(ph, ev, v, "struct life changed", 1, 0));
+	return (0);
+}
+
+static int
+expect_timer(enum life_phase ph, enum life_event ev, enum variant v,
+    const struct expect *e, const struct life *l, const struct life_step *o)
+{
+	if (e->timer == X_KEEP && o->timer_set)
+		return (expect_fail(ph, ev, v, "timer set", o->timer, -1));
+	if (e->timer >= X_SET(0) &&
+	    (!o->timer_set || (int)o->timer != e->timer - X_SET(0)))
+		return (expect_fail(ph, ev, v, "timer",
+		    o->timer_set ? (long long)o->timer : -1,
+		    e->timer - X_SET(0)));
+	if (o->timer_set && l->timer != o->timer)
+		return (expect_fail(ph, ev, v, "l->timer", l->timer, o->timer));
+	return (0);
+}
+
+/* Check one step against its row. */
+static int
+expect_check(enum life_phase ph, enum life_event ev, enum variant v,
+    const struct expect *e, const struct life *before, const struct life *l,
+    const struct life_step *o)
+{
+	int next = e->next == SAME ? (int)ph : e->next;
+
+	if (e->next == IGN)
+		return (expect_ignored(ph, ev, v, before, l, o));
+	if (o->ignored)
+		return (expect_fail(ph, ev, v, "ignored", 1, 0));
+	if ((int)l->phase != next)
+		return (expect_fail(ph, ev, v, "phase", l->phase, next));
+	if ((o->actions & e->act) != e->act)
+		return (expect_fail(ph, ev, v, "actions", o->actions, e->act));
+	if ((o->actions & e->nact) != 0)
+		return (expect_fail(
+		    ph, ev, v, "actions not wanted", o->actions, e->nact));
+	if ((o->actions & ANSWERS) != (e->act & ANSWERS))
+		return (expect_fail(ph, ev, v, "answer asked",
+		    o->actions & ANSWERS, e->act & ANSWERS));
+	if (e->cause != 0 && (int)l->cause != e->cause)
+		return (expect_fail(ph, ev, v, "cause", l->cause, e->cause));
+	if (e->then != 0 && (int)l->then != e->then - 1)
+		return (expect_fail(ph, ev, v, "then", l->then, e->then - 1));
+	if (o->from != ph)
+		return (expect_fail(ph, ev, v, "from", o->from, ph));
+	return (expect_timer(ph, ev, v, e, l, o));
+}
+
+/* One (phase, event, kind): 0 checked, 1 failed, -1 not applicable. */
+static int
+expect_one(enum life_phase ph, enum life_event ev, enum variant v)
+{
+	const struct expect *e;
+	struct life l, before;
+	struct life_input in;
+	struct life_step o;
+	int n;
+
+	e = expect_find(ph, ev, v, &n);
+	if (n != 1) {
+		fprintf(stderr, "  (%s, %s, %s): in %d rows of the table\n",
+		    life_phase_name(ph), life_event_name(ev), variant_names[v],
+		    n);
+		return (1);
+	}
+	if (e->next == NA)
+		return (-1);
+	variant_spec(v);
+	expect_setup(&l, ph, v);
+	before = l;
+	expect_input(&in, ev);
+	life_step(&l, &par, &in, &o);
+	return (expect_check(ph, ev, v, e, &before, &l, &o));
+}
+
+TEST(every_phase_event_kind)
+{
+	int ph, ev, v, r, checked = 0, failed = 0;
+
+	/* The masks must hold every phase and event. */
+	ASSERT_OK(LIFE_PHASE_COUNT <= 32 && LIFE_EV_COUNT <= 32);
+	for (ph = 0; ph < LIFE_PHASE_COUNT; ph++) {
+		for (ev = 0; ev < LIFE_EV_COUNT; ev++) {
+			for (v = 0; v < V_COUNT; v++) {
+				r = expect_one((enum life_phase)ph,
+				    (enum life_event)ev, (enum variant)v);
+				checked += r == 0;
+				failed += r == 1;
+			}
+		}
+	}
+	printf("# %d (phase, event, kind) cases checked\n", checked);
+	ASSERT_EQ(failed, 0);
+	ASSERT_OK(checked > LIFE_PHASE_COUNT * LIFE_EV_COUNT * 3);
+	return (0);
+}
+
+TEST(names)
+{
+	int i;
+
+	for (i = 0; i < LIFE_PHASE_COUNT; i++)
+		ASSERT_OK(strcmp(life_phase_name((enum life_phase)i), "?"));
+	for (i = 0; i < LIFE_EV_COUNT; i++)
+		ASSERT_OK(strcmp(life_event_name((enum life_event)i), "?"));
+	ASSERT_STREQ(life_phase_name(LIFE_PHASE_COUNT), "?");
+	ASSERT_STREQ(life_event_name(LIFE_EV_COUNT), "?");
+	ASSERT_STREQ(life_phase_name(LIFE_RECLAIM_KILL), "reclaim-kill");
+	ASSERT_STREQ(life_event_name(LIFE_EV_ARM), "arm");
+	ASSERT_EQ(life_timer_event(LIFE_TIMER_BACKOFF), LIFE_EV_BACKOFF_DONE);
+	ASSERT_EQ(life_timer_event(LIFE_TIMER_READY), LIFE_EV_READY_TIMEOUT);
+	ASSERT_EQ(life_timer_event(LIFE_TIMER_STOP), LIFE_EV_STOP_TIMEOUT);
+	ASSERT_EQ(life_timer_event(LIFE_TIMER_KILL), LIFE_EV_KILL_POLL);
+	ASSERT_EQ(life_timer_event(LIFE_TIMER_DRAIN), LIFE_EV_DRAIN_TIMEOUT);
+	ASSERT_EQ(life_timer_event(LIFE_TIMER_RECHECK), LIFE_EV_RECHECK);
+	ASSERT_EQ(life_state(LIFE_RECLAIM_KILL), JOB_BLOCKED);
+	ASSERT_EQ(life_state(LIFE_DRAIN), JOB_STOPPING);
+	ASSERT_EQ(life_state(LIFE_LOCKWAIT), JOB_STARTING);
+	ASSERT_EQ(life_state(LIFE_PHASE_COUNT), JOB_STOPPED);
+	return (0);
+}
+
+/* ---- scenarios ---- */
+
+static struct life l;
+static struct life_step o;
+static uint64_t now;
+
+/* Apply ev with the facts of in (its ev and now are set here). */
+static unsigned int
+go_in(enum life_event ev, struct life_input *in)
+{
+	in->ev = ev;
+	in->now = now;
+	life_step(&l, &par, in, &o);
+	return (o.actions);
+}
+
+static unsigned int
+go(enum life_event ev)
+{
+	struct life_input in;
+
+	memset(&in, 0, sizeof(in));
+	in.rnd = MID;
+	return (go_in(ev, &in));
+}
+
+/* The leader was reaped after uptime, with status, its group left or not. */
+static unsigned int
+go_exit(int status, uint64_t uptime, int group_left)
+{
+	struct life_input in;
+
+	memset(&in, 0, sizeof(in));
+	in.rnd = MID;
+	in.status = status;
+	in.uptime = uptime;
+	in.group_left = group_left;
+	return (go_in(LIFE_EV_EXIT, &in));
+}
+
+static unsigned int
+go_lock(enum life_event ev, int same, int spawning)
+{
+	struct life_input in;
+
+	memset(&in, 0, sizeof(in));
+	in.rnd = MID;
+	in.same = same;
+	in.spawning = spawning;
+	return (go_in(ev, &in));
+}
+
+/* START of a stopped instance up to its spawn; 0 if all went as said. */
+static int
+start_to_spawn(void)
+{
+	ASSERT_EQ(go(LIFE_EV_START) & ANSWERS, LIFE_A_DEPS);
+	ASSERT_EQ(l.want, 1);
+	ASSERT_EQ(go(LIFE_EV_DEPS_OK) & ANSWERS, LIFE_A_LOCK);
+	ASSERT_EQ(go(LIFE_EV_LOCK_OK) & ANSWERS, LIFE_A_SPAWN);
+	ASSERT_EQ(l.lock, 1);
+	go(LIFE_EV_SPAWNED);
+	ASSERT_EQ(l.phase, LIFE_SPAWNED);
+	ASSERT_EQ(l.run, LIFE_RUN_LIVE);
+	return (0);
+}
+
+/* A fresh instance of the current spec, RUNNING. */
+static int
+up(void)
+{
+	life_init(&l);
+	now = NOW;
+	ASSERT_EQ(start_to_spawn(), 0);
+	if (spec.ready == CONF_READY_NOTIFY)
+		go(LIFE_EV_READY);
+	else
+		go(LIFE_EV_EXEC_OK);
+	ASSERT_EQ(l.phase, LIFE_RUNNING);
+	return (0);
+}
+
+TEST(start_ready_exec)
+{
+	spec_make(CONF_KIND_SERVICE, CONF_READY_EXEC);
+	life_init(&l);
+	ASSERT_EQ(l.phase, LIFE_STOPPED);
+	ASSERT_EQ(start_to_spawn(), 0);
+	ASSERT_EQ(o.timer_set, 1);
+	ASSERT_EQ(o.timer, LIFE_TIMER_NONE);
+	ASSERT_EQ(
+	    go(LIFE_EV_EXEC_OK), LIFE_A_REASON_CLEAR | LIFE_A_RECORD_READY);
+	ASSERT_EQ(l.phase, LIFE_RUNNING);
+	ASSERT_EQ(l.ready, 1);
+	ASSERT_EQ(life_state(l.phase), JOB_RUNNING);
+	return (0);
+}
+
+TEST(ready_notify)
+{
+	spec_make(CONF_KIND_SERVICE, CONF_READY_NOTIFY);
+	life_init(&l);
+	ASSERT_EQ(start_to_spawn(), 0);
+	ASSERT_EQ(o.timer, LIFE_TIMER_READY);
+	ASSERT_EQ(o.usec, spec.ready_timeout);
+	ASSERT_EQ(go(LIFE_EV_EXEC_OK), 0);
+	ASSERT_EQ(l.phase, LIFE_SPAWNED); /* exec is not ready */
+	ASSERT_OK(go(LIFE_EV_READY) & LIFE_A_ARM_WATCHDOG);
+	ASSERT_EQ(l.phase, LIFE_RUNNING);
+	ASSERT_EQ(o.timer_set, 1);
+	ASSERT_EQ(o.timer, LIFE_TIMER_NONE);
+	go(LIFE_EV_READY); /* a second READY=1 means nothing */
+	ASSERT_EQ(o.ignored, 1);
+	return (0);
+}
+
+TEST(ready_timeout_is_a_failed_start)
+{
+	spec_make(CONF_KIND_SERVICE, CONF_READY_NOTIFY);
+	life_init(&l);
+	ASSERT_EQ(start_to_spawn(), 0);
+	go(LIFE_EV_EXEC_OK);
+	ASSERT_OK(go(LIFE_EV_READY_TIMEOUT) & LIFE_A_TERM);
+	ASSERT_EQ(l.phase, LIFE_TERM);
+	ASSERT_EQ(l.cause, LIFE_CAUSE_READY_TIMEOUT);
+	ASSERT_EQ(o.timer, LIFE_TIMER_STOP);
+	ASSERT_EQ(o.usec, spec.stop_timeout);
+	/* Long enough, and exit 0 on stop_signal: still a failed start. */
+	go_exit(EXITED(0), 10 * SEC, 0);
+	ASSERT_EQ(o.decided, 1);
+	ASSERT_EQ(o.decision.failed_start, 1);
+	ASSERT_EQ(o.decision.success, 0);
+	ASSERT_EQ(l.phase, LIFE_BACKOFF);
+	ASSERT_EQ(l.failures, 1);
+	return (0);
+}
+
+TEST(crash_in_min_uptime_backs_off)
+{
+	static const uint32_t rnds[] = { 0, MID, 0xffffffffU };
+	struct life_input in;
+	size_t i;
+
+	spec_make(CONF_KIND_SERVICE, CONF_READY_EXEC);
+	for (i = 0; i < sizeof(rnds) / sizeof(rnds[0]); i++) {
+		ASSERT_EQ(up(), 0);
+		memset(&in, 0, sizeof(in));
+		in.rnd = rnds[i];
+		in.status = KILLED(11);
+		in.uptime = spec.min_uptime - 1;
+		go_in(LIFE_EV_EXIT, &in);
+		ASSERT_EQ(l.phase, LIFE_BACKOFF);
+		ASSERT_EQ(o.actions & (LIFE_A_RELEASE | ANSWERS), 0);
+		ASSERT_OK(o.actions & LIFE_A_RECORD_END);
+		ASSERT_EQ(o.timer, LIFE_TIMER_BACKOFF);
+		ASSERT_EQ(o.usec, l.delay);
+		/* restart_delay, give or take the 10% of jitter */
+		ASSERT_OK(l.delay >= spec.restart_delay * 9 / 10);
+		ASSERT_OK(l.delay <= spec.restart_delay_max);
+		if (rnds[i] == MID)
+			ASSERT_EQ(l.delay, spec.restart_delay);
+		ASSERT_EQ(l.lock, 1);
+		ASSERT_EQ(l.run, LIFE_RUN_NONE);
+		/* The lock is kept: straight to the spawn. */
+		ASSERT_EQ(go(LIFE_EV_BACKOFF_DONE) & ANSWERS, LIFE_A_SPAWN);
+	}
+	return (0);
+}
+
+TEST(max_restarts_gives_fatal)
+{
+	unsigned int i;
+
+	spec_make(CONF_KIND_SERVICE, CONF_READY_EXEC);
+	ASSERT_EQ(up(), 0);
+	for (i = 1; i <= (unsigned int)spec.max_restarts; i++) {
+		go_exit(EXITED(1), 0, 0);
+		ASSERT_EQ(l.phase, LIFE_BACKOFF);
+		ASSERT_EQ(l.failures, i);
+		ASSERT_OK(l.delay <= spec.restart_delay_max);
+		ASSERT_EQ(go(LIFE_EV_BACKOFF_DONE) & ANSWERS, LIFE_A_SPAWN);
+		go(LIFE_EV_SPAWNED);
+		go(LIFE_EV_EXEC_OK);
+		ASSERT_EQ(l.phase, LIFE_RUNNING);
+	}
+	ASSERT_OK(go_exit(EXITED(1), 0, 0) & LIFE_A_RELEASE);
+	ASSERT_EQ(l.phase, LIFE_FATAL);
+	ASSERT_EQ(l.lock, 0);
+	ASSERT_EQ(l.want, 0);
+	/* A start begins afresh. */
+	ASSERT_EQ(go(LIFE_EV_START) & ANSWERS, LIFE_A_DEPS);
+	ASSERT_EQ(l.failures, 0);
+	return (0);
+}
+
+TEST(start_during_stop_starts_again)
+{
+	spec_make(CONF_KIND_SERVICE, CONF_READY_EXEC);
+	ASSERT_EQ(up(), 0);
+	ASSERT_OK(go(LIFE_EV_STOP) & LIFE_A_TERM);
+	ASSERT_EQ(l.phase, LIFE_TERM);
+	ASSERT_EQ(go(LIFE_EV_START), 0);
+	ASSERT_EQ(l.then, LIFE_THEN_START);
+	ASSERT_EQ(l.phase, LIFE_TERM);
+	ASSERT_EQ(go_exit(KILLED(15), 5 * SEC, 1) & ANSWERS, 0);
+	ASSERT_EQ(l.phase, LIFE_TERM);
+	ASSERT_EQ(l.run, LIFE_RUN_GROUP);
+	ASSERT_EQ(go(LIFE_EV_GROUP_GONE) & ANSWERS, LIFE_A_DEPS);
+	ASSERT_EQ(l.run, LIFE_RUN_NONE);
+	ASSERT_EQ(l.then, LIFE_THEN_POLICY);
+	ASSERT_EQ(go(LIFE_EV_DEPS_OK) & ANSWERS, LIFE_A_SPAWN);
+	go(LIFE_EV_SPAWNED);
+	ASSERT_EQ(l.phase, LIFE_SPAWNED);
+	return (0);
+}
+
+TEST(stop_after_start_during_stop_stays_stopped)
+{
+	spec_make(CONF_KIND_SERVICE, CONF_READY_EXEC);
+	ASSERT_EQ(up(), 0);
+	go(LIFE_EV_STOP);
+	go(LIFE_EV_START);
+	ASSERT_EQ(go(LIFE_EV_STOP) & (LIFE_A_TERM | ANSWERS), 0);
+	ASSERT_EQ(l.then, LIFE_THEN_STOP);
+	ASSERT_EQ(l.want, 0);
+	ASSERT_OK(go_exit(KILLED(15), 5 * SEC, 0) & LIFE_A_RELEASE);
+	ASSERT_EQ(o.actions & ANSWERS, 0);
+	ASSERT_EQ(l.phase, LIFE_STOPPED);
+	ASSERT_EQ(l.lock, 0);
+	return (0);
+}
+
+TEST(leader_exit_with_group_left)
+{
+	spec_make(CONF_KIND_SERVICE, CONF_READY_EXEC);
+	ASSERT_EQ(up(), 0);
+	ASSERT_OK(go_exit(EXITED(1), 5 * SEC, 1) & LIFE_A_TERM);
+	ASSERT_EQ(o.decision.state, JOB_STARTING);
+	ASSERT_EQ(o.actions & ANSWERS, 0);
+	ASSERT_EQ(l.phase, LIFE_TERM);
+	ASSERT_EQ(l.cause, LIFE_CAUSE_GROUP);
+	ASSERT_EQ(l.run, LIFE_RUN_GROUP);
+	ASSERT_EQ(o.timer, LIFE_TIMER_STOP);
+	/* The pending decision (a restart) applies once it is gone. */
+	go(LIFE_EV_GROUP_GONE);
+	ASSERT_OK(o.actions & LIFE_A_GROUP_DONE);
+	ASSERT_EQ(o.actions & ANSWERS, LIFE_A_SPAWN);
+	ASSERT_EQ(l.restarts, 1);
+	return (0);
+}
+
+TEST(stop_timeout_kills_and_polls)
+{
+	struct life_input in;
+
+	spec_make(CONF_KIND_SERVICE, CONF_READY_EXEC);
+	ASSERT_EQ(up(), 0);
+	go(LIFE_EV_STOP);
+	ASSERT_OK(go(LIFE_EV_STOP_TIMEOUT) & LIFE_A_KILL);
+	ASSERT_EQ(l.phase, LIFE_KILL);
+	ASSERT_EQ(o.timer, LIFE_TIMER_KILL);
+	ASSERT_EQ(o.usec, par.recheck_max);
+	go_exit(KILLED(9), 5 * SEC, 1);
+	ASSERT_EQ(l.phase, LIFE_KILL);
+	ASSERT_EQ(o.actions & LIFE_A_TERM, 0); /* SIGKILL was sent */
+	memset(&in, 0, sizeof(in));
+	in.group_alive = 1;
+	ASSERT_OK(go_in(LIFE_EV_KILL_POLL, &in) & LIFE_A_KILL);
+	ASSERT_EQ(l.phase, LIFE_KILL);
+	ASSERT_EQ(o.timer, LIFE_TIMER_KILL);
+	in.group_alive = 0;
+	ASSERT_OK(go_in(LIFE_EV_KILL_POLL, &in) & LIFE_A_GROUP_DONE);
+	ASSERT_EQ(l.phase, LIFE_STOPPED);
+	ASSERT_EQ(l.run, LIFE_RUN_NONE);
+	ASSERT_EQ(l.lock, 0);
+	return (0);
+}
+
+/* START up to the lock's answer, from any phase without a run. */
+static int
+to_lock(void)
+{
+	ASSERT_EQ(go(LIFE_EV_RECHECK) & ANSWERS, LIFE_A_DEPS);
+	ASSERT_EQ(go(LIFE_EV_DEPS_OK) & ANSWERS, LIFE_A_LOCK);
+	return (0);
+}
+
+TEST(leftover_is_reclaimed)
+{
+	spec_make(CONF_KIND_SERVICE, CONF_READY_EXEC);
+	life_init(&l);
+	now = NOW;
+	go(LIFE_EV_START);
+	go(LIFE_EV_DEPS_OK);
+	ASSERT_OK(go_lock(LIFE_EV_LOCK_LEFTOVER, 0, 0) & LIFE_A_LEFTOVER_TERM);
+	ASSERT_EQ(l.phase, LIFE_RECLAIM);
+	ASSERT_EQ(o.timer, LIFE_TIMER_RECHECK);
+	ASSERT_EQ(o.usec, par.recheck_min);
+	ASSERT_EQ(l.kill_at, NOW + spec.stop_timeout);
+	/* The same leftover, before kill_at: no signal, slower looks. */
+	now += o.usec;
+	ASSERT_EQ(to_lock(), 0);
+	ASSERT_EQ(go_lock(LIFE_EV_LOCK_LEFTOVER, 1, 0) &
+	        (LIFE_A_LEFTOVER_TERM | LIFE_A_LEFTOVER_KILL),
+	    0);
+	ASSERT_EQ(l.phase, LIFE_RECLAIM);
+	ASSERT_EQ(o.usec, 2 * par.recheck_min);
+	/* The timer never passes kill_at. */
+	now = l.kill_at - 50 * MS;
+	ASSERT_EQ(to_lock(), 0);
+	go_lock(LIFE_EV_LOCK_LEFTOVER, 1, 0);
+	ASSERT_EQ(o.usec, 50 * MS);
+	now = l.kill_at;
+	ASSERT_EQ(to_lock(), 0);
+	ASSERT_OK(go_lock(LIFE_EV_LOCK_LEFTOVER, 1, 0) & LIFE_A_LEFTOVER_KILL);
+	ASSERT_EQ(l.phase, LIFE_RECLAIM_KILL);
+	ASSERT_EQ(life_state(l.phase), JOB_BLOCKED);
+	ASSERT_EQ(to_lock(), 0);
+	ASSERT_EQ(go_lock(LIFE_EV_LOCK_LEFTOVER, 1, 0) &
+	        (LIFE_A_LEFTOVER_TERM | LIFE_A_LEFTOVER_KILL),
+	    0);
+	ASSERT_EQ(l.phase, LIFE_RECLAIM_KILL);
+	/* Gone at last: the lock is ours. */
+	ASSERT_EQ(to_lock(), 0);
+	ASSERT_EQ(go(LIFE_EV_LOCK_OK) & ANSWERS, LIFE_A_SPAWN);
+	return (0);
+}
+
+TEST(recheck_doubles_up_to_max)
+{
+	uint64_t want = 100 * MS;
+	int i;
+
+	spec_make(CONF_KIND_SERVICE, CONF_READY_EXEC);
+	life_init(&l);
+	go(LIFE_EV_START);
+	go(LIFE_EV_DEPS_OK);
+	ASSERT_OK(go_lock(LIFE_EV_LOCK_FOREIGN, 0, 0) & LIFE_A_NAME_HOLDER);
+	for (i = 0; i < 8; i++) {
+		ASSERT_EQ(l.phase, LIFE_FOREIGN);
+		ASSERT_EQ(o.timer, LIFE_TIMER_RECHECK);
+		ASSERT_EQ(o.usec, want);
+		want = want * 2 > par.recheck_max ? par.recheck_max : want * 2;
+		ASSERT_EQ(to_lock(), 0);
+		ASSERT_EQ(
+		    go_lock(LIFE_EV_LOCK_FOREIGN, 0, 0) & LIFE_A_NAME_HOLDER,
+		    0);
+	}
+	ASSERT_EQ(o.usec, par.recheck_max);
+	return (0);
+}
+
+TEST(foreign_while_spawning_quick_retries)
+{
+	unsigned int i;
+
+	spec_make(CONF_KIND_SERVICE, CONF_READY_EXEC);
+	life_init(&l);
+	go(LIFE_EV_START);
+	go(LIFE_EV_DEPS_OK);
+	for (i = 1; i <= par.quick_max; i++) {
+		ASSERT_EQ(
+		    go_lock(LIFE_EV_LOCK_FOREIGN, 0, 1) & LIFE_A_NAME_HOLDER,
+		    0);
+		ASSERT_EQ(l.phase, LIFE_LOCKWAIT);
+		ASSERT_EQ(l.quick, i);
+		ASSERT_EQ(o.timer, LIFE_TIMER_RECHECK);
+		ASSERT_EQ(o.usec, par.quick_retry);
+		ASSERT_EQ(to_lock(), 0);
+	}
+	ASSERT_OK(go_lock(LIFE_EV_LOCK_FOREIGN, 0, 1) & LIFE_A_NAME_HOLDER);
+	ASSERT_EQ(l.phase, LIFE_FOREIGN);
+	ASSERT_EQ(o.usec, par.recheck_min);
+	ASSERT_EQ(to_lock(), 0);
+	ASSERT_EQ(go_lock(LIFE_EV_LOCK_FOREIGN, 0, 1) & LIFE_A_NAME_HOLDER, 0);
+	ASSERT_EQ(l.phase, LIFE_FOREIGN);
+	/* The lock ours at last: the count starts over. */
+	ASSERT_EQ(to_lock(), 0);
+	go(LIFE_EV_LOCK_OK);
+	ASSERT_EQ(l.quick, 0);
+	return (0);
+}
+
+/* A lock error is a failed start; it waits in BACKOFF. */
+TEST(lock_error_backs_off)
+{
+	spec_make(CONF_KIND_QUEUE, CONF_READY_EXEC);
+	life_init(&l);
+	go(LIFE_EV_START);
+	go(LIFE_EV_DEPS_OK);
+	ASSERT_OK(go(LIFE_EV_LOCK_ERROR) & LIFE_A_START_FAILED);
+	ASSERT_EQ(l.phase, LIFE_BACKOFF);
+	ASSERT_EQ(l.lock, 0);
+	ASSERT_EQ(o.timer, LIFE_TIMER_BACKOFF);
+	ASSERT_EQ(o.usec, par.recheck_max);
+	/* A service without restart_delay: never a loop either. */
+	spec_make(CONF_KIND_SERVICE, CONF_READY_EXEC);
+	spec.restart_delay = 0;
+	life_init(&l);
+	go(LIFE_EV_START);
+	go(LIFE_EV_DEPS_OK);
+	ASSERT_OK(go(LIFE_EV_LOCK_ERROR) & LIFE_A_START_FAILED);
+	ASSERT_EQ(l.phase, LIFE_BACKOFF);
+	ASSERT_EQ(o.usec, par.recheck_max);
+	/* With a restart_delay, the restart policy's delay. */
+	spec.restart_delay = 100 * MS;
+	life_init(&l);
+	go(LIFE_EV_START);
+	go(LIFE_EV_DEPS_OK);
+	go(LIFE_EV_LOCK_ERROR);
+	ASSERT_EQ(l.phase, LIFE_BACKOFF);
+	ASSERT_EQ(o.usec, spec.restart_delay);
+	ASSERT_EQ(l.failures, 1);
+	/* Without the lock, BACKOFF_DONE takes it again. */
+	ASSERT_EQ(go(LIFE_EV_BACKOFF_DONE) & ANSWERS, LIFE_A_DEPS);
+	return (0);
+}
+
+/* A queue slot up to WAITING, its lock held. */
+static int
+queue_waiting(void)
+{
+	life_init(&l);
+	go(LIFE_EV_START);
+	go(LIFE_EV_DEPS_OK);
+	ASSERT_EQ(go(LIFE_EV_LOCK_OK) & (LIFE_A_KICK | ANSWERS), LIFE_A_KICK);
+	ASSERT_EQ(l.phase, LIFE_WAITING);
+	ASSERT_EQ(l.lock, 1);
+	ASSERT_EQ(life_state(l.phase), JOB_WAITING);
+	return (0);
+}
+
+/* WAITING, a message, RUNNING. */
+static int
+queue_running(void)
+{
+	ASSERT_EQ(queue_waiting(), 0);
+	ASSERT_EQ(go(LIFE_EV_MSG) & ANSWERS, LIFE_A_DEPS);
+	ASSERT_EQ(l.msg, 1);
+	ASSERT_EQ(go(LIFE_EV_DEPS_OK) & ANSWERS, LIFE_A_SPAWN);
+	ASSERT_OK(go(LIFE_EV_SPAWNED) & LIFE_A_ARM_DEADLINE);
+	go(LIFE_EV_EXEC_OK);
+	ASSERT_EQ(l.phase, LIFE_RUNNING);
+	return (0);
+}
+
+TEST(queue_slot)
+{
+	spec_make(CONF_KIND_QUEUE, CONF_READY_EXEC);
+	ASSERT_EQ(queue_running(), 0);
+	/* The message ends, the slot keeps its lock for the next. */
+	ASSERT_OK(go_exit(EXITED(1), 0, 0) & LIFE_A_KICK);
+	ASSERT_EQ(o.actions & (LIFE_A_RELEASE | ANSWERS), 0);
+	ASSERT_EQ(l.phase, LIFE_WAITING);
+	ASSERT_EQ(l.lock, 1);
+	/* A stop lets the message finish, within drain_timeout. */
+	ASSERT_EQ(queue_running(), 0);
+	ASSERT_EQ(
+	    go(LIFE_EV_STOP) & (LIFE_A_DRAIN | LIFE_A_TERM), LIFE_A_DRAIN);
+	ASSERT_EQ(l.phase, LIFE_DRAIN);
+	ASSERT_EQ(o.timer, LIFE_TIMER_DRAIN);
+	ASSERT_EQ(o.usec, spec.drain_timeout);
+	ASSERT_OK(go(LIFE_EV_DRAIN_TIMEOUT) & LIFE_A_TERM);
+	ASSERT_EQ(l.phase, LIFE_TERM);
+	ASSERT_EQ(l.cause, LIFE_CAUSE_DRAIN);
+	ASSERT_OK(go_exit(KILLED(15), 5 * SEC, 0) & LIFE_A_RELEASE);
+	ASSERT_EQ(l.phase, LIFE_STOPPED);
+	/* drain_timeout 0: the message is cancelled at once. */
+	spec.drain_timeout = 0;
+	ASSERT_EQ(queue_running(), 0);
+	ASSERT_EQ(go(LIFE_EV_STOP) & (LIFE_A_DRAIN | LIFE_A_TERM),
+	    LIFE_A_DRAIN | LIFE_A_TERM);
+	ASSERT_EQ(l.phase, LIFE_TERM);
+	ASSERT_EQ(l.cause, LIFE_CAUSE_DRAIN);
+	ASSERT_EQ(o.timer, LIFE_TIMER_STOP);
+	/* STOP of a free slot gives its lock up. */
+	ASSERT_EQ(queue_waiting(), 0);
+	ASSERT_OK(go(LIFE_EV_STOP) & LIFE_A_RELEASE);
+	ASSERT_EQ(l.phase, LIFE_STOPPED);
+	ASSERT_EQ(l.lock, 0);
+	return (0);
+}
+
+TEST(periodic)
+{
+	struct life_input in;
+
+	spec_make(CONF_KIND_PERIODIC, CONF_READY_EXEC);
+	life_init(&l);
+	ASSERT_OK(go(LIFE_EV_ARM) & LIFE_A_ARM_SLOT);
+	ASSERT_EQ(o.actions & ANSWERS, 0);
+	ASSERT_EQ(l.phase, LIFE_WAITING);
+	ASSERT_EQ(l.want, 1);
+	/* A slot missed while vigild was down runs at once. */
+	life_init(&l);
+	memset(&in, 0, sizeof(in));
+	in.missed = 1;
+	ASSERT_EQ(go_in(LIFE_EV_ARM, &in) & ANSWERS, LIFE_A_DEPS);
+	life_init(&l);
+	go(LIFE_EV_ARM);
+	ASSERT_EQ(go(LIFE_EV_SLOT) & (LIFE_A_NEXT_SLOT | ANSWERS),
+	    LIFE_A_NEXT_SLOT | LIFE_A_DEPS);
+	go(LIFE_EV_DEPS_OK);
+	go(LIFE_EV_LOCK_OK);
+	ASSERT_OK(go(LIFE_EV_SPAWNED) & LIFE_A_ARM_DEADLINE);
+	go(LIFE_EV_EXEC_OK);
+	ASSERT_EQ(l.phase, LIFE_RUNNING);
+	/* A slot while it runs is skipped. */
+	ASSERT_EQ(go(LIFE_EV_SLOT) & (LIFE_A_SKIP | LIFE_A_NEXT_SLOT | ANSWERS),
+	    LIFE_A_SKIP | LIFE_A_NEXT_SLOT);
+	ASSERT_EQ(l.phase, LIFE_RUNNING);
+	ASSERT_OK(go(LIFE_EV_TIMEOUT) & LIFE_A_TERM);
+	ASSERT_EQ(l.phase, LIFE_TERM);
+	ASSERT_EQ(l.cause, LIFE_CAUSE_TIMEOUT);
+	ASSERT_OK(go_exit(KILLED(15), 5 * SEC, 0) & LIFE_A_RELEASE);
+	ASSERT_EQ(o.actions & ANSWERS, 0);
+	ASSERT_EQ(l.phase, LIFE_WAITING);
+	ASSERT_EQ(l.lock, 0);
+	ASSERT_EQ(l.want, 1);
+	return (0);
+}
+
+TEST(shutdown_stops_everything)
+{
+	spec_make(CONF_KIND_SERVICE, CONF_READY_EXEC);
+	ASSERT_EQ(up(), 0);
+	par.shutdown = 1;
+	ASSERT_OK(go(LIFE_EV_STOP) & LIFE_A_TERM);
+	go_exit(KILLED(15), 5 * SEC, 0);
+	ASSERT_EQ(l.phase, LIFE_STOPPED);
+	ASSERT_EQ(o.decision.state, JOB_STOPPED);
+	/* A restart in BACKOFF does not happen at shutdown. */
+	par.shutdown = 0;
+	ASSERT_EQ(up(), 0);
+	go_exit(EXITED(1), 0, 0);
+	ASSERT_EQ(l.phase, LIFE_BACKOFF);
+	par.shutdown = 1;
+	ASSERT_OK(go(LIFE_EV_BACKOFF_DONE) & LIFE_A_RELEASE);
+	ASSERT_EQ(o.actions & ANSWERS, 0);
+	ASSERT_EQ(l.phase, LIFE_STOPPED);
+	ASSERT_EQ(l.lock, 0);
+	/* Nor a start. */
+	ASSERT_EQ(go(LIFE_EV_START) & ANSWERS, 0);
+	ASSERT_EQ(l.phase, LIFE_STOPPED);
+	return (0);
+}
+
+/* ---- random sequences from a simulated world ---- */
+
+#define HIST 16
+#define STEPS 300  /* per seed, at most */
+#define SETTLE 400 /* steps a stop may take once the world only answers */
+
+struct world {
+	struct life l;
+	uint64_t rng, now;
+	unsigned int seed, step;
+	enum life_run run;  /* what the processes are */
+	int execd;          /* the run reached exec, or failed before */
+	unsigned int asked; /* LIFE_A_DEPS/_LOCK/_SPAWN to answer */
+	enum life_timer timer;
+	int watchdog, deadline, slot;
+	int msg;              /* queue: a message claimed, not settled */
+	int stopped;          /* a STOP, and no start since */
+	int settle;           /* only world events, since this many steps */
+	enum life_phase idle; /* the phase a stop may stay in */
+	int shutdown_in;      /* steps until shutdown, then its STOP */
+	int soft;             /* known issues seen */
+	struct {
+		enum life_event ev;
+		enum life_phase from, to;
+		unsigned int actions;
+	} hist[HIST];
+};
+
+static unsigned int prop_soft_seen;
+
+static uint32_t
+rnd32(struct world *w)
+{
+	uint64_t z = (w->rng += 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return ((uint32_t)((z ^ (z >> 31)) >> 32));
+}
+
+static unsigned int
+rnd_n(struct world *w, unsigned int n)
+{
+	return (rnd32(w) % n);
+}
+
+/* A job with numbers of this seed. */
+static void
+prop_spec(struct world *w)
+{
+	static const enum conf_kind kinds[] = { CONF_KIND_SERVICE,
+		CONF_KIND_PERIODIC, CONF_KIND_QUEUE };
+	enum conf_kind kind = kinds[rnd_n(w, 3)];
+
+	/* One call per statement: the same numbers with every compiler. */
+	spec_make(kind, rnd_n(w, 2) ? CONF_READY_NOTIFY : CONF_READY_EXEC);
+	spec.restart = (enum conf_restart)rnd_n(w, 3);
+	spec.restart_delay = rnd_n(w, 4) == 0 ? 0 : 100 * MS;
+	spec.restart_delay_max = rnd_n(w, 2) ? 1 * SEC : 5 * SEC;
+	spec.max_restarts = (int)rnd_n(w, 3);
+	spec.ready_timeout = rnd_n(w, 3) == 0 ? 0 : 2 * SEC;
+	spec.drain_timeout = rnd_n(w, 2) ? 0 : 4 * SEC;
+	if (spec.kind != CONF_KIND_SERVICE)
+		spec.timeout = rnd_n(w, 2) ? 0 : 5 * SEC;
+	spec.watchdog = rnd_n(w, 2) ? 0 : 10 * SEC;
+}
+
+static void
+prop_dump(const struct world *w)
+{
+	unsigned int i, n = w->step < HIST ? w->step : HIST;
+
+	fprintf(stderr,
+	    "  seed %u step %u: kind %d ready %d restart %d "
+	    "delay %" PRIu64 "/%" PRIu64 " max_restarts %d drain %" PRIu64
+	    " timeout %" PRIu64 " shutdown %d\n",
+	    w->seed, w->step, spec.kind, spec.ready, spec.restart,
+	    spec.restart_delay, spec.restart_delay_max, spec.max_restarts,
+	    spec.drain_timeout, spec.timeout, par.shutdown);
+	for (i = w->step - n; i < w->step; i++)
+		fprintf(stderr, "    %-14s %-12s -> %-12s %#x\n",
+		    life_event_name(w->hist[i % HIST].ev),
+		    life_phase_name(w->hist[i % HIST].from),
+		    life_phase_name(w->hist[i % HIST].to),
+		    w->hist[i % HIST].actions);
+}
+
+/* A known issue (reported to the lead): shown once, not a failure. */
+static int
+prop_soft(struct world *w, unsigned int bit, const char *what)
+{
+	if (getenv("VIGIL_LIFE_STRICT") != NULL)
+		return (1);
+	if (!(prop_soft_seen & bit)) {
+		prop_soft_seen |= bit;
+		fprintf(stderr, "  known issue: %s\n", what);
+		prop_dump(w);
+	}
+	w->soft++;
+	return (0);
+}
+
+#define PROP_CHECK(w, e)                                                       \
+	do {                                                                   \
+		if (!(e)) {                                                    \
+			fprintf(stderr, "  %s:%d: invariant: %s\n", __FILE__,  \
+			    __LINE__, #e);                                     \
+			prop_dump(w);                                          \
+			return (1);                                            \
+		}                                                              \
+	} while (0)
+
+/* The answer to what the last step asked. */
+static enum life_event
+prop_answer(struct world *w)
+{
+	unsigned int r = rnd_n(w, 20);
+
+	if (w->asked == LIFE_A_DEPS)
+		return (r < 5 ? LIFE_EV_DEPS_WAIT : LIFE_EV_DEPS_OK);
+	if (w->asked == LIFE_A_SPAWN)
+		return (r < 2 ? LIFE_EV_SPAWN_FAILED : LIFE_EV_SPAWNED);
+	if (r < 11)
+		return (LIFE_EV_LOCK_OK);
+	if (r < 14)
+		return (LIFE_EV_LOCK_LEFTOVER);
+	return (r < 18 ? LIFE_EV_LOCK_FOREIGN : LIFE_EV_LOCK_ERROR);
+}
+
+/* An event of the world (processes, timers), or of the operator. */
+static enum life_event
+prop_event(struct world *w)
+{
+	enum life_event c[16];
+	int n = 0;
+
+	if (w->asked != 0)
+		return (prop_answer(w));
+	if (w->timer != LIFE_TIMER_NONE)
+		c[n++] = life_timer_event(w->timer);
+	if (w->run == LIFE_RUN_LIVE) {
+		c[n++] = LIFE_EV_EXIT;
+		if (w->execd == 0) {
+			c[n++] = LIFE_EV_EXEC_OK;
+			c[n++] = LIFE_EV_EXEC_FAILED;
+		} else if (w->execd == 1)
+			c[n++] = LIFE_EV_READY;
+		if (w->watchdog)
+			c[n++] = LIFE_EV_WATCHDOG;
+	}
+	if (w->run == LIFE_RUN_GROUP)
+		c[n++] = LIFE_EV_GROUP_GONE;
+	if (w->deadline && w->run != LIFE_RUN_NONE)
+		c[n++] = LIFE_EV_TIMEOUT;
+	if (w->l.phase == LIFE_DEPS)
+		c[n++] = LIFE_EV_RECHECK; /* a dependency changed */
+	if (w->slot && spec.kind == CONF_KIND_PERIODIC)
+		c[n++] = LIFE_EV_SLOT;
+	if (w->l.phase == LIFE_WAITING && spec.kind == CONF_KIND_QUEUE)
+		c[n++] = LIFE_EV_MSG;
+	if (w->settle == 0 && !par.shutdown && (n == 0 || rnd_n(w, 4) == 0))
+		return ((enum life_event)(rnd_n(w, 4) == 0 ? LIFE_EV_ARM :
+		        rnd_n(w, 2)                        ? LIFE_EV_START :
+		                                             LIFE_EV_STOP));
+	if (n == 0)
+		return (LIFE_EV_STOP); /* nothing else can happen */
+	return (c[rnd_n(w, (unsigned int)n)]);
+}
+
+static void
+prop_input(struct world *w, enum life_event ev, struct life_input *in)
+{
+	static const int statuses[] = { EXITED(0), EXITED(1), KILLED(9),
+		KILLED(15) };
+
+	memset(in, 0, sizeof(*in));
+	w->now += rnd_n(w, 2000) * MS;
+	in->ev = ev;
+	in->now = w->now;
+	in->rnd = rnd32(w);
+	in->status = statuses[rnd_n(w, 4)];
+	in->uptime = rnd_n(w, 3000) * MS;
+	in->group_left = rnd_n(w, 3) == 0;
+	in->group_alive = w->run == LIFE_RUN_LIVE || rnd_n(w, 2);
+	in->same = rnd_n(w, 4) != 0;
+	in->spawning = rnd_n(w, 2);
+	in->missed = rnd_n(w, 3) == 0;
+}
+
+/* The world after the step: the processes, the timers, what was asked. */
+static void
+prop_world(
+    struct world *w, const struct life_input *in, const struct life_step *s)
+{
+	unsigned int a = s->actions;
+
+	if (in->ev == LIFE_EV_EXEC_OK || in->ev == LIFE_EV_EXEC_FAILED)
+		w->execd = in->ev == LIFE_EV_EXEC_OK ? 1 : 2;
+	else if (in->ev == LIFE_EV_MSG)
+		w->msg = 1;
+	else if (in->ev == LIFE_EV_TIMEOUT)
+		w->deadline = 0;
+	else if (in->ev == LIFE_EV_SLOT)
+		w->slot = 0;
+	if (in->ev == life_timer_event(w->timer) && w->timer != LIFE_TIMER_NONE)
+		w->timer = LIFE_TIMER_NONE; /* it fired */
+	if (s->timer_set)
+		w->timer = s->timer;
+	if (a & LIFE_A_CANCEL_WATCHDOG)
+		w->watchdog = 0;
+	if (a & LIFE_A_ARM_WATCHDOG)
+		w->watchdog = spec.watchdog > 0;
+	if (a & LIFE_A_DISARM_SLOT)
+		w->slot = 0;
+	if (a & (LIFE_A_ARM_SLOT | LIFE_A_NEXT_SLOT))
+		w->slot = 1;
+	if (a & LIFE_A_CANCEL_DEADLINE)
+		w->deadline = 0;
+	if (a & LIFE_A_ARM_DEADLINE)
+		w->deadline = 1;
+	if (a & (LIFE_A_RECORD_END | LIFE_A_MSG_DROP))
+		w->msg = 0;
+	w->asked = a & ANSWERS;
+}
+
+/* The processes after event in: never two runs at once. */
+static int
+prop_processes(struct world *w, const struct life_input *in)
+{
+	if (in->ev == LIFE_EV_SPAWNED) {
+		PROP_CHECK(w, w->run == LIFE_RUN_NONE);
+		w->run = LIFE_RUN_LIVE;
+		w->execd = 0;
+	} else if (in->ev == LIFE_EV_EXIT)
+		w->run = in->group_left ? LIFE_RUN_GROUP : LIFE_RUN_NONE;
+	else if (in->ev == LIFE_EV_GROUP_GONE ||
+	    (in->ev == LIFE_EV_KILL_POLL && !in->group_alive))
+		w->run = LIFE_RUN_NONE;
+	return (0);
+}
+
+/* What the operator asked: a stop, or a start. */
+static void
+prop_operator(struct world *w, enum life_event ev)
+{
+	if (ev == LIFE_EV_STOP && !w->stopped) {
+		w->stopped = 1;
+		w->idle = w->l.phase;
+		if (rnd_n(w, 2) || par.shutdown)
+			w->settle = 1; /* only the world from now on */
+	} else if (ev == LIFE_EV_START || ev == LIFE_EV_ARM)
+		w->stopped = 0;
+}
+
+/* The invariants of what a step asked. */
+static int
+prop_check_step(
+    struct world *w, const struct life_input *in, const struct life_step *s)
+{
+	const struct life *lf = &w->l;
+	unsigned int a = s->actions, ans = a & ANSWERS;
+
+	PROP_CHECK(w,
+	    ans == 0 || ans == LIFE_A_DEPS || ans == LIFE_A_LOCK ||
+	        ans == LIFE_A_SPAWN);
+	PROP_CHECK(w, !(a & LIFE_A_SPAWN) || w->run == LIFE_RUN_NONE);
+	PROP_CHECK(w, !(a & LIFE_A_SPAWN) || lf->run == LIFE_RUN_NONE);
+	PROP_CHECK(w, !(a & LIFE_A_SPAWN) || lf->lock == 1);
+	PROP_CHECK(w, !(ans & (LIFE_A_SPAWN | LIFE_A_DEPS)) || !w->stopped);
+	if ((a & LIFE_A_SPAWN) && spec.kind == CONF_KIND_QUEUE && !w->msg &&
+	    prop_soft(w, 1, "a queue slot spawns without a message"))
+		PROP_CHECK(w, w->msg);
+	if ((ans & (LIFE_A_SPAWN | LIFE_A_DEPS)) && par.shutdown &&
+	    prop_soft(w, 2, "a run is started at shutdown"))
+		PROP_CHECK(w, !par.shutdown);
+	if (s->timer_set && s->timer == LIFE_TIMER_BACKOFF) {
+		PROP_CHECK(w, s->usec > 0 && s->usec == lf->delay);
+		PROP_CHECK(w,
+		    s->usec <= spec.restart_delay_max ||
+		        ((a & LIFE_A_START_FAILED) &&
+		            s->usec <= par.recheck_max));
+	}
+	if (s->timer_set && s->timer == LIFE_TIMER_RECHECK)
+		PROP_CHECK(w, s->usec > 0 && s->usec <= par.recheck_max);
+	/* What the world says happened is never lost. */
+	PROP_CHECK(w,
+	    !s->ignored || in->ev == LIFE_EV_READY ||
+	        in->ev == LIFE_EV_WATCHDOG || in->ev == LIFE_EV_TIMEOUT ||
+	        in->ev == LIFE_EV_EXEC_OK || in->ev == LIFE_EV_EXEC_FAILED ||
+	        in->ev == LIFE_EV_SLOT || in->ev == LIFE_EV_MSG ||
+	        in->ev == LIFE_EV_START || in->ev == LIFE_EV_STOP ||
+	        in->ev == LIFE_EV_ARM);
+	return (0);
+}
+
+/* The invariants of the state after any step. */
+static int
+prop_check_state(struct world *w)
+{
+	const struct life *lf = &w->l;
+	enum life_phase ph = lf->phase;
+	unsigned int busy = HELD | RUN2 | PH(BACKOFF) | STOPPING;
+	unsigned int norun = IDLE3 | PH(WAITING) | PH(DEPS) | PH(LOCKWAIT) |
+	    PH(BACKOFF) | BLOCK3;
+
+	PROP_CHECK(w, (unsigned int)ph < LIFE_PHASE_COUNT);
+	PROP_CHECK(
+	    w, job_state_is_active(life_state(ph)) == !!(busy & (1U << ph)));
+	PROP_CHECK(w, !(norun & (1U << ph)) || lf->run == LIFE_RUN_NONE);
+	/* Until the answer, the phase is the one that asked. */
+	PROP_CHECK(w, !(IDLE3 & (1U << ph)) || lf->lock == 0 || w->asked);
+	PROP_CHECK(w, lf->run == w->run);
+	PROP_CHECK(w, lf->timer == w->timer);
+	PROP_CHECK(w,
+	    !(STOPPING & (1U << ph)) || lf->run != LIFE_RUN_NONE ||
+	        w->asked != 0);
+	PROP_CHECK(w, lf->quick <= par.quick_max);
+	PROP_CHECK(w,
+	    spec.kind != CONF_KIND_PERIODIC ||
+	        !((PH(FATAL) | PH(EXITED) | PH(BACKOFF) | PH(DRAIN)) &
+	            (1U << ph)));
+	PROP_CHECK(w,
+	    spec.kind != CONF_KIND_QUEUE ||
+	        !((PH(FATAL) | PH(EXITED)) & (1U << ph)));
+	PROP_CHECK(w,
+	    spec.kind != CONF_KIND_SERVICE ||
+	        !((PH(WAITING) | PH(DRAIN)) & (1U << ph)));
+	PROP_CHECK(w,
+	    ph != LIFE_WAITING || spec.kind != CONF_KIND_QUEUE ||
+	        lf->lock == 1);
+	if (spec.kind == CONF_KIND_QUEUE && w->asked == 0 &&
+	    lf->msg != w->msg &&
+	    prop_soft(w, 4, "lf->msg is still set after the message ended"))
+		PROP_CHECK(w, lf->msg == w->msg);
+	return (0);
+}
+
+/* A stop settles within SETTLE steps of the world alone. */
+static int
+prop_check_settle(struct world *w)
+{
+	const struct life *lf = &w->l;
+
+	if (w->settle == 0)
+		return (0);
+	if (w->asked == 0 && lf->run == LIFE_RUN_NONE && lf->lock == 0 &&
+	    (lf->phase == LIFE_STOPPED || lf->phase == w->idle)) {
+		PROP_CHECK(w, IDLE3 & (1U << lf->phase));
+		w->settle = 0;
+		return (0);
+	}
+	PROP_CHECK(w, ++w->settle < SETTLE);
+	return (0);
+}
+
+/* One step of the world; 1 on a broken invariant. */
+static int
+prop_step(struct world *w)
+{
+	struct life_input in;
+	struct life_step s;
+	enum life_event ev;
+
+	if (w->shutdown_in > 0 && w->asked == 0 && --w->shutdown_in == 0)
+		par.shutdown = 1;
+	if (par.shutdown && !w->stopped && w->asked == 0 && rnd_n(w, 4) == 0)
+		ev = LIFE_EV_STOP; /* its turn to be stopped */
+	else
+		ev = prop_event(w);
+	prop_input(w, ev, &in);
+	prop_operator(w, ev);
+	life_step(&w->l, &par, &in, &s);
+	w->hist[w->step % HIST].ev = ev;
+	w->hist[w->step % HIST].from = s.from;
+	w->hist[w->step % HIST].to = w->l.phase;
+	w->hist[w->step % HIST].actions = s.actions;
+	w->step++;
+	if (prop_processes(w, &in) || prop_check_step(w, &in, &s))
+		return (1);
+	prop_world(w, &in, &s);
+	if (prop_check_state(w) || prop_check_settle(w))
+		return (1);
+	return (0);
+}
+
+/* The life of one instance for one seed, up to the end of a shutdown. */
+static int
+prop_run(unsigned int seed, unsigned long *steps, int *soft)
+{
+	struct world w;
+
+	memset(&w, 0, sizeof(w));
+	w.seed = seed;
+	w.rng = 0x5eed0000ULL + seed;
+	w.now = NOW;
+	prop_spec(&w);
+	life_init(&w.l);
+	w.shutdown_in = 1 + (int)rnd_n(&w, STEPS);
+	while (w.step < STEPS + SETTLE) {
+		if (prop_step(&w))
+			return (1);
+		if (par.shutdown && w.stopped && w.settle == 0 && w.asked == 0)
+			break; /* vigild is gone */
+	}
+	*steps += w.step;
+	*soft += w.soft;
+	return (0);
+}
+
+TEST(random_sequences)
+{
+	const char *e;
+	unsigned long steps = 0;
+	unsigned int first = 1, n = 150, i;
+	int soft = 0;
+
+	if ((e = getenv("VIGIL_LIFE_SEEDS")) != NULL)
+		n = (unsigned int)strtoul(e, NULL, 10);
+	if ((e = getenv("VIGIL_LIFE_SEED")) != NULL)
+		first = (unsigned int)strtoul(e, NULL, 10);
+	for (i = 0; i < n; i++)
+		ASSERT_EQ(prop_run(first + i, &steps, &soft), 0);
+	printf("# %u seeds from %u, %lu steps, %d known issues hit\n", n, first,
+	    steps, soft);
+	return (0);
+}
+
+int
+main(void)
+{
+	RUN(names);
+	RUN(every_phase_event_kind);
+	RUN(start_ready_exec);
+	RUN(ready_notify);
+	RUN(ready_timeout_is_a_failed_start);
+	RUN(crash_in_min_uptime_backs_off);
+	RUN(max_restarts_gives_fatal);
+	RUN(start_during_stop_starts_again);
+	RUN(stop_after_start_during_stop_stays_stopped);
+	RUN(leader_exit_with_group_left);
+	RUN(stop_timeout_kills_and_polls);
+	RUN(leftover_is_reclaimed);
+	RUN(recheck_doubles_up_to_max);
+	RUN(foreign_while_spawning_quick_retries);
+	RUN(lock_error_backs_off);
+	RUN(queue_slot);
+	RUN(periodic);
+	RUN(shutdown_stops_everything);
+	RUN(random_sequences);
+	TEST_MAIN_END();
+}
