@@ -352,8 +352,8 @@ life_gone(struct life_ctx *c)
 	c->l->run = LIFE_RUN_NONE;
 	life_timer(c, LIFE_TIMER_NONE, 0);
 	life_do(c, LIFE_A_GROUP_DONE);
-	if (c->l->then != LIFE_THEN_POLICY)
-		d.state = JOB_STOPPED; /* a stop or start came meanwhile */
+	if (life_stop_asked(c->l, c->p))
+		d.state = JOB_STOPPED; /* a stop, a start, the shutdown came */
 	life_apply(c, d);
 }
 
@@ -390,7 +390,7 @@ life_start_backoff(struct life_ctx *c)
 	c->l->want = 1;
 	if (life_kind(c, CONF_KIND_PERIODIC))
 		life_do(c, LIFE_A_ARM_SLOT);
-	if (!life_kind(c, CONF_KIND_SERVICE))
+	if (!life_kind(c, CONF_KIND_SERVICE) || c->p->shutdown)
 		return; /* periodic: the next slot; queue: the slot rests */
 	life_timer(c, LIFE_TIMER_NONE, 0);
 	life_respawn(c);

@@ -93,3 +93,22 @@ xasprintf(char **ret, const char *fmt, ...)
 		fatal("xasprintf");
 	return (n);
 }
+
+/*
+ * Replace the string in *slot with one formatted from fmt (fmt NULL:
+ * *slot becomes NULL); the old one is freed.
+ */
+void
+xsetf(char **slot, const char *fmt, ...)
+{
+	va_list ap;
+
+	free(*slot);
+	*slot = NULL;
+	if (fmt == NULL)
+		return;
+	va_start(ap, fmt);
+	if (vasprintf(slot, fmt, ap) < 0)
+		fatal("xsetf");
+	va_end(ap);
+}

@@ -14,5 +14,6 @@ void *xreallocarray(void *, size_t, size_t);
 char *xstrdup(const char *);
 char *xstrndup(const char *, size_t);
 int xasprintf(char **, const char *, ...) __attribute__((format(printf, 2, 3)));
+void xsetf(char **, const char *, ...) __attribute__((format(printf, 2, 3)));
 
 #endif

@@ -262,7 +262,8 @@ cmd_enqueue_exec(struct cmd_ctx *ctx)
 	char *cause = NULL;
 	int rc;
 
-	(void)cmd_enqueue_payload(ctx, &payload, &len, &why);
+	if (cmd_enqueue_payload(ctx, &payload, &len, &why) == -1)
+		return (cmd_usage_error(ctx, "payload", why));
 	if ((q = cmd_queue_get(ctx)) == NULL)
 		return (CMD_ERROR);
 	rc = queue_enqueue(q, j->name, payload, len,

@@ -59,7 +59,7 @@ deps_is_up(const char *name)
 }
 
 /* The instance is not held back any more. */
-static void
+void
 deps_unwait(struct inst *in)
 {
 	if (!in->dep_wait)
@@ -72,7 +72,7 @@ deps_unwait(struct inst *in)
  * LIFE_A_DEPS: hold a start back until each job in depends is RUNNING:
  * return 1 (the instance waits on the list), or 0 when it may start.
  */
-static int
+int
 deps_wait(struct inst *in)
 {
 	const struct job_spec *spec = in->job->spec;
@@ -180,13 +180,6 @@ deps_shutdown(void)
 	}
 }
 
-/* Offer the lifecycle the dependency check. */
-void
-deps_init(void)
-{
-	inst_hooks.deps_wait = deps_wait;
-	inst_hooks.deps_unwait = deps_unwait;
-}
 
 void
 deps_free(void)

@@ -10,9 +10,10 @@
  * dispatch.c), and the visible state with what hangs on it (waiters, the
  * dependency wait list, the reload swap, systemd's STATUS=).
  *
- * The modules above this one (deps.c, registry.c, waiters.c, sdnotify.c)
- * are reached through inst_hooks, which they fill in at start: this file
- * names none of them.
+ * The modules that carry the actions out (run.c, claim.c, ready.c,
+ * deps.c) and those that hang on a state change (waiters, reload, STATUS=)
+ * are reached through inst_hooks, filled in at start (vigild.c): this
+ * file names none of them, and they may call it.
  */
 
 #include "config.h"
@@ -75,22 +76,6 @@ inst_kind(const struct inst *in)
 	return (inst_kind_of(in->job->spec));
 }
 
-/* Replace the reason text of an instance (fmt NULL clears it). */
-void
-inst_reason(struct inst *in, const char *fmt, ...)
-{
-	va_list ap;
-
-	free(in->reason);
-	in->reason = NULL;
-	if (fmt == NULL)
-		return;
-	va_start(ap, fmt);
-	if (vasprintf(&in->reason, fmt, ap) == -1)
-		fatal("vasprintf");
-	va_end(ap);
-}
-
 /*
  * Show the state life is in: keep the counts of active instances and
  * tell the modules above (waiters, dependencies, reload, STATUS=).
@@ -118,8 +103,7 @@ inst_show_state(struct inst *in)
 		vigild.nactive++;
 		in->job->nactive++;
 	}
-	if (inst_hooks.changed != NULL)
-		inst_hooks.changed(in, was);
+	inst_hooks.changed(in, was);
 }
 
 static int
@@ -257,7 +241,7 @@ inst_group_done(struct inst *in)
 		TAILQ_REMOVE(&inst_group_waits, in, gw_entry);
 		in->gw_entry.tqe_prev = NULL;
 	}
-	ready_session_remove(in);
+	inst_hooks.session_remove(in);
 	in->pgid = 0;
 }
 
@@ -347,7 +331,7 @@ inst_said(struct inst *in, const struct inst_event *e,
 static void
 inst_start_failed(struct inst *in, const char *cause)
 {
-	run_stdin_close(in);
+	inst_hooks.close_stdin(in);
 	log_warnx("%s: cannot start: %s", in->label, cause);
 	output_mark(in, "cannot start: %s", cause);
 	inst_reason(in, "%s", cause);
@@ -372,21 +356,21 @@ inst_do_early(struct inst *in, const struct inst_event *e,
 	if ((a & LIFE_A_SKIP) && k->slot_skip != NULL)
 		k->slot_skip(in);
 	if (a & LIFE_A_RECORD_END)
-		run_end(in, e->in.status, e->in.uptime, st);
-	if ((a & LIFE_A_DEPS_UNWAIT) && inst_hooks.deps_unwait != NULL)
-		inst_hooks.deps_unwait(in);
+		inst_hooks.ended(in, e->in.status, e->in.uptime, st);
+	if (a & LIFE_A_DEPS_UNWAIT)
+		inst_hooks.let_go(in);
 	if ((a & LIFE_A_MSG_DROP) && k->msg_drop != NULL)
 		k->msg_drop(in);
 	if (a & LIFE_A_START_FAILED)
 		inst_start_failed(in, e->cause);
 	if (a & LIFE_A_RELEASE)
-		claim_release(in);
+		inst_hooks.claim_release(in);
 	if (a & LIFE_A_LEFTOVER_TERM)
-		claim_leftover_term(in, e->holder);
+		inst_hooks.leftover_term(in, e->holder);
 	if (a & LIFE_A_LEFTOVER_KILL)
-		claim_leftover_kill(in, e->holder);
+		inst_hooks.leftover_kill(in, e->holder);
 	if (a & LIFE_A_NAME_HOLDER)
-		claim_name_holder(in, e->lock_fd);
+		inst_hooks.name_holder(in, e->lock_fd);
 	if (a & LIFE_A_GROUP_DONE)
 		inst_group_done(in);
 }
@@ -442,9 +426,8 @@ inst_log_phase(struct inst *in, const struct life_step *st)
 static void
 inst_ask_deps(struct inst *in)
 {
-	int wait = inst_hooks.deps_wait != NULL && inst_hooks.deps_wait(in);
-
-	inst_feed(in, wait ? LIFE_EV_DEPS_WAIT : LIFE_EV_DEPS_OK);
+	inst_feed(in, inst_hooks.held_back(in) ? LIFE_EV_DEPS_WAIT :
+	                                         LIFE_EV_DEPS_OK);
 }
 
 /* The answer to LIFE_A_LOCK: the claim's result. */
@@ -457,7 +440,7 @@ inst_ask_lock(struct inst *in)
 	memset(&e, 0, sizeof(e));
 	e.in.now = monotime_now();
 	e.lock_fd = -1;
-	switch (claim_take(in, &r)) {
+	switch (inst_hooks.claim_take(in, &r)) {
 	case CLAIM_TAKEN:
 		e.in.ev = LIFE_EV_LOCK_OK;
 		break;
@@ -468,7 +451,7 @@ inst_ask_lock(struct inst *in)
 		break;
 	case CLAIM_FOREIGN:
 		e.in.ev = LIFE_EV_LOCK_FOREIGN;
-		e.in.spawning = run_spawning() > 0;
+		e.in.spawning = inst_hooks.nforking() > 0;
 		e.lock_fd = r.fd;
 		break;
 	default:
@@ -477,7 +460,7 @@ inst_ask_lock(struct inst *in)
 		break;
 	}
 	inst_feed_event(in, &e);
-	claim_result_clear(&r);
+	inst_hooks.claim_result_clear(&r);
 }
 
 /* The answer to LIFE_A_SPAWN: the run began, or could not. */
@@ -489,7 +472,7 @@ inst_ask_spawn(struct inst *in)
 	int done = 0;
 
 	memset(&e, 0, sizeof(e));
-	if (run_begin(in, &cause, &done, &exec_cause) == -1) {
+	if (inst_hooks.fork(in, &cause, &done, &exec_cause) == -1) {
 		e.in.ev = LIFE_EV_SPAWN_FAILED;
 		e.cause = cause;
 		inst_feed_event(in, &e);
@@ -695,16 +678,14 @@ inst_clear(struct inst *in)
 	const struct kind_ops *k = inst_kind(in);
 
 	vigild.nstate[in->state]--;
-	if (inst_hooks.deps_unwait != NULL)
-		inst_hooks.deps_unwait(in);
-	if (inst_hooks.gone != NULL)
-		inst_hooks.gone(in);
+	inst_hooks.let_go(in);
+	inst_hooks.gone(in);
 	inst_group_done(in);
 	in->timer = sd_event_source_disable_unref(in->timer);
 	in->deadline = sd_event_source_disable_unref(in->deadline);
 	in->watchdog = sd_event_source_disable_unref(in->watchdog);
-	run_clear(in);
-	claim_release(in);
+	inst_hooks.forget(in);
+	inst_hooks.claim_release(in);
 	if (k->slot_disarm != NULL)
 		k->slot_disarm(in);
 	if (k->msg_drop != NULL)

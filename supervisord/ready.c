@@ -83,7 +83,7 @@ ready_apply(struct inst *in, const struct notify_msg *m)
 	if (m->mainpid != 0) {
 		if (getsid(m->mainpid) == in->pgid) {
 			in->mainpid = m->mainpid;
-			log_debug("%s: main pid is now %ld", in->label,
+			log_debug("%s: MAINPID is now %ld", in->label,
 			    (long)m->mainpid);
 		} else
 			log_warnx("%s: MAINPID=%ld is not one of its "

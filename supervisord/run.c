@@ -382,7 +382,7 @@ run_mainpid_takes_over(struct inst *in)
 	in->mainpid = 0;
 	if (m <= 0 || m == in->pid || getsid(m) != in->pgid)
 		return (0);
-	log_info("%s: pid %ld exited; main pid %ld carries on", in->label,
+	log_info("%s: pid %ld exited; MAINPID %ld carries on", in->label,
 	    (long)in->pid, (long)m);
 	in->pid = m;
 	in->starttime = 0; /* not the spawned leader's */

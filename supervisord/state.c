@@ -394,7 +394,7 @@ state_retry_fired(sd_event_source *s, uint64_t usec, void *arg)
 	if (state_get() == NULL)
 		return (0); /* failed again: the timer is armed again */
 	RB_FOREACH(j, job_tree, &vigild.jobs)
-		dispatch_kick(j);
+		queue_kind.kick(j);
 	return (0);
 }
 

@@ -614,11 +614,28 @@ vigild_changed(struct inst *in, enum job_state was)
 static void
 vigild_core_init(void)
 {
+	static const struct inst_hooks hooks = {
+		.held_back = deps_wait,
+		.let_go = deps_unwait,
+		.claim_take = claim_take,
+		.claim_result_clear = claim_result_clear,
+		.claim_release = claim_release,
+		.leftover_term = claim_leftover_term,
+		.leftover_kill = claim_leftover_kill,
+		.name_holder = claim_name_holder,
+		.fork = run_begin,
+		.ended = run_end,
+		.close_stdin = run_stdin_close,
+		.forget = run_clear,
+		.nforking = run_spawning,
+		.session_remove = ready_session_remove,
+		.changed = vigild_changed,
+		.gone = waiters_cancel,
+	};
+
+	inst_hooks = hooks;
 	signals_init();
 	sdnotify_init();
-	deps_init();
-	inst_hooks.changed = vigild_changed;
-	inst_hooks.gone = waiters_cancel;
 	periodic_init();
 	ready_open();
 }

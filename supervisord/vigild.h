@@ -28,6 +28,7 @@
 #include "proto.h"
 #include "queue.h"
 #include "store.h"
+#include "xmalloc.h"
 
 struct client;
 struct job;
@@ -179,6 +180,21 @@ job_find(const char *name)
 	return (RB_FIND(job_tree, &vigild.jobs, &key));
 }
 
+/* claim.c: what taking a claim says */
+enum claim_status {
+	CLAIM_TAKEN = 0, /* the claim is the instance's now */
+	CLAIM_LEFTOVER,  /* held by a proven leftover of a vigild */
+	CLAIM_FOREIGN,   /* held by something else */
+	CLAIM_ERROR,     /* cannot be had: cause */
+};
+
+struct claim_result {
+	int fd;       /* FOREIGN: our own description of the lock, or -1 */
+	pid_t holder; /* LEFTOVER: the member of its group holding it */
+	int same;     /* LEFTOVER: the one already being reclaimed */
+	char *cause;  /* ERROR: why */
+};
+
 /* instance.c */
 /* An event for inst_feed_event(): life's facts and the effects' own. */
 struct inst_event {
@@ -191,12 +207,30 @@ struct inst_event {
 };
 
 /*
- * What the instance layer asks of the modules above it; each fills in
- * its part at start (deps.c, and vigild.c for the rest).
+ * What the instance layer needs from the modules around it, filled in at
+ * start (vigild.c): it carries the lifecycle's actions out through these,
+ * and names none of those modules itself.
  */
 struct inst_hooks {
-	int (*deps_wait)(struct inst *); /* 1: held back by a dependency */
-	void (*deps_unwait)(struct inst *);
+	/* deps.c */
+	int (*held_back)(struct inst *); /* 1: held back by a dependency */
+	void (*let_go)(struct inst *);
+	/* claim.c: exclusivity */
+	enum claim_status (*claim_take)(struct inst *, struct claim_result *);
+	void (*claim_result_clear)(struct claim_result *);
+	void (*claim_release)(struct inst *);
+	void (*leftover_term)(struct inst *, pid_t);
+	void (*leftover_kill)(struct inst *, pid_t);
+	void (*name_holder)(struct inst *, int);
+	/* run.c: the processes */
+	int (*fork)(struct inst *, char **, int *, char **);
+	void (*ended)(struct inst *, int, uint64_t, const struct life_step *);
+	void (*close_stdin)(struct inst *);
+	void (*forget)(struct inst *);
+	unsigned int (*nforking)(void);
+	/* ready.c */
+	void (*session_remove)(struct inst *);
+	/* waiters, dependencies, reload, STATUS=: the state changed */
 	void (*changed)(struct inst *, enum job_state); /* was */
 	void (*gone)(struct inst *); /* the instance is freed */
 };
@@ -225,8 +259,8 @@ extern const struct kind_ops queue_kind; /* dispatch.c */
 
 const struct kind_ops *inst_kind_of(const struct job_spec *);
 const struct kind_ops *inst_kind(const struct inst *);
-void inst_reason(struct inst *, const char *, ...)
-    __attribute__((format(printf, 2, 3)));
+/* Replace an instance's reason (NULL: none). */
+#define inst_reason(in, ...) xsetf(&(in)->reason, __VA_ARGS__)
 void inst_feed(struct inst *, enum life_event);
 void inst_feed_event(struct inst *, struct inst_event *);
 void inst_exited(struct inst *, int, uint64_t);
@@ -254,20 +288,6 @@ void run_reap_all(void);
 void run_clear(struct inst *);
 
 /* claim.c */
-enum claim_status {
-	CLAIM_TAKEN = 0, /* the claim is the instance's now */
-	CLAIM_LEFTOVER,  /* held by a proven leftover of a vigild */
-	CLAIM_FOREIGN,   /* held by something else */
-	CLAIM_ERROR,     /* cannot be had: cause */
-};
-
-struct claim_result {
-	int fd;       /* FOREIGN: our own description of the lock, or -1 */
-	pid_t holder; /* LEFTOVER: the member of its group holding it */
-	int same;     /* LEFTOVER: the one already being reclaimed */
-	char *cause;  /* ERROR: why */
-};
-
 /* The exclusivity seam: one implementation per backend. */
 struct claim_ops {
 	const char *name;
@@ -296,7 +316,8 @@ void ready_session_remove(struct inst *);
 void ready_forget(struct inst *);
 
 /* deps.c */
-void deps_init(void);
+int deps_wait(struct inst *);
+void deps_unwait(struct inst *);
 void deps_free(void);
 void deps_changed(struct inst *, enum job_state);
 void deps_shutdown(void);

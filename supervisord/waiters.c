@@ -97,8 +97,11 @@ waiters_client_gone(struct client *c)
 
 	if (wc == NULL)
 		return;
-	while ((w = TAILQ_FIRST(&wc->waits)) != NULL)
-		waiters_remove(w);
+	while ((w = TAILQ_FIRST(&wc->waits)) != NULL) {
+		TAILQ_REMOVE(&wc->waits, w, centry);
+		TAILQ_REMOVE(&w->inst->waiters, w, ientry);
+		free(w);
+	}
 	waiters_client_free(wc);
 }
 
@@ -273,11 +276,14 @@ waiters_timed_out(sd_event_source *s, uint64_t usec, void *arg)
 	struct client *c = wc->client;
 	struct waiter *w;
 
-	while ((w = TAILQ_FIRST(&wc->waits)) != NULL) {
+	TAILQ_FOREACH(w, &wc->waits, centry)
 		server_client_printf(c, PROTO_STDERR,
 		    "%s: timed out (state is %s)\n", w->inst->label,
 		    job_state_name(w->inst->state));
-		waiters_remove(w);
+	while ((w = TAILQ_FIRST(&wc->waits)) != NULL) {
+		TAILQ_REMOVE(&wc->waits, w, centry);
+		TAILQ_REMOVE(&w->inst->waiters, w, ientry);
+		free(w);
 	}
 	waiters_client_free(wc);
 	server_client_finish(c, CMD_EXIT_FAILED);
