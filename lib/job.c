@@ -2,9 +2,11 @@
 /* Copyright (c) 2026 The vigil authors */
 
 /*
- * The policy half of supervision.  job_decide() turns the end of a run into
- * the next state; supervise.c applies it (timers, spawn, records).  Keeping
- * this pure lets the unit tests walk every branch.
+ * The restart policy: job_decide() turns the end of a run into what
+ * follows (restart now, after a backoff, never, FATAL); the lifecycle
+ * (life.c) takes it at the run's end.  And the one wording of how a
+ * process ended (job_exit_format).  Pure: the unit tests walk every
+ * branch.
  */
 
 #include "config.h"
@@ -155,25 +157,36 @@ job_decide(const struct job_spec *spec, const struct job_outcome *o,
 }
 
 /*
- * Describe a wait(2) status as "exit 0", "exit 3" or "signal KILL" (with
- * " (core dumped)" when it did) into buf, and return buf.
+ * The one wording of how a process ended, for everything users see:
+ * "exit 3" (code >= 0), "signal KILL" (sig > 0, " (core dumped)" when
+ * core), or "-" when neither is known.  Into buf, which is returned.
  */
+char *
+job_exit_format(int code, int sig, int core, char *buf, size_t len)
+{
+	const char *name;
+	const char *dumped = core ? " (core dumped)" : "";
+
+	if (code >= 0)
+		snprintf(buf, len, "exit %d", code);
+	else if (sig > 0 && (name = signame_name(sig)) != NULL)
+		snprintf(buf, len, "signal %s%s", name, dumped);
+	else if (sig > 0)
+		snprintf(buf, len, "signal %d%s", sig, dumped);
+	else
+		snprintf(buf, len, "-");
+	return (buf);
+}
+
+/* A wait(2) status in job_exit_format's words, into buf. */
 char *
 job_exit_describe(int status, char *buf, size_t len)
 {
-	const char *name;
-
 	if (WIFEXITED(status))
-		snprintf(buf, len, "exit %d", WEXITSTATUS(status));
-	else if (WIFSIGNALED(status)) {
-		name = signame_name(WTERMSIG(status));
-		if (name != NULL)
-			snprintf(buf, len, "signal %s%s", name,
-			    WCOREDUMP(status) ? " (core dumped)" : "");
-		else
-			snprintf(buf, len, "signal %d%s", WTERMSIG(status),
-			    WCOREDUMP(status) ? " (core dumped)" : "");
-	} else
-		snprintf(buf, len, "status %#x", status);
+		return (job_exit_format(WEXITSTATUS(status), -1, 0, buf, len));
+	if (WIFSIGNALED(status))
+		return (job_exit_format(
+		    -1, WTERMSIG(status), WCOREDUMP(status), buf, len));
+	snprintf(buf, len, "status %#x", status);
 	return (buf);
 }

@@ -54,6 +54,7 @@ int job_state_parse(const char *);
 int job_state_is_active(enum job_state);
 void job_decide(const struct job_spec *, const struct job_outcome *, uint32_t,
     struct job_decision *);
+char *job_exit_format(int, int, int, char *, size_t);
 char *job_exit_describe(int, char *, size_t);
 
 #endif

@@ -11,7 +11,9 @@
  *                                   life_foreign;
  *   what does a start during a stop do?  rows LIFE_DRAIN/_TERM/_KILL,
  *                                   column LIFE_EV_START: life_start_later
- *                                   (then = START), applied by life_apply;
+ *                                   (then = START), applied once the run
+ *                                   is gone: life_gone -> life_apply ->
+ *                                   life_settle;
  *   where is readiness decided?     row LIFE_SPAWNED, columns
  *                                   LIFE_EV_EXEC_OK (ready = "exec") and
  *                                   LIFE_EV_READY (ready = "notify").

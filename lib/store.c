@@ -6,8 +6,8 @@
  * opening it (migrations, a corrupt file moved aside), transactions and
  * batches, and the helpers the other store files share to run a
  * statement.  Run history is in store-history.c, the operator's intent in
- * store-intent.c; these and queue.c (the job queue's messages, on
- * store_db) are the only files that speak SQL.  The database runs in WAL
+ * store-intent.c; these and queue-sqlite.c (the job queue's messages,
+ * on store_db) are the only files that speak SQL.  The database runs in WAL
  * mode with synchronous NORMAL (a commit costs no fsync; a power cut may
  * lose the last runs, never the file) and a 50 ms busy timeout, since
  * vigild is single-threaded and must not wait long.  The schema is
@@ -106,7 +106,7 @@ static const char *store_migrations[] = {
 	"CREATE TABLE intent (job TEXT NOT NULL, instance INTEGER NOT NULL, "
 	"held INTEGER NOT NULL, started INTEGER NOT NULL, uid INTEGER, "
 	"at INTEGER, PRIMARY KEY (job, instance));",
-	/* 1 -> 2: the job queue (queue.c); state 0 available, 1 running, 2
+	/* 1 -> 2: the job queue (queue-sqlite.c); state 0 available, 1 running, 2
 	 * dead. */
 	"CREATE TABLE queue (id INTEGER PRIMARY KEY, job TEXT NOT NULL, "
 	"payload BLOB NOT NULL, unique_key TEXT, priority INTEGER NOT NULL, "
@@ -510,7 +510,7 @@ store_close(struct store *s)
  * A call on the store's connection is failing: note whether the reason is
  * a lock another connection holds (SQLITE_BUSY past the busy timeout, or
  * SQLITE_LOCKED), for store_is_busy.  Call it before anything else runs
- * on the connection; queue.c does, for its statements.
+ * on the connection; queue-sqlite.c does, for its statements.
  */
 void
 store_error_seen(struct store *s)
@@ -651,7 +651,7 @@ store_column_opt(sqlite3_stmt *st, int i, int64_t dflt)
 
 /*
  * The store's connection, for the other files that keep their tables in
- * state.db (queue.c).  Their statements must be finalised before
+ * state.db (queue-sqlite.c).  Their statements must be finalised before
  * store_close.
  */
 sqlite3 *

@@ -5,8 +5,8 @@
  * state.db: vigil's memory in SQLite (WAL).  Run history with bounded
  * retention, the operator's intent per instance, and crash recovery of
  * runs left open.  All SQL lives in the store files (store.c: the
- * database; store-history.c: runs; store-intent.c: intents) and queue.c;
- * other callers see no sqlite3 type.
+ * database; store-history.c: runs; store-intent.c: intents) and
+ * queue-sqlite.c; other callers see no sqlite3 type.
  * Every call may fail (disk full, read-only, corrupt, locked): it returns
  * -1 with *cause set, and supervision goes on without it.
  */

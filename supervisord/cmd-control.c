@@ -84,9 +84,9 @@ cmd_control_one(struct cmd_ctx *ctx, const char *verb, struct inst *in)
 
 	/* restart is a stop, then a start once the stop completed. */
 	if (strcmp(verb, "start") != 0)
-		supervise_inst_stop(in);
+		inst_stop(in);
 	if (strcmp(verb, "stop") != 0) {
-		supervise_inst_start(in);
+		inst_start(in);
 		in->by_hand = 1;
 		state_intent(in, 0, 1, uid);
 	} else {
@@ -112,7 +112,7 @@ cmd_control_held_dep(const struct job *j, unsigned int mark)
 	int i, targeted;
 
 	for (k = 0; k < j->spec->ndepends; k++) {
-		d = supervise_find_job(j->spec->depends[k]);
+		d = job_find(j->spec->depends[k]);
 		if (d == NULL || d->retiring)
 			continue;
 		targeted = 1;
@@ -234,7 +234,7 @@ cmd_signal_exec(struct cmd_ctx *ctx)
 	}
 	for (i = 0; i < ctx->ninsts; i++) {
 		if (v[i]->pid > 0)
-			supervise_inst_signal(v[i], sig);
+			inst_signal(v[i], sig);
 		else if (!all) {
 			cmd_error(ctx, "%s: not running", v[i]->label);
 			ctx->code = CMD_EXIT_FAILED;

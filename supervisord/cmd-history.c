@@ -130,7 +130,7 @@ cmd_history_exec(struct cmd_ctx *ctx)
 	int instance;
 
 	/* "job@N" names no job of its own: one instance. */
-	instance = supervise_find_job(ctx->argv[0]) == NULL ? in->index : -1;
+	instance = job_find(ctx->argv[0]) == NULL ? in->index : -1;
 	h.ctx = ctx;
 	h.count = 0;
 	if (ctx->json) {

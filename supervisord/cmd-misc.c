@@ -98,7 +98,7 @@ cmd_shutdown_exec(struct cmd_ctx *ctx)
 	log_info("shutdown requested");
 	/* The reply ends when vigild exits. */
 	server_client_hold(ctx->client);
-	supervise_shutdown();
+	registry_shutdown();
 	return (CMD_WAIT);
 }
 

@@ -13,11 +13,12 @@
 
 #include <sys/types.h>
 
-#include <limits.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "enqueue.h"
 #include "json.h"
 #include "signame.h"
 #include "timefmt.h"
@@ -37,13 +38,6 @@ static enum cmd_retval cmd_delete_exec(struct cmd_ctx *);
 static enum cmd_retval cmd_purge_exec(struct cmd_ctx *);
 static enum cmd_retval cmd_kick_exec(struct cmd_ctx *);
 
-static const struct cmd_opt cmd_enqueue_opts[] = {
-	{ 'd', CMD_OPT_DURATION, 0, 0 },
-	{ 'p', CMD_OPT_INT, INT_MIN, INT_MAX },
-	{ 'u', CMD_OPT_WORD, 0, 0 },
-	{ 0, CMD_OPT_STRING, 0, 0 },
-};
-
 static const struct cmd_opt cmd_queue_opts[] = {
 	{ 'n', CMD_OPT_INT, 1, CMD_QUEUE_DEAD_MAX },
 	{ 0, CMD_OPT_STRING, 0, 0 },
@@ -55,7 +49,6 @@ const struct cmd_entry cmd_enqueue_entry = {
 	         "[payload | -]",
 	.optstring = "d:u:p:",
 	.longopts = "delay=d,unique=u,priority=p",
-	.typed = cmd_enqueue_opts,
 	.min_args = 1,
 	.max_args = 2,
 	.target = CMD_TARGET_QUEUES,
@@ -199,24 +192,34 @@ cmd_enqueue_payload(
 	return (0);
 }
 
-/* Before the job: the delay fits the clock, the payload is sound. */
+/*
+ * Before the job: the payload is sound, and the options and its size pass
+ * enqueue_check (as for vigilctl enqueue --direct).  The delay and the
+ * priority go to ctx->optnum, where exec reads them.
+ */
 static enum cmd_retval
 cmd_enqueue_check(struct cmd_ctx *ctx)
 {
+	struct enqueue_req req;
+	struct enqueue_opts o;
 	const void *p;
 	const char *why;
-	size_t len;
+	char *cause = NULL;
 
-	if (cmd_opt_num(ctx, 'd', 0) > INT64_MAX - store_now())
-		return (cmd_usage_error(ctx, "--delay", "too large"));
-	if (cmd_enqueue_payload(ctx, &p, &len, &why) == -1)
+	if (cmd_enqueue_payload(ctx, &p, &req.len, &why) == -1)
 		return (cmd_usage_error(ctx, "payload", why));
-	if (len > QUEUE_PAYLOAD_MAX) {
-		cmd_error(ctx, "enqueue: payload larger than 1 MiB (%d bytes)",
-		    QUEUE_PAYLOAD_MAX);
-		ctx->code = CMD_EXIT_FAILED;
+	req.delay = ctx->opts['d'] ? ctx->optarg['d'] : NULL;
+	req.priority = ctx->opts['p'] ? ctx->optarg['p'] : NULL;
+	req.unique = ctx->opts['u'] ? ctx->optarg['u'] : NULL;
+	if (enqueue_check(&req, store_now(), &o, &cause) == -1) {
+		ctx->code =
+		    errno == EMSGSIZE ? CMD_EXIT_FAILED : CMD_EXIT_USAGE;
+		cmd_error(ctx, "%s: %s", ctx->entry->name, cause);
+		free(cause);
 		return (CMD_ERROR);
 	}
+	ctx->optnum['d'] = (long long)o.delay;
+	ctx->optnum['p'] = o.priority;
 	return (CMD_OK);
 }
 

@@ -288,7 +288,7 @@ static void
 cmd_status_print(struct cmd_ctx *ctx, struct inst **v, size_t n,
     const struct broken_job **bv, size_t nb, int width, int detail)
 {
-	uint64_t now = supervise_now();
+	uint64_t now = monotime_now();
 	size_t i = 0, k = 0;
 
 	if (ctx->json) {

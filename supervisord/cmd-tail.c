@@ -134,9 +134,9 @@ cmd_tail_exec(struct cmd_ctx *ctx)
 		    (long)server_client_uid(ctx->client));
 		return (CMD_ERROR);
 	}
-	if ((path = output_job_path(j, &why)) == NULL)
+	if ((path = joblog_job_path(j, &why)) == NULL)
 		return (cmd_tail_nofile(ctx, j, why));
-	if (output_job_tail(j, (size_t)cmd_opt_num(ctx, 'n', 10),
+	if (joblog_job_tail(j, (size_t)cmd_opt_num(ctx, 'n', 10),
 	        CMD_TAIL_MAX_BYTES, &buf, &len, &cause) == -1) {
 		cmd_error(ctx, "tail: %s", cause);
 		free(cause);
@@ -149,9 +149,7 @@ cmd_tail_exec(struct cmd_ctx *ctx)
 	free(buf);
 	if (!ctx->opts['f'])
 		return (CMD_OK);
-	output_follow(j, ctx->client);
-	/* A client that goes away stops the follow. */
-	server_client_park(ctx->client, output_client_gone, NULL);
+	joblog_follow(j, ctx->client);
 	return (CMD_WAIT);
 }
 
@@ -160,7 +158,7 @@ cmd_logrotate_exec(struct cmd_ctx *ctx)
 {
 	size_t n;
 
-	n = output_reopen_all();
+	n = joblog_reopen_all();
 	cmd_print(ctx, "reopened %zu log file%s\n", n, n == 1 ? "" : "s");
 	return (CMD_OK);
 }

@@ -564,7 +564,7 @@ cmd_split_instance(const char *name, long *idx)
 		*idx = strtol(at + 1, &end, 10);
 		if (at[1] == '\0' || *end != '\0' || *idx < 0)
 			*idx = -2;
-		j = supervise_find_job(s);
+		j = job_find(s);
 	}
 	free(s);
 	return (j);
@@ -615,7 +615,7 @@ cmd_resolve_one(struct cmd_ctx *ctx, const char *name, size_t *cap, int *all)
 		}
 		return (0);
 	}
-	if ((j = supervise_find_job(name)) == NULL)
+	if ((j = job_find(name)) == NULL)
 		j = cmd_split_instance(name, &idx);
 	if (j == NULL)
 		return (cmd_no_job(ctx, name));
@@ -670,7 +670,7 @@ cmd_take_broken(struct cmd_ctx *ctx, int argc, char **argv)
 		return (0);
 	}
 	for (i = 0; i < argc; i++) {
-		if (supervise_find_job(argv[i]) == NULL &&
+		if (job_find(argv[i]) == NULL &&
 		    !cmd_is_instance(argv[i]) &&
 		    (b = reload_broken_find(argv[i])) != NULL)
 			ctx->broken[ctx->nbroken++] = b;
@@ -715,7 +715,7 @@ cmd_queue_job(struct cmd_ctx *ctx, const char *name)
 {
 	struct job *j;
 
-	if ((j = supervise_find_job(name)) == NULL) {
+	if ((j = job_find(name)) == NULL) {
 		cmd_error(ctx, "%s: no such job", name);
 		ctx->code = CMD_EXIT_NO_JOB;
 		return (NULL);
@@ -859,15 +859,5 @@ cmd_print_table(FILE *f)
 char *
 cmd_format_exit(int exit_code, int sig, char *buf, size_t len)
 {
-	const char *name;
-
-	if (exit_code >= 0)
-		snprintf(buf, len, "exit %d", exit_code);
-	else if (sig > 0 && (name = signame_name(sig)) != NULL)
-		snprintf(buf, len, "signal %s", name);
-	else if (sig > 0)
-		snprintf(buf, len, "signal %d", sig);
-	else
-		strlcpy(buf, "-", len);
-	return (buf);
+	return (job_exit_format(exit_code, sig, 0, buf, len));
 }

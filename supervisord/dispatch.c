@@ -242,29 +242,6 @@ dispatch_kick(struct job *j)
 	(void)sd_event_source_set_enabled(j->kick, SD_EVENT_ONESHOT);
 }
 
-/* Describe how a run ended, for the dead list and the log. */
-static void
-dispatch_describe(const struct inst *in, int status, char *buf, size_t len)
-{
-	const char *sig;
-
-	if (in->life.exec_failed)
-		snprintf(
-		    buf, len, "%s", in->reason ? in->reason : "exec failed");
-	else if (in->life.cause == LIFE_CAUSE_TIMEOUT)
-		snprintf(buf, len, "timeout");
-	else if (WIFSIGNALED(status)) {
-		sig = signame_name(WTERMSIG(status));
-		if (sig != NULL)
-			snprintf(buf, len, "killed by signal %s", sig);
-		else
-			snprintf(
-			    buf, len, "killed by signal %d", WTERMSIG(status));
-	} else
-		snprintf(
-		    buf, len, "exited with status %d", WEXITSTATUS(status));
-}
-
 /*
  * The run of slot in ended with wait status status (-1: it never started)
  * and success as the job's success_exit_codes see it: settle its message.
@@ -274,11 +251,12 @@ dispatch_describe(const struct inst *in, int status, char *buf, size_t len)
  * gone: its outcome is dropped, with a line in the log.
  */
 static void
-dispatch_run_end(struct inst *in, int status, int success)
+dispatch_run_end(struct inst *in, int status, int success, const char *end)
 {
 	const struct job_spec *spec = in->job->spec;
 	struct backoff b;
-	char what[256], tail[4096], delay[32];
+	char tail[4096], delay[32];
+	const char *what = end != NULL ? end : "never started";
 	int64_t id = in->msg.id;
 	uint64_t wait;
 	size_t tlen;
@@ -300,7 +278,6 @@ dispatch_run_end(struct inst *in, int status, int success)
 		state_queue_done(in, id);
 		log_debug("%s: message %" PRId64 " done", in->label, id);
 	} else {
-		dispatch_describe(in, status, what, sizeof(what));
 		if (!in->life.exec_failed && WIFEXITED(status))
 			code = WEXITSTATUS(status);
 		else if (!in->life.exec_failed && WIFSIGNALED(status))
@@ -309,7 +286,7 @@ dispatch_run_end(struct inst *in, int status, int success)
 		b.max = spec->retry_delay_max;
 		wait = backoff_next(
 		    &b, (unsigned int)in->msg.attempts, arc4random());
-		tlen = output_inst_tail(in, tail, sizeof(tail));
+		tlen = joblog_inst_tail(in, tail, sizeof(tail));
 		state_queue_fail(in, id, spec->max_attempts,
 		    store_now() + (int64_t)wait, code, sig, what, tail, tlen);
 		/* As queue_fail decides: the attempts were counted at claim. */
@@ -365,7 +342,7 @@ static void
 dispatch_slot_drop(struct inst *in)
 {
 	if (in->msg.id != 0)
-		dispatch_run_end(in, -1, 0);
+		dispatch_run_end(in, -1, 0, NULL);
 }
 
 /* The child's stdin: the message's payload. */
@@ -384,6 +361,30 @@ dispatch_env(struct inst *in, char **env)
 	xasprintf(&env[1], "VIGIL_ATTEMPT=%d", in->msg.attempts);
 }
 
+/* A queue job's slots, one per unit of concurrency. */
+static int
+dispatch_ninsts(const struct job_spec *spec)
+{
+	return (spec->concurrency);
+}
+
+/* A run stopped drains first, then gets stop_timeout. */
+static uint64_t
+dispatch_stop_time(const struct job_spec *spec)
+{
+	return (spec->drain_timeout + spec->stop_timeout);
+}
+
+/* A slot is up once it holds its lock, free or working. */
+static int
+dispatch_start_settled(const struct inst *in, enum job_state s, int *ok)
+{
+	if (s != JOB_RUNNING && s != JOB_WAITING)
+		return (-1);
+	*ok = 1;
+	return (1);
+}
+
 const struct kind_ops queue_kind = {
 	.stdin_fd = dispatch_stdin,
 	.env = dispatch_env,
@@ -391,4 +392,8 @@ const struct kind_ops queue_kind = {
 	.msg_drop = dispatch_slot_drop,
 	.run_end = dispatch_run_end,
 	.job_free = dispatch_job_free,
+	.ninsts = dispatch_ninsts,
+	.stop_time = dispatch_stop_time,
+	.start_settled = dispatch_start_settled,
+	.keep_tail = 1,
 };

@@ -69,11 +69,29 @@ inst_kind_of(const struct job_spec *spec)
 	}
 }
 
+/* How many instances a spec makes: copies, or a queue's slots. */
+int
+inst_kind_ninsts(const struct job_spec *spec)
+{
+	const struct kind_ops *k = inst_kind_of(spec);
+
+	return (k->ninsts != NULL ? k->ninsts(spec) : spec->instances);
+}
+
+/* How long a stop of the spec's runs may take before SIGKILL. */
+uint64_t
+inst_kind_stop_time(const struct job_spec *spec)
+{
+	const struct kind_ops *k = inst_kind_of(spec);
+
+	return (k->stop_time != NULL ? k->stop_time(spec) : spec->stop_timeout);
+}
+
 /* The kind's effects of an instance. */
 const struct kind_ops *
 inst_kind(const struct inst *in)
 {
-	return (inst_kind_of(in->job->spec));
+	return (in->job->kind);
 }
 
 /*
@@ -208,7 +226,7 @@ inst_term(struct inst *in)
 {
 	const struct job_spec *spec = in->job->spec;
 
-	output_mark(in, "stopping: sending %s to %s %ld",
+	joblog_mark(in, "stopping: sending %s to %s %ld",
 	    signame_name(spec->stop_signal),
 	    spec->kill_group ? "process group" : "pid",
 	    (long)(in->pgid != 0 ? in->pgid : in->pid));
@@ -224,12 +242,12 @@ inst_drain(struct inst *in)
 	char buf[32];
 
 	if (in->job->spec->drain_timeout == 0) {
-		output_mark(in, "stopping: asking message %" PRId64 " to cancel",
+		joblog_mark(in, "stopping: asking message %" PRId64 " to cancel",
 		    in->msg.id);
 		return;
 	}
 	duration_format(in->job->spec->drain_timeout, buf, sizeof(buf));
-	output_mark(in, "stopping: letting message %" PRId64 " finish (up to %s)",
+	joblog_mark(in, "stopping: letting message %" PRId64 " finish (up to %s)",
 	    in->msg.id, buf);
 }
 
@@ -290,7 +308,7 @@ inst_said(struct inst *in, const struct inst_event *e,
 		duration_format(spec->timeout, buf, sizeof(buf));
 		log_warnx("%s: still running after timeout (%s): stopping it",
 		    in->label, buf);
-		output_mark(in, "timeout (%s): stopping the run", buf);
+		joblog_mark(in, "timeout (%s): stopping the run", buf);
 		break;
 	case LIFE_EV_DRAIN_TIMEOUT:
 		duration_format(spec->drain_timeout, buf, sizeof(buf));
@@ -301,7 +319,7 @@ inst_said(struct inst *in, const struct inst_event *e,
 	case LIFE_EV_STOP_TIMEOUT:
 		log_warnx("%s: still running after stop_timeout, sending KILL",
 		    in->label);
-		output_mark(in, "still running after stop_timeout (%s): sending KILL",
+		joblog_mark(in, "still running after stop_timeout (%s): sending KILL",
 		    duration_format(spec->stop_timeout, buf, sizeof(buf)));
 		break;
 	case LIFE_EV_EXEC_FAILED:
@@ -333,7 +351,7 @@ inst_start_failed(struct inst *in, const char *cause)
 {
 	inst_hooks.close_stdin(in);
 	log_warnx("%s: cannot start: %s", in->label, cause);
-	output_mark(in, "cannot start: %s", cause);
+	joblog_mark(in, "cannot start: %s", cause);
 	inst_reason(in, "%s", cause);
 }
 
@@ -410,14 +428,12 @@ inst_log_phase(struct inst *in, const struct life_step *st)
 {
 	char buf[32];
 
-	if (in->life.phase == st->from)
-		return;
-	if (in->life.phase == LIFE_BACKOFF) {
+	if (st->timer_set && st->timer == LIFE_TIMER_BACKOFF) {
 		in->next_start = monotime_now() + in->life.delay;
 		log_info("%s: restarting in %s (failed start %u)", in->label,
 		    duration_format(in->life.delay, buf, sizeof(buf)),
 		    in->life.failures);
-	} else if (in->life.phase == LIFE_FATAL)
+	} else if (in->life.phase == LIFE_FATAL && st->from != LIFE_FATAL)
 		log_warnx("%s: FATAL after %u failed starts in a row: %s",
 		    in->label, in->life.failures, in->reason ? in->reason : "");
 }

@@ -32,6 +32,7 @@
 #include "duration.h"
 #include "log.h"
 #include "schedule.h"
+#include "timefmt.h"
 #include "store.h"
 #include "vigild.h"
 
@@ -53,20 +54,6 @@ periodic_jitter(const struct job_spec *spec)
 	    ((uint64_t)arc4random() << 32 | arc4random()) % spec->random_delay);
 }
 
-/* Format a wall-clock time (usec) as local ISO 8601 into buf. */
-char *
-periodic_format_time(int64_t usec, char *buf, size_t len)
-{
-	time_t t = (time_t)(usec / 1000000);
-	struct tm tm;
-
-	if (usec <= 0 || localtime_r(&t, &tm) == NULL)
-		strlcpy(buf, "-", len);
-	else
-		strftime(buf, len, "%Y-%m-%dT%H:%M:%S%z", &tm);
-	return (buf);
-}
-
 /* The slot fired: run now, or skip it if the last run still goes. */
 static int
 periodic_slot_fired(sd_event_source *s, uint64_t usec, void *arg)
@@ -85,8 +72,8 @@ periodic_skip(struct inst *in)
 	char when[64];
 
 	log_info("%s: slot of %s skipped: the last run is still going",
-	    in->label, periodic_format_time(in->slot_wall, when, sizeof(when)));
-	output_mark(
+	    in->label, timefmt_wall(in->slot_wall, when, sizeof(when)));
+	joblog_mark(
 	    in, "slot skipped: pid %ld is still running", (long)in->pid);
 	state_run_skipped(in, in->slot_wall);
 	in->skipped++;
@@ -176,12 +163,23 @@ periodic_disarm(struct inst *in)
 	in->slot = sd_event_source_disable_unref(in->slot);
 }
 
+/* A start of a periodic job is settled once its run started (or ended). */
+static int
+periodic_start_settled(const struct inst *in, enum job_state s, int *ok)
+{
+	if (s != JOB_RUNNING && s != JOB_WAITING)
+		return (-1);
+	*ok = s == JOB_RUNNING || in->has_exit;
+	return (1);
+}
+
 const struct kind_ops periodic_kind = {
 	.slot_arm = periodic_arm,
 	.slot_next = periodic_next,
 	.slot_disarm = periodic_disarm,
 	.slot_skip = periodic_skip,
 	.missed = periodic_missed,
+	.start_settled = periodic_start_settled,
 };
 
 static int

@@ -27,23 +27,16 @@ registry_cmp(struct job *a, struct job *b)
 }
 RB_GENERATE(job_tree, job, entry, registry_cmp)
 
-/* How many instances a spec makes: copies, or a queue's slots. */
-static int
-registry_ninsts(const struct job_spec *spec)
-{
-	return (spec->kind == CONF_KIND_QUEUE ? spec->concurrency :
-	                                        spec->instances);
-}
-
 /* Make the instances of a job from its spec. */
 static void
 registry_build(struct job *j)
 {
 	int i;
 
-	j->ninsts = registry_ninsts(j->spec);
+	j->kind = inst_kind_of(j->spec);
+	j->ninsts = inst_kind_ninsts(j->spec);
 	j->insts = xcalloc((size_t)j->ninsts, sizeof(*j->insts));
-	output_job_attach(j);
+	joblog_job_attach(j);
 	for (i = 0; i < j->ninsts; i++)
 		inst_init(&j->insts[i], j, i);
 }
@@ -65,9 +58,9 @@ registry_job_free(struct job *j)
 	registry_insts_free(j->insts, j->ninsts);
 	j->insts = NULL;
 	j->ninsts = 0;
-	if (inst_kind_of(j->spec)->job_free != NULL)
-		inst_kind_of(j->spec)->job_free(j);
-	output_job_detach(j);
+	if (j->kind->job_free != NULL)
+		j->kind->job_free(j);
+	joblog_job_detach(j);
 	j->settle = sd_event_source_disable_unref(j->settle);
 	RB_REMOVE(job_tree, &vigild.jobs, j);
 	vigild.njobs--;
@@ -124,7 +117,7 @@ registry_swap_starts(const struct job *j, const struct job_spec *next)
 	const struct inst *old;
 	int *start, i, n;
 
-	n = registry_ninsts(next);
+	n = inst_kind_ninsts(next);
 	start = xcalloc((size_t)n, sizeof(*start));
 	for (i = 0; i < n; i++) {
 		if (i >= j->ninsts) {
@@ -142,6 +135,7 @@ static void
 registry_swap(struct job *j)
 {
 	struct inst *old = j->insts;
+	const struct kind_ops *oldkind = j->kind;
 	int *start, i, oldn = j->ninsts;
 
 	start = registry_swap_starts(j, j->next_spec);
@@ -153,7 +147,10 @@ registry_swap(struct job *j)
 		j->insts[i].held = old[i].held;
 		waiters_move(&old[i], &j->insts[i]);
 	}
+	/* The old instances go as their kind made them. */
+	j->kind = oldkind;
 	registry_insts_free(old, oldn);
+	j->kind = inst_kind_of(j->spec);
 	log_info("%s: new configuration applied", j->name);
 	for (i = 0; i < j->ninsts; i++) {
 		if (start[i])

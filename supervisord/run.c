@@ -196,7 +196,7 @@ run_request(struct inst *in, struct spawn_request *req, int fds[2],
 	if ((k->stdin_fd != NULL ? k->stdin_fd : run_stdin)(in, &in_fd,
 	        cause) == -1)
 		return (-1);
-	if (output_child_fds(in, fds, cause) == -1) {
+	if (joblog_child_fds(in, fds, cause) == -1) {
 		if (in_fd != -1)
 			close(in_fd);
 		return (-1);
@@ -239,7 +239,7 @@ run_started(struct inst *in, const struct spawn_result *res)
 		run_nspawning++;
 	}
 	log_info("%s: started pid %ld", in->label, (long)in->pid);
-	output_mark(in, "started pid %ld run %s", (long)in->pid, in->run_id);
+	joblog_mark(in, "started pid %ld run %s", (long)in->pid, in->run_id);
 }
 
 /*
@@ -263,11 +263,11 @@ run_begin(struct inst *in, char **cause, int *done, char **exec_cause)
 	r = spawn_start(&req, &res, cause);
 	free(env[0]);
 	free(env[1]);
-	output_child_fds_close(fds);
+	joblog_child_fds_close(fds);
 	if (req.stdin_fd != -1)
 		close(req.stdin_fd);
 	if (r == -1) {
-		output_inst_release(in);
+		joblog_inst_release(in);
 		run_stdin_close(in);
 		return (-1);
 	}
@@ -358,12 +358,12 @@ run_end(struct inst *in, int status, uint64_t uptime,
 	run_describe(in, status, st, end, sizeof(end));
 	state_run_end(in, status, end);
 	if (inst_kind(in)->run_end != NULL)
-		inst_kind(in)->run_end(in, status, st->decision.success);
+		inst_kind(in)->run_end(in, status, st->decision.success, end);
 	in->has_exit = !in->life.exec_failed;
 	in->last_status = status;
 	duration_format(uptime / 1000 * 1000, up, sizeof(up));
-	output_mark(in, "pid %ld %s after %s", (long)in->pid, end, up);
-	output_inst_release(in);
+	joblog_mark(in, "pid %ld %s after %s", (long)in->pid, end, up);
+	joblog_inst_release(in);
 	log_info("%s: pid %ld %s after %s", in->label, (long)in->pid, end, up);
 	run_end_reason(in, status);
 	in->pid = 0;
@@ -402,7 +402,7 @@ run_reaped(struct inst *in, int status)
 	if (run_mainpid_takes_over(in))
 		return;
 	run_stdin_close(in);
-	output_inst_drain(in);
+	joblog_inst_drain(in);
 	if (in->report != NULL) {
 		if (spawn_report_read(sd_event_source_get_io_fd(in->report),
 		        &cause) == 1) {
@@ -445,7 +445,7 @@ run_clear(struct inst *in)
 {
 	run_report_close(in);
 	run_stdin_close(in);
-	output_inst_release(in);
+	joblog_inst_release(in);
 	ready_forget(in);
 	if (in->pid > 0)
 		RB_REMOVE(pid_tree, &run_pids, in);

@@ -67,9 +67,7 @@ sdnotify_extend_timeout(void)
 	if (!vigild.under_systemd)
 		return;
 	RB_FOREACH(j, job_tree, &vigild.jobs) {
-		t = j->spec->stop_timeout;
-		if (j->spec->kind == CONF_KIND_QUEUE)
-			t += j->spec->drain_timeout;
+		t = inst_kind_stop_time(j->spec);
 		for (i = 0; i < j->ninsts; i++) {
 			if (job_state_is_active(j->insts[i].state) &&
 			    t > longest)

@@ -7,9 +7,9 @@
  * per-client buffer.  A client that sends garbage, too much, or stops
  * reading its replies is dropped; nothing else is affected.  A client left
  * waiting (CMD_WAIT) is parked: the module that keeps it waiting
- * (waiters.c, a follow of output.c) gets a call if it goes away.  The
+ * (waiters.c, a follow of joblog.c) gets a call if it goes away.  The
  * commands are reached only through the function server_open() was given
- * (cmd_dispatch()): this file knows nothing of them.
+ * (the command table's dispatcher): this file knows nothing of them.
  *
  * Peers without control rights (server_client_may_act()) share what is left
  * after a reserve kept for the others, hold at most a few connections and

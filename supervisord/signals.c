@@ -58,7 +58,7 @@ static int
 signals_usr2(sd_event_source *s, const struct signalfd_siginfo *si, void *arg)
 {
 	log_info("received USR2: reopening log files");
-	(void)output_reopen_all();
+	(void)joblog_reopen_all();
 	return (0);
 }
 

@@ -43,6 +43,7 @@
 
 #include "conf.h"
 #include "duration.h"
+#include "enqueue.h"
 #include "lock.h"
 #include "proto.h"
 #include "queue.h"
@@ -422,6 +423,7 @@ static uint8_t *
 vigilctl_read_payload(size_t *len)
 {
 	uint8_t *buf;
+	char *cause = NULL;
 	size_t n = 0;
 	ssize_t r;
 
@@ -436,9 +438,8 @@ vigilctl_read_payload(size_t *len)
 			break;
 		n += (size_t)r;
 	}
-	if (n > QUEUE_PAYLOAD_MAX)
-		errx(1, "payload larger than 1 MiB (%d bytes)",
-		    QUEUE_PAYLOAD_MAX);
+	if (enqueue_payload_check(n, &cause) == -1)
+		errx(1, "%s", cause);
 	*len = n;
 	return (buf);
 }
@@ -587,14 +588,19 @@ vigilctl_kick(
 	close(fd);
 }
 
-/* Check enqueue --direct's options; exit 2 with a message if one is bad. */
+/*
+ * Check enqueue --direct's words: the job's name here (there is no vigild
+ * to know the job), the options and the payload's size with vigild's own
+ * enqueue_check.  Exit 2 (1 for a payload too large) with a message if
+ * one is bad.  A payload from standard input is checked as it is read.
+ */
 static void
 vigilctl_direct_check(
-    const struct vigilctl_enqueue *eq, int64_t now, int64_t *due, int *priority)
+    const struct vigilctl_enqueue *eq, int64_t now, struct enqueue_opts *o)
 {
-	uint64_t delay = 0;
-	char *cause = NULL, *end;
-	long v;
+	struct enqueue_req req;
+	const char *payload = eq->noperands == 2 ? eq->operands[1] : "";
+	char *cause = NULL;
 
 	if (eq->bad || eq->noperands < 1)
 		errx(2,
@@ -602,24 +608,12 @@ vigilctl_direct_check(
 		    "[--priority N] JOB [PAYLOAD | -]");
 	if (!conf_name_is_valid(eq->operands[0]))
 		errx(2, "%s: not a valid job name", eq->operands[0]);
-	if (eq->delay != NULL &&
-	    duration_parse(eq->delay, &delay, &cause) == -1)
-		errx(2, "enqueue: --delay: %s", cause);
-	if (delay > (uint64_t)(INT64_MAX - now))
-		errx(2, "enqueue: --delay: too large");
-	*due = now + (int64_t)delay;
-	*priority = 0;
-	if (eq->priority != NULL) {
-		errno = 0;
-		v = strtol(eq->priority, &end, 10);
-		if (*eq->priority == '\0' || *end != '\0' || errno != 0 ||
-		    v < INT_MIN || v > INT_MAX)
-			errx(2, "enqueue: --priority: not an integer: %s",
-			    eq->priority);
-		*priority = (int)v;
-	}
-	if (eq->unique != NULL && *eq->unique == '\0')
-		errx(2, "enqueue: --unique: empty key");
+	req.delay = eq->delay;
+	req.priority = eq->priority;
+	req.unique = eq->unique;
+	req.len = strcmp(payload, "-") == 0 ? 0 : strlen(payload);
+	if (enqueue_check(&req, now, o, &cause) == -1)
+		errx(errno == EMSGSIZE ? 1 : 2, "enqueue: %s", cause);
 }
 
 /* Open STATE_DIR/state.db and its queue, or exit 1. */
@@ -657,16 +651,17 @@ static int
 vigilctl_direct(const struct vigilctl_where *w,
     const struct vigilctl_enqueue *eq, uint32_t flags)
 {
+	struct enqueue_opts o;
 	struct store *s;
 	struct queue *q;
 	const void *payload = "";
 	uint8_t *data = NULL;
 	size_t len = 0;
-	int64_t now = store_now(), due, id = 0, existing = 0;
+	int64_t now = store_now(), id = 0, existing = 0;
 	char *cause = NULL, *dir;
-	int priority, rc;
+	int rc;
 
-	vigilctl_direct_check(eq, now, &due, &priority);
+	vigilctl_direct_check(eq, now, &o);
 	if (eq->noperands == 2 && strcmp(eq->operands[1], "-") == 0)
 		payload = data = vigilctl_read_payload(&len);
 	else if (eq->noperands == 2) {
@@ -675,7 +670,7 @@ vigilctl_direct(const struct vigilctl_where *w,
 	}
 	q = vigilctl_direct_open(w, &s);
 	rc = queue_enqueue(q, eq->operands[0], payload, len, eq->unique,
-	    priority, due, now, &id, &existing, &cause);
+	    o.priority, now + (int64_t)o.delay, now, &id, &existing, &cause);
 	queue_close(q);
 	store_close(s);
 	free(data);

@@ -690,7 +690,7 @@ main(int argc, char **argv)
 	if ((r = sd_event_loop(vigild.event)) < 0)
 		log_warnx("sd_event_loop: %s", strerror(-r));
 	log_info("all jobs stopped, exiting");
-	output_free_all();
+	joblog_free_all();
 	server_close();
 	vigild_core_free();
 	reload_broken_set(NULL, NULL);

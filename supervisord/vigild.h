@@ -3,8 +3,10 @@
 
 /*
  * Daemon-private structures of vigild: jobs and their instances at run
- * time, control clients, the command table, and the functions the
- * supervise/server/cmd files offer each other.
+ * time, control clients, the command table, the ops tables through which
+ * the instance layer reaches the modules around it (inst_hooks, kind_ops,
+ * claim_ops, state_ops), and what each file offers the others.  The map
+ * of who calls whom is in docs/architecture.md (contrib/modgraph.py).
  */
 
 #ifndef VIGILD_H
@@ -116,6 +118,7 @@ struct inst {
 struct job {
 	char *name;
 	struct job_spec *spec;
+	const struct kind_ops *kind; /* what its kind does: inst_kind_of() */
 	struct job_spec *next_spec; /* reload: replaces spec once all stop */
 	int retiring;               /* reload: removed once all stop */
 	int nactive;                /* instances in an active state */
@@ -250,8 +253,15 @@ struct kind_ops {
 	int (*missed)(struct inst *);        /* catch_up: a slot passed */
 	void (*kick)(struct job *);          /* LIFE_A_KICK */
 	void (*msg_drop)(struct inst *);     /* LIFE_A_MSG_DROP */
-	void (*run_end)(struct inst *, int, int); /* status, success */
+	/* the run ended: status, success, its end as run_describe says */
+	void (*run_end)(struct inst *, int, int, const char *);
 	void (*job_free)(struct job *);
+	int (*ninsts)(const struct job_spec *); /* NULL: instances */
+	uint64_t (*stop_time)(const struct job_spec *); /* NULL: stop_timeout */
+	/* A start waited for (vigilctl start): settled in this state?  *ok:
+	   its outcome.  -1: as a service's.  NULL: as a service's. */
+	int (*start_settled)(const struct inst *, enum job_state, int *);
+	int keep_tail; /* the run's last output is kept (the dead list) */
 };
 extern const struct kind_ops service_kind; /* run.c */
 extern const struct kind_ops periodic_kind; /* periodic.c */
@@ -259,6 +269,8 @@ extern const struct kind_ops queue_kind; /* dispatch.c */
 
 const struct kind_ops *inst_kind_of(const struct job_spec *);
 const struct kind_ops *inst_kind(const struct inst *);
+int inst_kind_ninsts(const struct job_spec *);
+uint64_t inst_kind_stop_time(const struct job_spec *);
 /* Replace an instance's reason (NULL: none). */
 #define inst_reason(in, ...) xsetf(&(in)->reason, __VA_ARGS__)
 void inst_feed(struct inst *, enum life_event);
@@ -342,43 +354,67 @@ void sdnotify_stopping(void);
 void signals_init(void);
 void signals_free(void);
 
-/* The old names, until the command files call the new ones. */
-#define supervise_find_job job_find
-#define supervise_inst_start inst_start
-#define supervise_inst_stop inst_stop
-#define supervise_inst_signal inst_signal
-#define supervise_shutdown registry_shutdown
-#define supervise_now monotime_now
-
-/* output.c */
-void output_job_attach(struct job *);
-void output_job_configure(struct job *);
-void output_job_detach(struct job *);
-int output_child_fds(struct inst *, int[2], char **);
-void output_child_fds_close(int[2]);
-void output_inst_drain(struct inst *);
-void output_inst_release(struct inst *);
-size_t output_inst_tail(const struct inst *, char *, size_t);
-void output_mark(struct inst *, const char *, ...)
+/* joblog.c */
+void joblog_job_attach(struct job *);
+void joblog_job_configure(struct job *);
+void joblog_job_detach(struct job *);
+int joblog_child_fds(struct inst *, int[2], char **);
+void joblog_child_fds_close(int[2]);
+void joblog_inst_drain(struct inst *);
+void joblog_inst_release(struct inst *);
+size_t joblog_inst_tail(const struct inst *, char *, size_t);
+void joblog_mark(struct inst *, const char *, ...)
     __attribute__((format(printf, 2, 3)));
-size_t output_reopen_all(void);
-const char *output_job_path(const struct job *, const char **);
-int output_job_tail(
+size_t joblog_reopen_all(void);
+const char *joblog_job_path(const struct job *, const char **);
+int joblog_job_tail(
     const struct job *, size_t, size_t, char **, size_t *, char **);
-void output_follow(struct job *, struct client *);
-void output_client_gone(struct client *);
-void output_free_all(void);
+void joblog_follow(struct job *, struct client *);
+void joblog_client_gone(struct client *);
+void joblog_free_all(void);
 
 /* periodic.c */
 void periodic_init(void);
 void periodic_free(void);
-char *periodic_format_time(int64_t, char *, size_t);
 
 /* dispatch.c */
 void dispatch_kick(struct job *);
 void dispatch_msg_deleted(int64_t);
 
 /* state.c */
+/*
+ * The state seam: run history, the operator's intent and the queue's
+ * operations, one implementation per backend (each member as the state_*
+ * function of its name; run_started, run_ended: state_run_begin, _end).
+ * state.c calls the backend of the job concerned, the default one for
+ * calls without a job.
+ */
+struct state_ops {
+	const char *name;
+	void (*open)(void);
+	void (*close)(void);
+	void (*batch_begin)(void);
+	void (*batch_end)(void);
+	/* run history */
+	void (*run_started)(struct inst *);
+	void (*run_ready)(struct inst *);
+	void (*run_ended)(struct inst *, int, const char *);
+	void (*run_skipped)(struct inst *, int64_t);
+	int64_t (*last_start)(const char *);
+	int (*history)(const char *, int, int, store_run_cb, void *, char **);
+	/* the operator's intent */
+	void (*intent)(struct inst *, int, int, long);
+	void (*intents_load)(void);
+	/* the queue: its handle, the outcomes of its runs */
+	struct queue *(*queue)(void);
+	void (*queue_failed)(char *);
+	void (*queue_done)(const struct inst *, int64_t);
+	void (*queue_release)(const struct inst *, int64_t);
+	void (*queue_fail)(const struct inst *, int64_t, int, int64_t, int, int,
+	    const char *, const char *, size_t);
+};
+extern const struct state_ops state_sqlite; /* state-sqlite.c */
+
 void state_open(void);
 void state_close(void);
 void state_run_begin(struct inst *);
@@ -456,10 +492,6 @@ void waiters_timeout(struct client *, uint64_t);
 void waiters_notify(struct inst *);
 void waiters_cancel(struct inst *);
 void waiters_move(struct inst *, struct inst *);
-/* The old names, until supervise.c calls waiters_*() itself. */
-#define server_waiters_notify waiters_notify
-#define server_waiters_cancel waiters_cancel
-#define server_waiters_move waiters_move
 
 /* cmd.c */
 enum cmd_retval {

@@ -141,18 +141,12 @@ waiters_is_stable(struct inst *in)
 static int
 waiters_start_settled(struct inst *in, enum job_state s, int *ok)
 {
-	/* A periodic run: started (or already over). */
-	if (in->job->spec->kind == CONF_KIND_PERIODIC &&
-	    (s == JOB_RUNNING || s == JOB_WAITING)) {
-		*ok = s == JOB_RUNNING || in->has_exit;
-		return (1);
-	}
-	/* A queue slot: up once it holds its lock, free or working. */
-	if (in->job->spec->kind == CONF_KIND_QUEUE &&
-	    (s == JOB_RUNNING || s == JOB_WAITING)) {
-		*ok = 1;
-		return (1);
-	}
+	const struct kind_ops *k = in->job->kind;
+	int r;
+
+	/* The kind's say first: a periodic run, a queue slot. */
+	if (k->start_settled != NULL && (r = k->start_settled(in, s, ok)) != -1)
+		return (r);
 	/* A start succeeds once the run has lasted min_uptime. */
 	*ok = s == JOB_RUNNING;
 	if (s == JOB_RUNNING)
@@ -344,4 +338,5 @@ waiters_cancel(struct inst *in)
 	while ((w = TAILQ_FIRST(&in->waiters)) != NULL)
 		/* NOLINTNEXTLINE(clang-analyzer-unix.Malloc) */
 		waiters_end(w, 0);
+	in->stable = sd_event_source_disable_unref(in->stable);
 }

@@ -5,7 +5,7 @@
 #   3. `make check-valgrind` (unit tests and vigild under valgrind)
 #   4. `make distcheck`
 #   5. clang-format, shellcheck, `make check-headers`, clang-tidy, mandoc,
-#      cppcheck, autogen.sh prints no warning
+#      cppcheck, autogen.sh prints no warning, no two-way module edge
 #   6. the request decoder under libFuzzer for FUZZ_SECONDS (default 30)
 # Ends with one line "N passed, N failed, N skipped" over every test of
 # every stage.  Set STAGES="1 5" to run only some stages.
@@ -142,6 +142,8 @@ for st in $stages; do
 			-DSYSCONFDIR='\"/etc\"' -DLOCALSTATEDIR='\"/var\"' \
 			-DRUNSTATEDIR='\"/run\"' 2>/dev/null"
 		one autogen-quiet autogen_quiet
+		# No two supervisord/ files call each other (but through ops).
+		one modgraph python3 contrib/modgraph.py --check
 		one mandoc sh -c "mandoc -T lint -W warning supervisord/vigild.8 supervisord/vigilctl.8 supervisord/vigil.conf.5"
 		one cppcheck sh -c "cppcheck --quiet --error-exitcode=1 --enable=warning,portability \
 			--inline-suppr --std=c11 -I lib \

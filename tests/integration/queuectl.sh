@@ -163,9 +163,22 @@ rc 4 purge nope
 rc 1 purge svc
 rc 1 kick svc
 rc 0 kick q
-rc 2 enqueue --delay soon q x
-rc 2 enqueue --priority high q x
-rc 2 enqueue --unique '' q x
+# same_refusal OPTION...: vigild and enqueue --direct both refuse it, exit
+# 2, in the same words (enqueue_check).
+same_refusal() {
+	local got=0
+	rc 2 enqueue "$@" q x
+	"$VIGILCTL" --state-dir "$STATE" enqueue --direct "$@" q x \
+		2>"$T/derr" || got=$?
+	[ "$got" = 2 ] || fail "enqueue --direct $*: exit $got"
+	[ "$(sed 's/^vigilctl: //' "$T/derr")" = "$(cat "$T/err")" ] ||
+		fail "enqueue $*: vigild: $(cat "$T/err"), --direct: $(cat "$T/derr")"
+}
+same_refusal --delay soon
+same_refusal --delay 106751991d
+same_refusal --priority high
+same_refusal -p 2147483648
+same_refusal --unique ''
 rc 2 enqueue q x y
 rc 2 queue --dead
 rc 2 queue --dead q other

@@ -86,12 +86,12 @@ RB_HEAD(logfile_tree, logfile);
 RB_PROTOTYPE(logfile_tree, logfile, entry, logfile_cmp)
 RB_GENERATE(logfile_tree, logfile, entry, logfile_cmp)
 
-static struct logfile_tree output_logs = RB_INITIALIZER(&output_logs);
-static LIST_HEAD(, outpipe) output_pipes = LIST_HEAD_INITIALIZER(output_pipes);
+static struct logfile_tree joblog_logs = RB_INITIALIZER(&joblog_logs);
+static LIST_HEAD(, outpipe) joblog_pipes = LIST_HEAD_INITIALIZER(joblog_pipes);
 static char output_rbuf[OUTPUT_READ];
-static size_t output_nfollowers;
+static size_t joblog_nfollowers;
 
-static void output_pipe_free(struct outpipe *);
+static void joblog_pipe_free(struct outpipe *);
 
 /* Pass a formatted block to every follower of the file. */
 static void
@@ -113,7 +113,7 @@ logfile_get(const char *name)
 
 	memset(&key, 0, sizeof(key));
 	key.name = (char *)(uintptr_t)name;
-	if ((lf = RB_FIND(logfile_tree, &output_logs, &key)) != NULL) {
+	if ((lf = RB_FIND(logfile_tree, &joblog_logs, &key)) != NULL) {
 		lf->refs++;
 		return (lf);
 	}
@@ -126,7 +126,7 @@ logfile_get(const char *name)
 	output_sink_set_tap(lf->sink, logfile_tap, lf);
 	TAILQ_INIT(&lf->followers);
 	lf->refs = 1;
-	RB_INSERT(logfile_tree, &output_logs, lf);
+	RB_INSERT(logfile_tree, &joblog_logs, lf);
 	return (lf);
 }
 
@@ -140,11 +140,11 @@ logfile_put(struct logfile *lf)
 		return;
 	while ((f = TAILQ_FIRST(&lf->followers)) != NULL) {
 		TAILQ_REMOVE(&lf->followers, f, entry);
-		output_nfollowers--;
+		joblog_nfollowers--;
 		server_client_finish(f->client, CMD_EXIT_OK);
 		free(f);
 	}
-	RB_REMOVE(logfile_tree, &output_logs, lf);
+	RB_REMOVE(logfile_tree, &joblog_logs, lf);
 	output_sink_free(lf->sink);
 	free(lf->name);
 	free(lf);
@@ -152,16 +152,16 @@ logfile_put(struct logfile *lf)
 
 /* A job appears: attach its log file and apply its options. */
 void
-output_job_attach(struct job *j)
+joblog_job_attach(struct job *j)
 {
 	if (j->log == NULL)
 		j->log = logfile_get(j->name);
-	output_job_configure(j);
+	joblog_job_configure(j);
 }
 
 /* Apply the job's log options (again, after a reload). */
 void
-output_job_configure(struct job *j)
+joblog_job_configure(struct job *j)
 {
 	const struct job_spec *spec = j->spec;
 
@@ -171,7 +171,7 @@ output_job_configure(struct job *j)
 
 /* The job record goes away; pipes still open keep the file. */
 void
-output_job_detach(struct job *j)
+joblog_job_detach(struct job *j)
 {
 	logfile_put(j->log);
 	j->log = NULL;
@@ -179,7 +179,7 @@ output_job_detach(struct job *j)
 
 /* Free a pipe after its last bytes were written out. */
 static void
-output_pipe_free(struct outpipe *op)
+joblog_pipe_free(struct outpipe *op)
 {
 	output_feed_end(op->log->sink, &op->part, op->tag);
 	if (op->inst != NULL) {
@@ -201,7 +201,7 @@ output_pipe_free(struct outpipe *op)
 
 /* Keep the last OUTPUT_TAIL bytes a queue run wrote. */
 static void
-output_tail_keep(struct outpipe *op, const char *p, size_t n)
+joblog_tail_keep(struct outpipe *op, const char *p, size_t n)
 {
 	size_t keep;
 
@@ -221,7 +221,7 @@ output_tail_keep(struct outpipe *op, const char *p, size_t n)
 
 /* Read once from the pipe: 1 if data came, 0 if none now, -1 at the end. */
 static int
-output_pipe_read(struct outpipe *op)
+joblog_pipe_read(struct outpipe *op)
 {
 	ssize_t n;
 
@@ -235,23 +235,23 @@ output_pipe_read(struct outpipe *op)
 	}
 	output_feed(op->log->sink, &op->part, op->tag, output_rbuf, (size_t)n);
 	if (op->tail != NULL)
-		output_tail_keep(op, output_rbuf, (size_t)n);
+		joblog_tail_keep(op, output_rbuf, (size_t)n);
 	return (1);
 }
 
 static int
-output_pipe_event(sd_event_source *s, int fd, uint32_t revents, void *arg)
+joblog_pipe_event(sd_event_source *s, int fd, uint32_t revents, void *arg)
 {
 	struct outpipe *op = arg;
 
-	if (output_pipe_read(op) == -1)
-		output_pipe_free(op);
+	if (joblog_pipe_read(op) == -1)
+		joblog_pipe_free(op);
 	return (0);
 }
 
 /* Make the pipe of one run; return the write end for the child. */
 static int
-output_pipe_new(struct inst *in, char **cause)
+joblog_pipe_new(struct inst *in, char **cause)
 {
 	struct outpipe *op;
 	int fds[2], r;
@@ -266,15 +266,15 @@ output_pipe_new(struct inst *in, char **cause)
 	op->log = in->job->log;
 	op->log->refs++;
 	op->tag = in->job->ninsts > 1 ? xstrdup(in->label) : NULL;
-	if (in->job->spec->kind == CONF_KIND_QUEUE)
+	if (in->job->kind->keep_tail)
 		op->tail = xmalloc(OUTPUT_TAIL);
 	r = sd_event_add_io(
-	    vigild.event, &op->src, op->fd, EPOLLIN, output_pipe_event, op);
+	    vigild.event, &op->src, op->fd, EPOLLIN, joblog_pipe_event, op);
 	if (r < 0)
 		fatalx("%s: sd_event_add_io: %s", __func__, strerror(-r));
 	(void)sd_event_source_set_priority(op->src, OUTPUT_PRIORITY);
-	LIST_INSERT_HEAD(&output_pipes, op, entry);
-	output_inst_release(in);
+	LIST_INSERT_HEAD(&joblog_pipes, op, entry);
+	joblog_inst_release(in);
 	op->inst = in;
 	in->out = op;
 	return (fds[1]);
@@ -282,7 +282,7 @@ output_pipe_new(struct inst *in, char **cause)
 
 /* A stream to journald, or -1 (logged once per job) to fall back. */
 static int
-output_journal_fd(struct inst *in, int stream)
+joblog_journal_fd(struct inst *in, int stream)
 {
 	struct logfile *lf = in->job->log;
 	int fd;
@@ -307,7 +307,7 @@ output_journal_fd(struct inst *in, int stream)
  * the fork) and return 0; else -1 with *cause.
  */
 int
-output_child_fds(struct inst *in, int fds[2], char **cause)
+joblog_child_fds(struct inst *in, int fds[2], char **cause)
 {
 	const struct job_spec *spec = in->job->spec;
 	enum conf_output mode[2] = { spec->out, spec->err };
@@ -317,14 +317,14 @@ output_child_fds(struct inst *in, int fds[2], char **cause)
 	for (i = 0; i < 2; i++) {
 		if (mode[i] != CONF_OUTPUT_JOURNAL)
 			continue;
-		if ((fds[i] = output_journal_fd(in, i + 1)) == -1)
+		if ((fds[i] = joblog_journal_fd(in, i + 1)) == -1)
 			mode[i] = CONF_OUTPUT_FILE;
 	}
 	for (i = 0; i < 2; i++) {
 		switch (mode[i]) {
 		case CONF_OUTPUT_FILE:
 			if (pipefd == -1 &&
-			    (pipefd = output_pipe_new(in, cause)) == -1)
+			    (pipefd = joblog_pipe_new(in, cause)) == -1)
 				goto fail;
 			fds[i] = pipefd;
 			break;
@@ -342,13 +342,13 @@ output_child_fds(struct inst *in, int fds[2], char **cause)
 	}
 	return (0);
 fail:
-	output_child_fds_close(fds);
+	joblog_child_fds_close(fds);
 	return (-1);
 }
 
-/* Close what output_child_fds opened, once the child has its copies. */
+/* Close what joblog_child_fds opened, once the child has its copies. */
 void
-output_child_fds_close(int fds[2])
+joblog_child_fds_close(int fds[2])
 {
 	if (fds[0] >= 0)
 		close(fds[0]);
@@ -363,7 +363,7 @@ output_child_fds_close(int fds[2])
  * of the run that still holds it.
  */
 void
-output_inst_drain(struct inst *in)
+joblog_inst_drain(struct inst *in)
 {
 	struct outpipe *op = in->out;
 	size_t total = 0;
@@ -371,10 +371,10 @@ output_inst_drain(struct inst *in)
 
 	if (op == NULL)
 		return;
-	while (total < OUTPUT_DRAIN_MAX && (r = output_pipe_read(op)) == 1)
+	while (total < OUTPUT_DRAIN_MAX && (r = joblog_pipe_read(op)) == 1)
 		total += OUTPUT_READ;
 	if (r == -1)
-		output_pipe_free(op);
+		joblog_pipe_free(op);
 }
 
 /*
@@ -382,7 +382,7 @@ output_inst_drain(struct inst *in)
  * (queue runs only) to buf; return their number.
  */
 size_t
-output_inst_tail(const struct inst *in, char *buf, size_t cap)
+joblog_inst_tail(const struct inst *in, char *buf, size_t cap)
 {
 	const char *tail = in->tail;
 	size_t len = in->tail_len, n;
@@ -400,7 +400,7 @@ output_inst_tail(const struct inst *in, char *buf, size_t cap)
 
 /* Forget the instance's run in its pipe (a new run, or the end). */
 void
-output_inst_release(struct inst *in)
+joblog_inst_release(struct inst *in)
 {
 	if (in->out != NULL)
 		in->out->inst = NULL;
@@ -412,7 +412,7 @@ output_inst_release(struct inst *in)
 
 /* Does any of the job's output go to its log file? */
 static int
-output_job_captured(const struct job *j)
+joblog_job_captured(const struct job *j)
 {
 	const struct job_spec *spec = j->spec;
 
@@ -422,13 +422,13 @@ output_job_captured(const struct job *j)
 
 /* Write a line of vigil's own into the instance's log file. */
 void
-output_mark(struct inst *in, const char *fmt, ...)
+joblog_mark(struct inst *in, const char *fmt, ...)
 {
 	struct logfile *lf = in->job->log;
 	char text[512];
 	va_list ap;
 
-	if (lf == NULL || !output_job_captured(in->job))
+	if (lf == NULL || !joblog_job_captured(in->job))
 		return;
 	va_start(ap, fmt);
 	/* NOLINTNEXTLINE(clang-analyzer-valist.Uninitialized) */
@@ -440,12 +440,12 @@ output_mark(struct inst *in, const char *fmt, ...)
 
 /* Close every log file, so the next line opens it again (SIGUSR2). */
 size_t
-output_reopen_all(void)
+joblog_reopen_all(void)
 {
 	struct logfile *lf;
 	size_t n = 0;
 
-	RB_FOREACH(lf, logfile_tree, &output_logs) {
+	RB_FOREACH(lf, logfile_tree, &joblog_logs) {
 		output_sink_reopen(lf->sink);
 		n++;
 	}
@@ -455,12 +455,12 @@ output_reopen_all(void)
 
 /* Return the job's log file path, or NULL if its output is not there. */
 const char *
-output_job_path(const struct job *j, const char **why)
+joblog_job_path(const struct job *j, const char **why)
 {
 	const struct job_spec *spec = j->spec;
 
 	*why = NULL;
-	if (output_job_captured(j))
+	if (joblog_job_captured(j))
 		return (output_sink_path(j->log->sink));
 	if (spec->out == CONF_OUTPUT_JOURNAL ||
 	    spec->err == CONF_OUTPUT_JOURNAL)
@@ -475,7 +475,7 @@ output_job_path(const struct job *j, const char **why)
  * bytes, in *out (allocated, *outlen bytes): see output_sink_tail.
  */
 int
-output_job_tail(const struct job *j, size_t n, size_t max, char **out,
+joblog_job_tail(const struct job *j, size_t n, size_t max, char **out,
     size_t *outlen, char **cause)
 {
 	return (output_sink_tail(j->log->sink, n, max, out, outlen, cause));
@@ -483,7 +483,7 @@ output_job_tail(const struct job *j, size_t n, size_t max, char **out,
 
 /* Send the client every line written to the job's log from now on. */
 void
-output_follow(struct job *j, struct client *c)
+joblog_follow(struct job *j, struct client *c)
 {
 	struct follower *f;
 
@@ -491,25 +491,26 @@ output_follow(struct job *j, struct client *c)
 	f->client = c;
 	f->log = j->log;
 	TAILQ_INSERT_TAIL(&j->log->followers, f, entry);
-	output_nfollowers++;
-	server_client_hold(c);
+	joblog_nfollowers++;
+	/* A client that goes away stops the follow. */
+	server_client_park(c, joblog_client_gone, NULL);
 }
 
 /* The client is gone: stop following for it. */
 void
-output_client_gone(struct client *c)
+joblog_client_gone(struct client *c)
 {
 	struct logfile *lf;
 	struct follower *f, *tmp;
 
-	if (output_nfollowers == 0)
+	if (joblog_nfollowers == 0)
 		return;
-	RB_FOREACH(lf, logfile_tree, &output_logs) {
+	RB_FOREACH(lf, logfile_tree, &joblog_logs) {
 		TAILQ_FOREACH_SAFE(f, &lf->followers, entry, tmp) {
 			if (f->client != c)
 				continue;
 			TAILQ_REMOVE(&lf->followers, f, entry);
-			output_nfollowers--;
+			joblog_nfollowers--;
 			free(f);
 		}
 	}
@@ -517,17 +518,17 @@ output_client_gone(struct client *c)
 
 /* At exit: write out what the pipes still hold and close them. */
 void
-output_free_all(void)
+joblog_free_all(void)
 {
 	struct outpipe *op;
 	size_t total;
 
-	while ((op = LIST_FIRST(&output_pipes)) != NULL) {
+	while ((op = LIST_FIRST(&joblog_pipes)) != NULL) {
 		for (total = 0; total < OUTPUT_DRAIN_MAX;
 		     total += OUTPUT_READ) {
-			if (output_pipe_read(op) != 1)
+			if (joblog_pipe_read(op) != 1)
 				break;
 		}
-		output_pipe_free(op);
+		joblog_pipe_free(op);
 	}
 }

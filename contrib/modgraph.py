@@ -1,0 +1,82 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: ISC
+# Copyright (c) 2026 The vigil authors
+"""The module graph of vigild: which supervisord/ file calls which.
+
+    contrib/modgraph.py [--dot] [--check] [TOP]
+
+An arrow A -> B means A.c names a function that B.c exports (defined at
+the start of a line, not static), outside comments and strings; calls
+through ops tables and hooks (struct kind_ops, claim_ops, inst_hooks) are
+not arrows, which is the point of them.  Prints one line per file with
+its arrows and its size, then the two-way pairs.  --dot prints a Graphviz
+graph instead.  --check exits 1 if any pair of files calls each other.
+"""
+import glob
+import os
+import re
+import sys
+
+DEF = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)\(", re.M)
+# A name, not a member after "." or "->".
+WORD = re.compile(r"(?<![.>])\b[A-Za-z_][A-Za-z0-9_]*\b")
+CODE = re.compile(
+    r'//[^\n]*|/\*.*?\*/|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'', re.S)
+
+
+def strip(text):
+    """The text with its comments and string and char literals blanked."""
+    return CODE.sub(lambda m: " " if m.group(0)[0] == "/" else '""', text)
+
+
+def exported(text):
+    """Names of the functions a file defines and does not keep static."""
+    names = set()
+    for m in DEF.finditer(text):
+        start = text.rfind("\n", 0, m.start() - 1) + 1
+        prev = text[start:m.start()]
+        if (m.group(1) != "main" and not m.group(1).isupper() and
+                not prev.startswith("static")):
+            names.add(m.group(1))
+    return names
+
+
+def graph(top):
+    files = sorted(glob.glob(os.path.join(top, "supervisord", "*.c")))
+    code = {f: strip(open(f, errors="replace").read()) for f in files}
+    owner = {}
+    for f in files:
+        for name in exported(code[f]):
+            owner[name] = f
+    calls = {}
+    for f in files:
+        words = set(WORD.findall(code[f]))
+        calls[f] = sorted({owner[w] for w in words
+                           if w in owner and owner[w] != f})
+    return files, calls
+
+
+def main(argv):
+    top = next((a for a in argv if not a.startswith("--")), ".")
+    files, calls = graph(top)
+    name = lambda f: os.path.basename(f)[:-2]
+    pairs = sorted({tuple(sorted((a, b))) for a in files for b in calls[a]
+                    if a in calls[b]})
+    if "--dot" in argv:
+        print("digraph vigild {")
+        for f in files:
+            for t in calls[f]:
+                print(f'  "{name(f)}" -> "{name(t)}";')
+        print("}")
+    else:
+        for f in files:
+            n = sum(1 for _ in open(f, errors="replace"))
+            print(f"{name(f):14} {n:5}  -> " +
+                  (" ".join(name(t) for t in calls[f]) or "(nothing)"))
+        print("two-way: " + (", ".join(f"{name(a)}<->{name(b)}"
+                                       for a, b in pairs) or "none"))
+    return 1 if "--check" in argv and pairs else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,771 @@
+/* SPDX-License-Identifier: ISC */
+/* Copyright (c) 2026 The vigil authors */
+
+/*
+ * The SQLite backend of vigild's state (struct state_ops, state.c):
+ * STATE/state.db (lib/store.c) for run history, the operator's intent,
+ * the queue (lib/queue-sqlite.c on the same connection) and the outcomes
+ * of its runs, and recovery of runs left open by a vigild that died.  The
+ * store is never in the way: supervision goes on from memory while it
+ * cannot be written.
+ *
+ * Every write is a record on a list first, written at once (or, between
+ * the batch's begin and end, with the batch) and dropped only
+ * once its transaction committed.  When a write fails, the records stay
+ * in memory, and the store is not used again until a retry time: 100 ms
+ * after the first failure, doubling up to 30 s, when a timer writes what
+ * is kept, in the order it came, and kicks the queue jobs' dispatch.  So a
+ * lock an operator's sqlite3 holds for a moment costs a few retries, and
+ * a queue message whose run ended meanwhile is settled soon after, not
+ * left running until vigild restarts.  A lock held by another connection
+ * keeps the store open; any other failure closes it, to be opened again
+ * at the retry (a file moved aside, a full disk).  The history records
+ * kept are capped (the oldest dropped and counted); queue outcomes and
+ * intents are never dropped: there are no more of them than slots and
+ * instances, since nothing is claimed while the store fails.
+ */
+
+#include "config.h"
+
+#include <sys/types.h>
+#include <sys/wait.h>
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "duration.h"
+#include "log.h"
+#include "queue.h"
+#include "store.h"
+#include "vigild.h"
+#include "xmalloc.h"
+
+#define STATE_RETRY_MIN (100 * DURATION_USEC_PER_MSEC)
+#define STATE_RETRY_MAX (30 * DURATION_USEC_PER_SEC)
+#define STATE_WARN_USEC (60 * 1000000LL)
+/* Run history records kept in memory at most, while the store fails. */
+#define STATE_KEEP_MAX 10000
+
+/* A write waiting for its transaction to commit. */
+enum state_op {
+	STATE_RUN,     /* a run's row; its ready time and end once known */
+	STATE_READY,   /* the ready time of a row written */
+	STATE_END,     /* the end of a row written */
+	STATE_SKIPPED, /* a periodic slot skipped */
+	STATE_INTENT,  /* the operator's held or started, or neither */
+	STATE_DONE,    /* queue: the message's run succeeded */
+	STATE_RELEASE, /* queue: stopped or never started, attempt not counted */
+	STATE_FAIL,    /* queue: the run failed, retry or dead */
+};
+
+struct state_rec {
+	enum state_op op;
+	int64_t seq; /* STATE_RUN: the instance's run_row is -seq till then */
+	int64_t row; /* STATE_READY, STATE_END; STATE_RUN once inserted */
+	struct store_intent it; /* job, instance; the rest: STATE_INTENT */
+	char run_id[17];
+	long pid;
+	int64_t started, ready, ended; /* usec, 0: not (yet) */
+	int code, sig;                 /* -1: none */
+	char *reason;
+	int64_t msg; /* queue: the message id */
+	int max_attempts;
+	int64_t retry_at;
+	char *what; /* STATE_FAIL: how the run ended */
+	char *tail; /* STATE_FAIL: the end of its output */
+	size_t tail_len;
+	TAILQ_ENTRY(state_rec) entry;
+};
+TAILQ_HEAD(state_recs, state_rec);
+
+static struct store *state_store;
+static struct queue *state_q; /* on state_store, opened on demand */
+static char *state_path;
+static struct state_recs state_recs = TAILQ_HEAD_INITIALIZER(state_recs);
+static size_t state_nrecs;      /* records on state_recs */
+static size_t state_nkept;      /* history records among them */
+static int64_t state_seq;       /* the last STATE_RUN's seq */
+static int state_batching;      /* batch_begin depth */
+static uint64_t state_retry_at; /* monotonic usec: no store call before */
+static uint64_t state_delay;    /* the current retry delay, 0: none */
+static uint64_t state_failed_at;
+static sd_event_source *state_timer;
+static int64_t state_warned_at; /* wall clock usec */
+static int state_warned;        /* since the store last came back */
+static uint64_t state_lost;     /* history records dropped */
+
+static int
+state_rec_is_history(const struct state_rec *r)
+{
+	return (r->op == STATE_RUN || r->op == STATE_READY ||
+	    r->op == STATE_END || r->op == STATE_SKIPPED);
+}
+
+static void
+state_rec_free(struct state_rec *r)
+{
+	if (r == NULL)
+		return;
+	free(r->reason);
+	free(r->what);
+	free(r->tail);
+	free(r);
+}
+
+static void
+state_rec_remove(struct state_rec *r)
+{
+	TAILQ_REMOVE(&state_recs, r, entry);
+	state_nrecs--;
+	if (state_rec_is_history(r))
+		state_nkept--;
+	state_rec_free(r);
+}
+
+/* A new record of kind op for instance in. */
+static struct state_rec *
+state_rec_new(enum state_op op, const struct inst *in)
+{
+	struct state_rec *r;
+
+	r = xcalloc(1, sizeof(*r));
+	r->op = op;
+	r->code = r->sig = -1;
+	strlcpy(r->it.job, in->job->name, sizeof(r->it.job));
+	r->it.instance = in->index;
+	return (r);
+}
+
+/* The STATE_RUN record of seq still waiting, or NULL. */
+static struct state_rec *
+state_rec_find_run(int64_t seq)
+{
+	struct state_rec *r;
+
+	/* From the newest: a run's ready comes soon after its start. */
+	TAILQ_FOREACH_REVERSE(r, &state_recs, state_recs, entry) {
+		if (r->op == STATE_RUN && r->seq == seq)
+			return (r);
+	}
+	return (NULL);
+}
+
+static int state_retry_fired(sd_event_source *, uint64_t, void *);
+
+/* The retry timer: arm it for state_retry_at. */
+static void
+state_timer_arm(void)
+{
+	int r;
+
+	if (vigild.event == NULL)
+		return;
+	if (state_timer == NULL) {
+		r = sd_event_add_time(vigild.event, &state_timer,
+		    CLOCK_MONOTONIC, state_retry_at, DURATION_USEC_PER_MSEC,
+		    state_retry_fired, NULL);
+		if (r < 0)
+			fatalx("%s: sd_event_add_time: %s", __func__,
+			    strerror(-r));
+		return;
+	}
+	(void)sd_event_source_set_time(state_timer, state_retry_at);
+	(void)sd_event_source_set_enabled(state_timer, SD_EVENT_ONESHOT);
+}
+
+/*
+ * A store call failed with cause (taken): log (at most once a minute),
+ * close the store unless another connection's lock was all, and use it
+ * again only after the retry delay: 100 ms, doubling up to 30 s, and
+ * from 100 ms again after a minute without a failure.
+ */
+static void
+state_failed(const char *what, char *cause)
+{
+	uint64_t now = monotime_now();
+	int64_t wall = store_now();
+	char delay[32];
+
+	if (state_delay == 0 || now - state_failed_at > 2 * STATE_RETRY_MAX)
+		state_delay = STATE_RETRY_MIN;
+	else if ((state_delay *= 2) > STATE_RETRY_MAX)
+		state_delay = STATE_RETRY_MAX;
+	state_failed_at = now;
+	state_retry_at = now + state_delay;
+	if (wall - state_warned_at >= STATE_WARN_USEC) {
+		log_warnx("%s: %s; keeping writes in memory (%zu now, %llu "
+		          "history records dropped so far), retrying in %s",
+		    what, cause ? cause : "failed", state_nrecs,
+		    (unsigned long long)state_lost,
+		    duration_format(state_delay, delay, sizeof(delay)));
+		state_warned_at = wall;
+		state_warned = 1;
+	}
+	free(cause);
+	if (state_store == NULL || !store_is_busy(state_store)) {
+		queue_close(state_q);
+		state_q = NULL;
+		store_close(state_store);
+		state_store = NULL;
+	}
+	state_timer_arm();
+}
+
+/*
+ * The store, opened again if need be, or NULL before the retry time and
+ * when it cannot be opened.  Records may still wait: see state_get.
+ */
+static struct store *
+state_store_ready(void)
+{
+	char *cause = NULL;
+
+	if (state_path == NULL ||
+	    (state_retry_at != 0 && monotime_now() < state_retry_at))
+		return (NULL);
+	if (state_store != NULL)
+		return (state_store);
+	state_store = store_open(state_path, &cause);
+	if (state_store == NULL) {
+		state_failed("state.db", cause);
+		return (NULL);
+	}
+	if (cause != NULL) {
+		log_warnx("%s: %s", state_path, cause);
+		free(cause);
+	}
+	log_info("state: %s", state_path);
+	return (state_store);
+}
+
+/* The queue on store s, opened if need be; NULL with *cause. */
+static struct queue *
+state_queue_open(struct store *s, char **cause)
+{
+	if (state_q == NULL)
+		state_q = queue_open(s, cause);
+	return (state_q);
+}
+
+/* Write the run row of r, with its ready time and end if known. */
+static int
+state_rec_write_run(struct store *s, struct state_rec *r, char **cause)
+{
+	if (store_run_begin(s, r->it.job, r->it.instance, r->run_id, r->pid,
+	        r->started, &r->row, cause) == -1)
+		return (-1);
+	if (r->ready != 0 && store_run_ready(s, r->row, r->ready, cause) == -1)
+		return (-1);
+	if (r->ended != 0 &&
+	    store_run_end(s, r->row, r->ended, r->code, r->sig, r->reason,
+	        vigild.conf->history_keep, cause) == -1)
+		return (-1);
+	return (0);
+}
+
+/* Write r inside the open transaction of s.  0, or -1 with *cause. */
+static int
+state_rec_write(struct store *s, struct state_rec *r, char **cause)
+{
+	struct queue *q = NULL;
+	int dead;
+
+	if (r->op >= STATE_DONE && (q = state_queue_open(s, cause)) == NULL)
+		return (-1);
+	switch (r->op) {
+	case STATE_RUN:
+		return (state_rec_write_run(s, r, cause));
+	case STATE_READY:
+		return (store_run_ready(s, r->row, r->ready, cause));
+	case STATE_END:
+		return (store_run_end(s, r->row, r->ended, r->code, r->sig,
+		    r->reason, vigild.conf->history_keep, cause));
+	case STATE_SKIPPED:
+		return (store_run_skipped(s, r->it.job, r->it.instance,
+		    r->started, vigild.conf->history_keep, cause));
+	case STATE_INTENT:
+		if (r->it.held || r->it.started)
+			return (store_intent_set(s, &r->it, cause));
+		return (
+		    store_intent_clear(s, r->it.job, r->it.instance, cause));
+	case STATE_DONE:
+		return (queue_done(q, r->msg, cause));
+	case STATE_RELEASE:
+		return (queue_release(q, r->msg, cause));
+	case STATE_FAIL:
+		return (queue_fail(q, r->msg, r->max_attempts, r->retry_at,
+		    r->code, r->sig, r->what, r->tail, r->tail_len, r->ended,
+		    &dead, cause));
+	}
+	fatalx("%s: bad record %d", __func__, (int)r->op);
+}
+
+/*
+ * Everything kept is written: give each run still going its row, and
+ * forget the records.
+ */
+static void
+state_recs_settle(void)
+{
+	struct state_rec *r, *next;
+	struct job *j;
+	struct inst *in;
+	size_t n = state_nrecs;
+
+	TAILQ_FOREACH_SAFE(r, &state_recs, entry, next) {
+		if (r->op == STATE_RUN && r->ended == 0 &&
+		    (j = job_find(r->it.job)) != NULL &&
+		    r->it.instance < j->ninsts) {
+			in = &j->insts[r->it.instance];
+			if (in->run_row == -r->seq)
+				in->run_row = r->row;
+		}
+		state_rec_remove(r);
+	}
+	state_delay = 0;
+	if (state_warned) {
+		log_info("%s: written again (%zu records kept in memory)",
+		    state_path, n);
+		state_warned = 0;
+	}
+}
+
+/*
+ * Write every record in the batch open on s, and commit it.  On a
+ * failure, the batch is rolled back and every record kept.
+ */
+static void
+state_commit(struct store *s)
+{
+	struct state_rec *r;
+	char *cause = NULL;
+
+	TAILQ_FOREACH(r, &state_recs, entry) {
+		if (state_rec_write(s, r, &cause) == -1) {
+			(void)store_batch_end(s, NULL); /* rolled back */
+			state_failed("state.db", cause);
+			return;
+		}
+	}
+	if (store_batch_end(s, &cause) == -1) {
+		state_failed("state.db", cause);
+		return;
+	}
+	state_recs_settle();
+}
+
+/* Write the records kept, in one transaction, unless it is not time. */
+static void
+state_flush(void)
+{
+	struct store *s;
+	char *cause = NULL;
+
+	if (TAILQ_EMPTY(&state_recs) || state_batching > 0 ||
+	    (s = state_store_ready()) == NULL)
+		return;
+	if (store_batch_begin(s, &cause) == -1) {
+		state_failed("state.db", cause);
+		return;
+	}
+	state_commit(s);
+}
+
+/*
+ * The store for a call of its own, once every record kept before is
+ * written; NULL while the store fails.
+ */
+static struct store *
+state_get(void)
+{
+	if (state_batching == 0) {
+		state_flush();
+		if (!TAILQ_EMPTY(&state_recs))
+			return (NULL);
+	}
+	return (state_store_ready());
+}
+
+/* The retry time came: write what is kept, then let dispatch claim. */
+static int
+state_retry_fired(sd_event_source *s, uint64_t usec, void *arg)
+{
+	struct job *j;
+
+	if (state_get() == NULL)
+		return (0); /* failed again: the timer is armed again */
+	RB_FOREACH(j, job_tree, &vigild.jobs)
+		queue_kind.kick(j);
+	return (0);
+}
+
+/*
+ * Keep r until it is written, and write it now unless a batch or the
+ * retry time says later.  While the store fails, history over
+ * STATE_KEEP_MAX records loses its oldest record.
+ */
+static void
+state_rec_add(struct state_rec *r)
+{
+	struct state_rec *old;
+
+	if (state_delay != 0 && state_rec_is_history(r) &&
+	    state_nkept >= STATE_KEEP_MAX) {
+		TAILQ_FOREACH(old, &state_recs, entry) {
+			if (state_rec_is_history(old))
+				break;
+		}
+		state_rec_remove(old);
+		state_lost++;
+	}
+	TAILQ_INSERT_TAIL(&state_recs, r, entry);
+	state_nrecs++;
+	if (state_rec_is_history(r))
+		state_nkept++;
+	state_flush();
+}
+
+/*
+ * Open STATE/state.db at start-up and close the runs a dead vigild left
+ * open as "lost" (their leftover processes go through the lock reclaim).
+ */
+static void
+state_sqlite_open(void)
+{
+	struct store *s;
+	char *cause = NULL;
+	size_t n = 0;
+
+	xasprintf(&state_path, "%s/state.db", vigild.state_dir);
+	if ((s = state_get()) == NULL)
+		return;
+	if (store_runs_close_open(s, store_now(), "lost", &n, &cause) == -1) {
+		state_failed("state.db", cause);
+		return;
+	}
+	if (n > 0)
+		log_warnx("%zu runs of a previous vigild ended unseen: "
+		          "recorded as lost",
+		    n);
+}
+
+/*
+ * At exit: a last try at what is kept (a queue message whose outcome is
+ * lost runs again after the next start), then close the store.
+ */
+static void
+state_sqlite_close(void)
+{
+	struct state_rec *r, *next;
+
+	state_batching = 0;
+	state_retry_at = 0;
+	state_flush();
+	if (state_nrecs > 0)
+		log_warnx("%s: %zu records could not be written", state_path,
+		    state_nrecs);
+	TAILQ_FOREACH_SAFE(r, &state_recs, entry, next)
+		state_rec_remove(r);
+	state_timer = sd_event_source_disable_unref(state_timer);
+	queue_close(state_q);
+	state_q = NULL;
+	store_close(state_store);
+	state_store = NULL;
+	free(state_path);
+	state_path = NULL;
+}
+
+/* A run started: record it (its row id comes once it is written). */
+static void
+state_sqlite_run_started(struct inst *in)
+{
+	struct state_rec *r;
+
+	r = state_rec_new(STATE_RUN, in);
+	r->seq = ++state_seq;
+	memcpy(r->run_id, in->run_id, sizeof(r->run_id));
+	r->pid = (long)in->pid;
+	r->started = store_now();
+	in->run_row = -r->seq;
+	state_rec_add(r);
+}
+
+/* The run became ready (RUNNING). */
+static void
+state_sqlite_run_ready(struct inst *in)
+{
+	struct state_rec *r;
+
+	if (in->run_row < 0) {
+		/* Not written yet: with its row, when it is. */
+		if ((r = state_rec_find_run(-in->run_row)) != NULL)
+			r->ready = store_now();
+		return;
+	}
+	if (in->run_row == 0)
+		return;
+	r = state_rec_new(STATE_READY, in);
+	r->row = in->run_row;
+	r->ready = store_now();
+	state_rec_add(r);
+}
+
+/* The run ended with a wait status (ignored after an exec failure). */
+static void
+state_sqlite_run_ended(struct inst *in, int status, const char *reason)
+{
+	struct state_rec *r;
+
+	if (in->run_row < 0)
+		r = state_rec_find_run(-in->run_row);
+	else if (in->run_row > 0) {
+		r = state_rec_new(STATE_END, in);
+		r->row = in->run_row;
+	} else
+		r = NULL;
+	in->run_row = 0;
+	if (r == NULL)
+		return; /* its row was lost */
+	r->ended = store_now();
+	if (!in->life.exec_failed && WIFEXITED(status))
+		r->code = WEXITSTATUS(status);
+	else if (!in->life.exec_failed && WIFSIGNALED(status))
+		r->sig = WTERMSIG(status);
+	r->reason = reason != NULL ? xstrdup(reason) : NULL;
+	if (r->op == STATE_END)
+		state_rec_add(r);
+}
+
+/* A periodic slot at (wall usec) was skipped: a run was still going. */
+static void
+state_sqlite_run_skipped(struct inst *in, int64_t at)
+{
+	struct state_rec *r;
+
+	r = state_rec_new(STATE_SKIPPED, in);
+	r->started = at > 0 ? at : store_now();
+	state_rec_add(r);
+}
+
+/* When the job's last run or slot started (wall usec), 0 if unknown. */
+static int64_t
+state_sqlite_last_start(const char *job)
+{
+	struct store *s;
+	char *cause = NULL;
+	int64_t at = 0;
+
+	if ((s = state_get()) == NULL)
+		return (0);
+	if (store_last_start(s, job, &at, &cause) == -1) {
+		state_failed("state.db", cause);
+		return (0);
+	}
+	return (at);
+}
+
+/*
+ * Remember what the operator asked of an instance: held (stopped by hand)
+ * or started by hand; both clear means the job's own settings rule.  An
+ * earlier intent for it not written yet is replaced.
+ */
+static void
+state_sqlite_intent(struct inst *in, int held, int started, long uid)
+{
+	struct state_rec *r, *old, *next;
+
+	in->intent_uid = uid;
+	in->intent_at = store_now();
+	r = state_rec_new(STATE_INTENT, in);
+	r->it.held = held;
+	r->it.started = started;
+	r->it.uid = uid;
+	r->it.at = in->intent_at;
+	TAILQ_FOREACH_SAFE(old, &state_recs, entry, next) {
+		if (old->op == STATE_INTENT &&
+		    strcmp(old->it.job, r->it.job) == 0 &&
+		    old->it.instance == r->it.instance)
+			state_rec_remove(old);
+	}
+	state_rec_add(r);
+}
+static void
+state_intent_apply(const struct store_intent *it, void *arg)
+{
+	struct job *j;
+	struct inst *in;
+
+	if ((j = job_find(it->job)) == NULL || it->instance < 0 ||
+	    it->instance >= j->ninsts)
+		return;
+	in = &j->insts[it->instance];
+	in->held = it->held;
+	in->by_hand = it->started;
+	in->intent_uid = it->uid;
+	in->intent_at = it->at;
+}
+
+/* At start-up: give each instance the intent recorded for it. */
+static void
+state_sqlite_intents_load(void)
+{
+	struct store *s;
+	char *cause = NULL;
+
+	if ((s = state_get()) == NULL)
+		return;
+	if (store_intents(s, state_intent_apply, NULL, &cause) == -1)
+		state_failed("state.db", cause);
+}
+
+/*
+ * Run history of a job, oldest first: the newest n runs (of one instance,
+ * or of all with instance -1).  Return 0, or -1 with *cause when state.db
+ * is not available.
+ */
+static int
+state_sqlite_history(const char *job, int instance, int n, store_run_cb cb,
+    void *arg, char **cause)
+{
+	struct store *s;
+
+	if ((s = state_get()) == NULL) {
+		xasprintf(cause, "state.db is not available");
+		return (-1);
+	}
+	if (store_history_instance(s, job, instance, n, cb, arg, cause) == -1) {
+		state_failed("state.db", cause ? xstrdup(*cause) : NULL);
+		return (-1);
+	}
+	return (0);
+}
+
+/*
+ * The queue of state.db, once every record kept before is written, or
+ * NULL while the store fails.
+ */
+static struct queue *
+state_sqlite_queue(void)
+{
+	struct store *s;
+	struct queue *q;
+	char *cause = NULL;
+
+	if ((s = state_get()) == NULL)
+		return (NULL);
+	if ((q = state_queue_open(s, &cause)) == NULL)
+		state_failed("state.db queue", cause);
+	return (q);
+}
+
+/* A queue call failed with cause (taken): as any store failure. */
+static void
+state_sqlite_queue_failed(char *cause)
+{
+	state_failed("state.db queue", cause);
+}
+
+/* The run of message id in slot in succeeded: the message is done. */
+static void
+state_sqlite_queue_done(const struct inst *in, int64_t id)
+{
+	struct state_rec *r;
+
+	r = state_rec_new(STATE_DONE, in);
+	r->msg = id;
+	state_rec_add(r);
+}
+
+/* Message id was stopped or never ran: available again, uncounted. */
+static void
+state_sqlite_queue_release(const struct inst *in, int64_t id)
+{
+	struct state_rec *r;
+
+	r = state_rec_new(STATE_RELEASE, in);
+	r->msg = id;
+	state_rec_add(r);
+}
+
+/*
+ * The run of message id failed (exit code or signal, -1 for none; what
+ * describes it; tail is the end of its output, len bytes): available
+ * again at retry_at, or dead once max_attempts are spent (queue_fail).
+ */
+static void
+state_sqlite_queue_fail(const struct inst *in, int64_t id, int max_attempts,
+    int64_t retry_at, int code, int sig, const char *what, const char *tail,
+    size_t len)
+{
+	struct state_rec *r;
+
+	r = state_rec_new(STATE_FAIL, in);
+	r->msg = id;
+	r->max_attempts = max_attempts;
+	r->retry_at = retry_at;
+	r->code = code;
+	r->sig = sig;
+	r->ended = store_now();
+	r->what = xstrdup(what);
+	if (len > 0) {
+		r->tail = xmalloc(len);
+		memcpy(r->tail, tail, len);
+		r->tail_len = len;
+	}
+	state_rec_add(r);
+}
+
+/*
+ * Gather the writes that follow into one transaction until the batch's end
+ * (the runs of the children one SIGCHLD reaps, their messages; a claim and
+ * the runs it begins): one commit instead of one per write.
+ */
+static void
+state_sqlite_batch_begin(void)
+{
+	struct store *s;
+	char *cause = NULL;
+
+	if (state_batching++ > 0 || (s = state_store_ready()) == NULL)
+		return;
+	if (store_batch_begin(s, &cause) == -1)
+		state_failed("state.db", cause);
+}
+
+/* Write the records of the batch (and any kept before), and commit. */
+static void
+state_sqlite_batch_end(void)
+{
+	if (state_batching == 0 || --state_batching > 0)
+		return;
+	if (state_store != NULL && store_in_batch(state_store)) {
+		state_commit(state_store);
+		return;
+	}
+	/* The batch never began, or a failed call rolled it back. */
+	if (state_store != NULL)
+		(void)store_batch_end(state_store, NULL);
+	state_flush();
+}
+
+const struct state_ops state_sqlite = {
+	.name = "sqlite",
+	.open = state_sqlite_open,
+	.close = state_sqlite_close,
+	.batch_begin = state_sqlite_batch_begin,
+	.batch_end = state_sqlite_batch_end,
+	.run_started = state_sqlite_run_started,
+	.run_ready = state_sqlite_run_ready,
+	.run_ended = state_sqlite_run_ended,
+	.run_skipped = state_sqlite_run_skipped,
+	.last_start = state_sqlite_last_start,
+	.history = state_sqlite_history,
+	.intent = state_sqlite_intent,
+	.intents_load = state_sqlite_intents_load,
+	.queue = state_sqlite_queue,
+	.queue_failed = state_sqlite_queue_failed,
+	.queue_done = state_sqlite_queue_done,
+	.queue_release = state_sqlite_queue_release,
+	.queue_fail = state_sqlite_queue_fail,
+};
