@@ -40,17 +40,50 @@ static void life_try_start(struct life_ctx *);
 static void life_apply(struct life_ctx *, struct job_decision);
 
 static const char *const life_phase_names[LIFE_PHASE_COUNT] = {
-	"stopped", "exited", "fatal", "waiting", "deps", "lockwait",
-	"spawned", "running", "backoff", "drain", "term", "kill", "reclaim",
-	"reclaim-kill", "foreign",
+	"stopped",
+	"exited",
+	"fatal",
+	"waiting",
+	"deps",
+	"lockwait",
+	"spawned",
+	"running",
+	"backoff",
+	"drain",
+	"term",
+	"kill",
+	"reclaim",
+	"reclaim-kill",
+	"foreign",
 };
 
 static const char *const life_event_names[LIFE_EV_COUNT] = {
-	"start", "stop", "deps-wait", "deps-ok", "lock-ok", "lock-leftover",
-	"lock-foreign", "lock-error", "msg", "spawned", "spawn-failed",
-	"exec-ok", "exec-failed", "ready", "exit", "group-gone",
-	"backoff-done", "ready-timeout", "stop-timeout", "kill-poll",
-	"drain-timeout", "recheck", "watchdog", "timeout", "slot", "arm",
+	"start",
+	"stop",
+	"deps-wait",
+	"deps-ok",
+	"lock-ok",
+	"lock-leftover",
+	"lock-foreign",
+	"lock-error",
+	"msg",
+	"spawned",
+	"spawn-failed",
+	"exec-ok",
+	"exec-failed",
+	"ready",
+	"exit",
+	"group-gone",
+	"backoff-done",
+	"ready-timeout",
+	"stop-timeout",
+	"kill-poll",
+	"drain-timeout",
+	"recheck",
+	"watchdog",
+	"timeout",
+	"slot",
+	"arm",
 };
 
 /* The state users see for a phase. */
@@ -82,8 +115,8 @@ life_state(enum life_phase ph)
 const char *
 life_phase_name(enum life_phase ph)
 {
-	return ((unsigned int)ph < LIFE_PHASE_COUNT ? life_phase_names[ph] :
-	                                              "?");
+	return (
+	    (unsigned int)ph < LIFE_PHASE_COUNT ? life_phase_names[ph] : "?");
 }
 
 /* A short name of an event, for debug logs and tests. */
@@ -655,8 +688,8 @@ life_ready(struct life_ctx *c)
 	c->l->ready = 1;
 	life_timer(c, LIFE_TIMER_NONE, 0);
 	life_phase(c, LIFE_RUNNING);
-	life_do(c, LIFE_A_REASON_CLEAR | LIFE_A_RECORD_READY |
-	        LIFE_A_ARM_WATCHDOG);
+	life_do(
+	    c, LIFE_A_REASON_CLEAR | LIFE_A_RECORD_READY | LIFE_A_ARM_WATCHDOG);
 }
 
 /*
@@ -678,8 +711,8 @@ life_exit(struct life_ctx *c)
 	o.stop_requested = life_stop_asked(l, c->p);
 	c->out->stop_asked = o.stop_requested;
 	c->out->then = l->then;
-	o.never_ready = spec->ready == CONF_READY_NOTIFY && !l->ready &&
-	    !l->exec_failed;
+	o.never_ready =
+	    spec->ready == CONF_READY_NOTIFY && !l->ready && !l->exec_failed;
 	o.watchdog = l->cause == LIFE_CAUSE_WATCHDOG;
 	job_decide(spec, &o, c->in->rnd, &l->pending);
 	c->out->decided = 1;
@@ -792,38 +825,37 @@ life_slot(struct life_ctx *c)
  * answers to LIFE_A_DEPS, _LOCK and _SPAWN (LIFE_ANSWERS) come in the same
  * step as the action, in whatever phase asked: every row takes them.
  */
-#define LIFE_ANSWERS                                                      \
-	[LIFE_EV_DEPS_WAIT] = life_deps_wait,                             \
-	[LIFE_EV_DEPS_OK] = life_deps_ok, [LIFE_EV_LOCK_OK] = life_lock_ok, \
-	[LIFE_EV_LOCK_LEFTOVER] = life_leftover,                          \
-	[LIFE_EV_LOCK_FOREIGN] = life_foreign,                            \
-	[LIFE_EV_LOCK_ERROR] = life_lock_error,                           \
-	[LIFE_EV_SPAWNED] = life_spawned,                                 \
+#define LIFE_ANSWERS                                                           \
+	[LIFE_EV_DEPS_WAIT] = life_deps_wait,                                  \
+	[LIFE_EV_DEPS_OK] = life_deps_ok, [LIFE_EV_LOCK_OK] = life_lock_ok,    \
+	[LIFE_EV_LOCK_LEFTOVER] = life_leftover,                               \
+	[LIFE_EV_LOCK_FOREIGN] = life_foreign,                                 \
+	[LIFE_EV_LOCK_ERROR] = life_lock_error,                                \
+	[LIFE_EV_SPAWNED] = life_spawned,                                      \
 	[LIFE_EV_SPAWN_FAILED] = life_spawn_failed
 /* No run: STOPPED, EXITED, FATAL, WAITING. */
-#define LIFE_IDLE_ROW                                                     \
-	[LIFE_EV_START] = life_start_idle, [LIFE_EV_ARM] = life_arm,      \
+#define LIFE_IDLE_ROW                                                          \
+	[LIFE_EV_START] = life_start_idle, [LIFE_EV_ARM] = life_arm,           \
 	[LIFE_EV_SLOT] = life_slot, LIFE_ANSWERS
 /* A start held back: by dependencies, the lock, a leftover. */
-#define LIFE_HELD_ROW                                                     \
-	[LIFE_EV_START] = life_start_busy, [LIFE_EV_ARM] = life_start_busy, \
-	[LIFE_EV_RECHECK] = life_recheck, [LIFE_EV_SLOT] = life_slot,     \
+#define LIFE_HELD_ROW                                                          \
+	[LIFE_EV_START] = life_start_busy, [LIFE_EV_ARM] = life_start_busy,    \
+	[LIFE_EV_RECHECK] = life_recheck, [LIFE_EV_SLOT] = life_slot,          \
 	LIFE_ANSWERS
 /* A run: SPAWNED, RUNNING. */
-#define LIFE_RUN_ROW                                                      \
-	[LIFE_EV_START] = life_start_busy, [LIFE_EV_ARM] = life_start_busy, \
-	[LIFE_EV_STOP] = life_stop_run,                                   \
-	[LIFE_EV_EXEC_FAILED] = life_exec_failed,                         \
-	[LIFE_EV_EXIT] = life_exit, [LIFE_EV_TIMEOUT] = life_timeout,     \
-	[LIFE_EV_SLOT] = life_slot, LIFE_ANSWERS
+#define LIFE_RUN_ROW                                                           \
+	[LIFE_EV_START] = life_start_busy, [LIFE_EV_ARM] = life_start_busy,    \
+	[LIFE_EV_STOP] = life_stop_run,                                        \
+	[LIFE_EV_EXEC_FAILED] = life_exec_failed, [LIFE_EV_EXIT] = life_exit,  \
+	[LIFE_EV_TIMEOUT] = life_timeout, [LIFE_EV_SLOT] = life_slot,          \
+	LIFE_ANSWERS
 /* A run being stopped: DRAIN, TERM, KILL. */
-#define LIFE_STOPPING_ROW                                                 \
-	[LIFE_EV_START] = life_start_later,                               \
-	[LIFE_EV_ARM] = life_start_busy,                                  \
-	[LIFE_EV_STOP] = life_stop_stopping,                              \
-	[LIFE_EV_EXEC_FAILED] = life_exec_failed,                         \
-	[LIFE_EV_EXIT] = life_exit, [LIFE_EV_GROUP_GONE] = life_group_gone, \
-	[LIFE_EV_SLOT] = life_slot, LIFE_ANSWERS
+#define LIFE_STOPPING_ROW                                                      \
+	[LIFE_EV_START] = life_start_later, [LIFE_EV_ARM] = life_start_busy,   \
+	[LIFE_EV_STOP] = life_stop_stopping,                                   \
+	[LIFE_EV_EXEC_FAILED] = life_exec_failed, [LIFE_EV_EXIT] = life_exit,  \
+	[LIFE_EV_GROUP_GONE] = life_group_gone, [LIFE_EV_SLOT] = life_slot,    \
+	LIFE_ANSWERS
 
 static const life_rule life_table[LIFE_PHASE_COUNT][LIFE_EV_COUNT] = {
 	[LIFE_STOPPED] = { LIFE_IDLE_ROW, [LIFE_EV_STOP] = life_stop_idle },
@@ -832,8 +864,7 @@ static const life_rule life_table[LIFE_PHASE_COUNT][LIFE_EV_COUNT] = {
 	[LIFE_WAITING] = { LIFE_IDLE_ROW, [LIFE_EV_STOP] = life_stop_waiting,
 	    [LIFE_EV_MSG] = life_msg },
 	[LIFE_DEPS] = { LIFE_HELD_ROW, [LIFE_EV_STOP] = life_stop_pending },
-	[LIFE_LOCKWAIT] = { LIFE_HELD_ROW,
-	    [LIFE_EV_STOP] = life_stop_pending },
+	[LIFE_LOCKWAIT] = { LIFE_HELD_ROW, [LIFE_EV_STOP] = life_stop_pending },
 	[LIFE_SPAWNED] = { LIFE_RUN_ROW, [LIFE_EV_EXEC_OK] = life_exec_ok,
 	    [LIFE_EV_READY] = life_ready,
 	    [LIFE_EV_READY_TIMEOUT] = life_ready_timeout },
@@ -842,7 +873,8 @@ static const life_rule life_table[LIFE_PHASE_COUNT][LIFE_EV_COUNT] = {
 	    [LIFE_EV_ARM] = life_start_busy,
 	    [LIFE_EV_STOP] = life_stop_delayed,
 	    [LIFE_EV_BACKOFF_DONE] = life_backoff_done,
-	    [LIFE_EV_SLOT] = life_slot, LIFE_ANSWERS },
+	    [LIFE_EV_SLOT] = life_slot,
+	    LIFE_ANSWERS },
 	[LIFE_DRAIN] = { LIFE_STOPPING_ROW,
 	    [LIFE_EV_DRAIN_TIMEOUT] = life_drain_timeout },
 	[LIFE_TERM] = { LIFE_STOPPING_ROW,
@@ -865,12 +897,15 @@ void
 life_step(struct life *l, const struct life_params *p,
     const struct life_input *in, struct life_step *out)
 {
-	struct life_ctx c = { l, p, in, out };
+	struct life_ctx c;
+	enum life_event ev = in->ev;
 	life_rule rule = NULL;
 
-	enum life_event ev = in->ev;
-
 	memset(out, 0, sizeof(*out));
+	c.l = l;
+	c.p = p;
+	c.in = in;
+	c.out = out;
 	out->from = l->phase;
 	/* Autostart of a service or a queue is a start. */
 	if (ev == LIFE_EV_ARM && p->spec->kind != CONF_KIND_PERIODIC)

@@ -22,52 +22,52 @@
 #include "job.h"
 
 enum life_phase {
-	LIFE_STOPPED = 0, /* no run, not wanted */
-	LIFE_EXITED,      /* the run ended and the policy did not restart */
-	LIFE_FATAL,       /* too many failed starts in a row */
-	LIFE_WAITING,     /* periodic: for a slot; queue: holds its lock,
+	LIFE_STOPPED = 0,  /* no run, not wanted */
+	LIFE_EXITED,       /* the run ended and the policy did not restart */
+	LIFE_FATAL,        /* too many failed starts in a row */
+	LIFE_WAITING,      /* periodic: for a slot; queue: holds its lock,
 	                     free for a message */
-	LIFE_DEPS,        /* STARTING: waiting for its dependencies */
-	LIFE_LOCKWAIT,    /* STARTING: lock looked at again in a moment */
-	LIFE_SPAWNED,     /* STARTING: a run, not ready yet */
-	LIFE_RUNNING,     /* a ready run */
-	LIFE_BACKOFF,     /* the delay before a restart; lock kept */
-	LIFE_DRAIN,       /* STOPPING (queue): the message may finish */
-	LIFE_TERM,        /* STOPPING: stop_signal sent, stop_timeout armed */
-	LIFE_KILL,        /* STOPPING: SIGKILL sent, what is left polled */
-	LIFE_RECLAIM,     /* BLOCKED: a proven leftover was sent stop_signal */
+	LIFE_DEPS,         /* STARTING: waiting for its dependencies */
+	LIFE_LOCKWAIT,     /* STARTING: lock looked at again in a moment */
+	LIFE_SPAWNED,      /* STARTING: a run, not ready yet */
+	LIFE_RUNNING,      /* a ready run */
+	LIFE_BACKOFF,      /* the delay before a restart; lock kept */
+	LIFE_DRAIN,        /* STOPPING (queue): the message may finish */
+	LIFE_TERM,         /* STOPPING: stop_signal sent, stop_timeout armed */
+	LIFE_KILL,         /* STOPPING: SIGKILL sent, what is left polled */
+	LIFE_RECLAIM,      /* BLOCKED: a proven leftover was sent stop_signal */
 	LIFE_RECLAIM_KILL, /* BLOCKED: ... and SIGKILL after stop_timeout */
 	LIFE_FOREIGN,      /* BLOCKED: held by a process vigild did not start */
 	LIFE_PHASE_COUNT,
 };
 
 enum life_event {
-	LIFE_EV_START = 0,    /* operator, autostart, a dependent's pull */
-	LIFE_EV_STOP,         /* operator, reload or shutdown */
-	LIFE_EV_DEPS_WAIT,    /* a dependency is not RUNNING */
-	LIFE_EV_DEPS_OK,      /* every dependency is RUNNING */
-	LIFE_EV_LOCK_OK,      /* the lock is ours now */
+	LIFE_EV_START = 0,     /* operator, autostart, a dependent's pull */
+	LIFE_EV_STOP,          /* operator, reload or shutdown */
+	LIFE_EV_DEPS_WAIT,     /* a dependency is not RUNNING */
+	LIFE_EV_DEPS_OK,       /* every dependency is RUNNING */
+	LIFE_EV_LOCK_OK,       /* the lock is ours now */
 	LIFE_EV_LOCK_LEFTOVER, /* held by a proven leftover of a vigild */
-	LIFE_EV_LOCK_FOREIGN, /* held by something else */
-	LIFE_EV_LOCK_ERROR,   /* the lock file cannot be used */
-	LIFE_EV_MSG,          /* queue: a message was claimed for the slot */
-	LIFE_EV_SPAWNED,      /* fork succeeded */
-	LIFE_EV_SPAWN_FAILED, /* failed before fork (stdin, pipes, fork) */
-	LIFE_EV_EXEC_OK,      /* the child reached exec */
-	LIFE_EV_EXEC_FAILED,  /* the child failed before exec */
-	LIFE_EV_READY,        /* READY=1 */
-	LIFE_EV_EXIT,         /* the run's leader was reaped */
-	LIFE_EV_GROUP_GONE,   /* nothing is left of the run's group */
-	LIFE_EV_BACKOFF_DONE, /* timer: the restart delay is over */
+	LIFE_EV_LOCK_FOREIGN,  /* held by something else */
+	LIFE_EV_LOCK_ERROR,    /* the lock file cannot be used */
+	LIFE_EV_MSG,           /* queue: a message was claimed for the slot */
+	LIFE_EV_SPAWNED,       /* fork succeeded */
+	LIFE_EV_SPAWN_FAILED,  /* failed before fork (stdin, pipes, fork) */
+	LIFE_EV_EXEC_OK,       /* the child reached exec */
+	LIFE_EV_EXEC_FAILED,   /* the child failed before exec */
+	LIFE_EV_READY,         /* READY=1 */
+	LIFE_EV_EXIT,          /* the run's leader was reaped */
+	LIFE_EV_GROUP_GONE,    /* nothing is left of the run's group */
+	LIFE_EV_BACKOFF_DONE,  /* timer: the restart delay is over */
 	LIFE_EV_READY_TIMEOUT, /* timer: no READY=1 within ready_timeout */
-	LIFE_EV_STOP_TIMEOUT, /* timer: stop_timeout after stop_signal */
-	LIFE_EV_KILL_POLL,    /* timer: after SIGKILL, look again */
+	LIFE_EV_STOP_TIMEOUT,  /* timer: stop_timeout after stop_signal */
+	LIFE_EV_KILL_POLL,     /* timer: after SIGKILL, look again */
 	LIFE_EV_DRAIN_TIMEOUT, /* timer: the message outlived drain_timeout */
-	LIFE_EV_RECHECK,      /* timer: look at the lock again */
-	LIFE_EV_WATCHDOG,     /* no WATCHDOG=1 in time, or WATCHDOG=trigger */
-	LIFE_EV_TIMEOUT,      /* periodic/queue: the run outlived timeout */
-	LIFE_EV_SLOT,         /* periodic: a slot came */
-	LIFE_EV_ARM,          /* autostart: periodic waits for its slot */
+	LIFE_EV_RECHECK,       /* timer: look at the lock again */
+	LIFE_EV_WATCHDOG,      /* no WATCHDOG=1 in time, or WATCHDOG=trigger */
+	LIFE_EV_TIMEOUT,       /* periodic/queue: the run outlived timeout */
+	LIFE_EV_SLOT,          /* periodic: a slot came */
+	LIFE_EV_ARM,           /* autostart: periodic waits for its slot */
 	LIFE_EV_COUNT,
 };
 
@@ -122,65 +122,67 @@ struct life {
 	int exec_failed;       /* the run never reached exec */
 	unsigned int failures; /* consecutive failed starts */
 	unsigned int restarts;
-	unsigned int quick;    /* LOCKWAIT looks so far */
-	uint64_t recheck;      /* BLOCKED: the poll interval */
-	uint64_t kill_at;      /* RECLAIM: when SIGKILL follows */
-	uint64_t delay;        /* BACKOFF: the current delay */
+	unsigned int quick;          /* LOCKWAIT looks so far */
+	uint64_t recheck;            /* BLOCKED: the poll interval */
+	uint64_t kill_at;            /* RECLAIM: when SIGKILL follows */
+	uint64_t delay;              /* BACKOFF: the current delay */
 	struct job_decision pending; /* taken at EXIT, applied when gone */
 };
 
 /* The numbers of the job (from its spec) and of vigild that matter. */
 struct life_params {
 	const struct job_spec *spec;
-	int shutdown;             /* vigild is shutting down */
-	uint64_t quick_retry;     /* LOCKWAIT interval */
-	unsigned int quick_max;   /* LOCKWAIT looks at most */
-	uint64_t recheck_min;     /* BLOCKED poll: first interval */
-	uint64_t recheck_max;     /* ... doubling up to this */
+	int shutdown;           /* vigild is shutting down */
+	uint64_t quick_retry;   /* LOCKWAIT interval */
+	unsigned int quick_max; /* LOCKWAIT looks at most */
+	uint64_t recheck_min;   /* BLOCKED poll: first interval */
+	uint64_t recheck_max;   /* ... doubling up to this */
 };
 
 /* The facts an event brings. */
 struct life_input {
 	enum life_event ev;
-	uint64_t now;     /* monotonic usec */
-	uint32_t rnd;     /* random number for the backoff's jitter */
-	int status;       /* EXIT: wait(2) status */
-	uint64_t uptime;  /* EXIT: usec from fork to exit */
-	int group_left;   /* EXIT: the group outlived its leader */
-	int group_alive;  /* KILL_POLL: the run's group is still there */
-	int same;         /* LOCK_LEFTOVER: the leftover already signalled */
-	int spawning;     /* LOCK_FOREIGN: children between fork and exec */
-	int missed;       /* ARM: a slot passed while vigild was down */
+	uint64_t now;    /* monotonic usec */
+	uint32_t rnd;    /* random number for the backoff's jitter */
+	int status;      /* EXIT: wait(2) status */
+	uint64_t uptime; /* EXIT: usec from fork to exit */
+	int group_left;  /* EXIT: the group outlived its leader */
+	int group_alive; /* KILL_POLL: the run's group is still there */
+	int same;        /* LOCK_LEFTOVER: the leftover already signalled */
+	int spawning;    /* LOCK_FOREIGN: children between fork and exec */
+	int missed;      /* ARM: a slot passed while vigild was down */
 };
 
 /* Actions, carried out in this order by the effect layer. */
 #define LIFE_A_CANCEL_WATCHDOG 0x00000001 /* the watchdog timer goes */
-#define LIFE_A_DISARM_SLOT 0x00000002 /* periodic: no more slots */
-#define LIFE_A_ARM_SLOT 0x00000004    /* periodic: a slot, if none */
-#define LIFE_A_NEXT_SLOT 0x00000008   /* periodic: the slot after this */
-#define LIFE_A_SKIP 0x00000010        /* periodic: a slot skipped */
-#define LIFE_A_EXEC_FAILED 0x00000020 /* note why exec failed */
-#define LIFE_A_RECORD_END 0x00000040  /* the run ended: describe it,
+#define LIFE_A_DISARM_SLOT 0x00000002     /* periodic: no more slots */
+#define LIFE_A_ARM_SLOT 0x00000004        /* periodic: a slot, if none */
+#define LIFE_A_NEXT_SLOT 0x00000008       /* periodic: the slot after this */
+#define LIFE_A_SKIP 0x00000010            /* periodic: a slot skipped */
+#define LIFE_A_EXEC_FAILED 0x00000020     /* note why exec failed */
+#define LIFE_A_RECORD_END                                                      \
+	0x00000040                        /* the run ended: describe it,
                                          write history, settle the msg */
-#define LIFE_A_DEPS_UNWAIT 0x00000080 /* off the dependency wait list */
-#define LIFE_A_MSG_DROP 0x00000100    /* queue: the message goes back */
-#define LIFE_A_START_FAILED 0x00000200 /* a start failed before fork */
-#define LIFE_A_RELEASE 0x00000400     /* give the lock up */
-#define LIFE_A_LEFTOVER_TERM 0x00000800 /* stop_signal to the leftover */
-#define LIFE_A_LEFTOVER_KILL 0x00001000 /* SIGKILL to the leftover */
-#define LIFE_A_NAME_HOLDER 0x00002000 /* say who holds the lock */
-#define LIFE_A_GROUP_DONE 0x00004000  /* forget the run's group */
+#define LIFE_A_DEPS_UNWAIT 0x00000080     /* off the dependency wait list */
+#define LIFE_A_MSG_DROP 0x00000100        /* queue: the message goes back */
+#define LIFE_A_START_FAILED 0x00000200    /* a start failed before fork */
+#define LIFE_A_RELEASE 0x00000400         /* give the lock up */
+#define LIFE_A_LEFTOVER_TERM 0x00000800   /* stop_signal to the leftover */
+#define LIFE_A_LEFTOVER_KILL 0x00001000   /* SIGKILL to the leftover */
+#define LIFE_A_NAME_HOLDER 0x00002000     /* say who holds the lock */
+#define LIFE_A_GROUP_DONE 0x00004000      /* forget the run's group */
 #define LIFE_A_CANCEL_DEADLINE 0x00008000 /* the run's timeout goes */
-#define LIFE_A_DRAIN 0x00010000       /* queue: the message may finish,
+#define LIFE_A_DRAIN                                                           \
+	0x00010000                       /* queue: the message may finish,
                                          or is asked to cancel */
-#define LIFE_A_TERM 0x00020000        /* stop_signal (+CONT) to the run */
-#define LIFE_A_KILL 0x00040000        /* SIGKILL to the run */
-#define LIFE_A_REASON_CLEAR 0x00080000 /* no reason any more */
+#define LIFE_A_TERM 0x00020000           /* stop_signal (+CONT) to the run */
+#define LIFE_A_KILL 0x00040000           /* SIGKILL to the run */
+#define LIFE_A_REASON_CLEAR 0x00080000   /* no reason any more */
 #define LIFE_A_REASON_STOPPED 0x00100000 /* "stopped while <state>" */
-#define LIFE_A_RECORD_READY 0x00200000 /* the run is ready: history */
-#define LIFE_A_ARM_WATCHDOG 0x00400000 /* the watchdog timer */
-#define LIFE_A_ARM_DEADLINE 0x00800000 /* the run's timeout */
-#define LIFE_A_KICK 0x01000000        /* queue: claim a message */
+#define LIFE_A_RECORD_READY 0x00200000   /* the run is ready: history */
+#define LIFE_A_ARM_WATCHDOG 0x00400000   /* the watchdog timer */
+#define LIFE_A_ARM_DEADLINE 0x00800000   /* the run's timeout */
+#define LIFE_A_KICK 0x01000000           /* queue: claim a message */
 /* Then at most one of these, each answered with an event: */
 #define LIFE_A_DEPS 0x10000000  /* -> LIFE_EV_DEPS_WAIT or _DEPS_OK */
 #define LIFE_A_LOCK 0x20000000  /* -> LIFE_EV_LOCK_* */
@@ -188,15 +190,15 @@ struct life_input {
 
 /* What life_step() decided. */
 struct life_step {
-	unsigned int actions;   /* LIFE_A_* */
-	int timer_set;          /* the timer changes: to (timer, usec) */
-	enum life_timer timer;  /* LIFE_TIMER_NONE: cancelled */
-	uint64_t usec;          /* relative */
-	enum life_phase from;   /* the phase before */
-	int ignored;            /* the event means nothing in this phase */
-	int decided;            /* a job_decision was taken (EXIT, errors) */
-	int stop_asked;         /* EXIT: the end was asked for */
-	enum life_then then;    /* EXIT: what was to follow, before it */
+	unsigned int actions;  /* LIFE_A_* */
+	int timer_set;         /* the timer changes: to (timer, usec) */
+	enum life_timer timer; /* LIFE_TIMER_NONE: cancelled */
+	uint64_t usec;         /* relative */
+	enum life_phase from;  /* the phase before */
+	int ignored;           /* the event means nothing in this phase */
+	int decided;           /* a job_decision was taken (EXIT, errors) */
+	int stop_asked;        /* EXIT: the end was asked for */
+	enum life_then then;   /* EXIT: what was to follow, before it */
 	struct job_decision decision;
 };
 

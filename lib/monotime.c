@@ -16,6 +16,5 @@ monotime_now(void)
 	struct timespec ts;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ((uint64_t)ts.tv_sec * 1000000ULL +
-	    (uint64_t)ts.tv_nsec / 1000);
+	return ((uint64_t)ts.tv_sec * 1000000ULL + (uint64_t)ts.tv_nsec / 1000);
 }

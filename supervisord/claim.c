@@ -65,7 +65,8 @@ claim_cause(char **cause, const char *what, const char *path)
 static int
 claim_local_try(struct inst *in, struct claim_result *r)
 {
-	char *path = claim_path(in, ".lock"), *rpath = claim_path(in, ".holder");
+	char *path = claim_path(in, ".lock"),
+	     *rpath = claim_path(in, ".holder");
 	int fd;
 
 	if ((fd = lock_open(path)) == -1)

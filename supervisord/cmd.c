@@ -670,8 +670,7 @@ cmd_take_broken(struct cmd_ctx *ctx, int argc, char **argv)
 		return (0);
 	}
 	for (i = 0; i < argc; i++) {
-		if (job_find(argv[i]) == NULL &&
-		    !cmd_is_instance(argv[i]) &&
+		if (job_find(argv[i]) == NULL && !cmd_is_instance(argv[i]) &&
 		    (b = reload_broken_find(argv[i])) != NULL)
 			ctx->broken[ctx->nbroken++] = b;
 		else

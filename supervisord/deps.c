@@ -112,8 +112,8 @@ deps_recheck_later(void)
 {
 	if (deps_check != NULL || vigild.shutting_down)
 		return;
-	if (sd_event_add_defer(
-	        vigild.event, &deps_check, deps_recheck, NULL) < 0)
+	if (sd_event_add_defer(vigild.event, &deps_check, deps_recheck, NULL) <
+	    0)
 		deps_check = NULL;
 }
 
@@ -179,7 +179,6 @@ deps_shutdown(void)
 			inst_stop(&j->insts[i]);
 	}
 }
-
 
 void
 deps_free(void)

@@ -82,8 +82,8 @@ dispatch_recover(struct job *j, struct queue *q)
 			return (-1); /* its slot_ready kicks again */
 	}
 	if (claim_held_elsewhere(j)) {
-		log_warnx("%s: messages left running wait for that lock",
-		    j->name);
+		log_warnx(
+		    "%s: messages left running wait for that lock", j->name);
 		dispatch_due_arm(j, store_now() + DISPATCH_LEFTOVER_RECHECK);
 		return (-1);
 	}
@@ -155,8 +155,9 @@ dispatch_run(struct job *j)
 		    free_slots[i]->label, msgs[i].id, msgs[i].attempts);
 		inst_feed(free_slots[i], LIFE_EV_MSG);
 		if (free_slots[i]->pid > 0)
-			inst_reason(free_slots[i], "message %" PRId64
-			    ", attempt %d", msgs[i].id, msgs[i].attempts);
+			inst_reason(free_slots[i],
+			    "message %" PRId64 ", attempt %d", msgs[i].id,
+			    msgs[i].attempts);
 	}
 	if (claim)
 		state_batch_end();

@@ -29,7 +29,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-
 #include "duration.h"
 #include "log.h"
 #include "monotime.h"
@@ -52,8 +51,8 @@ struct inst_hooks inst_hooks;
 static TAILQ_HEAD(, inst) inst_group_waits = TAILQ_HEAD_INITIALIZER(
     inst_group_waits);
 
-static void inst_do(struct inst *, const struct inst_event *,
-    const struct life_step *);
+static void inst_do(
+    struct inst *, const struct inst_event *, const struct life_step *);
 
 /* The effects of a kind of job: service, periodic or queue. */
 const struct kind_ops *
@@ -194,8 +193,8 @@ inst_watchdog_arm(struct inst *in)
 		return;
 	in->watchdog = sd_event_source_disable_unref(in->watchdog);
 	r = sd_event_add_time_relative(vigild.event, &in->watchdog,
-	    CLOCK_MONOTONIC, in->job->spec->watchdog, 1000,
-	    inst_watchdog_fired, in);
+	    CLOCK_MONOTONIC, in->job->spec->watchdog, 1000, inst_watchdog_fired,
+	    in);
 	if (r < 0)
 		fatalx("%s: sd_event_add_time_relative: %s", __func__,
 		    strerror(-r));
@@ -242,12 +241,14 @@ inst_drain(struct inst *in)
 	char buf[32];
 
 	if (in->job->spec->drain_timeout == 0) {
-		joblog_mark(in, "stopping: asking message %" PRId64 " to cancel",
+		joblog_mark(in,
+		    "stopping: asking message %" PRId64 " to cancel",
 		    in->msg.id);
 		return;
 	}
 	duration_format(in->job->spec->drain_timeout, buf, sizeof(buf));
-	joblog_mark(in, "stopping: letting message %" PRId64 " finish (up to %s)",
+	joblog_mark(in,
+	    "stopping: letting message %" PRId64 " finish (up to %s)",
 	    in->msg.id, buf);
 }
 
@@ -277,8 +278,8 @@ inst_check_groups(void)
 
 /* Logs and reasons that belong to an event rather than to an action. */
 static void
-inst_said(struct inst *in, const struct inst_event *e,
-    const struct life_step *st)
+inst_said(
+    struct inst *in, const struct inst_event *e, const struct life_step *st)
 {
 	const struct job_spec *spec = in->job->spec;
 	char buf[32];
@@ -296,8 +297,8 @@ inst_said(struct inst *in, const struct inst_event *e,
 		break;
 	case LIFE_EV_WATCHDOG:
 		if (e->trigger)
-			log_warnx("%s: WATCHDOG=trigger: stopping it",
-			    in->label);
+			log_warnx(
+			    "%s: WATCHDOG=trigger: stopping it", in->label);
 		else
 			log_warnx("%s: no WATCHDOG=1 within %s: stopping it",
 			    in->label,
@@ -319,7 +320,8 @@ inst_said(struct inst *in, const struct inst_event *e,
 	case LIFE_EV_STOP_TIMEOUT:
 		log_warnx("%s: still running after stop_timeout, sending KILL",
 		    in->label);
-		joblog_mark(in, "still running after stop_timeout (%s): sending KILL",
+		joblog_mark(in,
+		    "still running after stop_timeout (%s): sending KILL",
 		    duration_format(spec->stop_timeout, buf, sizeof(buf)));
 		break;
 	case LIFE_EV_EXEC_FAILED:
@@ -357,8 +359,8 @@ inst_start_failed(struct inst *in, const char *cause)
 
 /* The effects of the actions in the first half: before the run's. */
 static void
-inst_do_early(struct inst *in, const struct inst_event *e,
-    const struct life_step *st)
+inst_do_early(
+    struct inst *in, const struct inst_event *e, const struct life_step *st)
 {
 	const struct kind_ops *k = inst_kind(in);
 	unsigned int a = st->actions;
@@ -442,8 +444,8 @@ inst_log_phase(struct inst *in, const struct life_step *st)
 static void
 inst_ask_deps(struct inst *in)
 {
-	inst_feed(in, inst_hooks.held_back(in) ? LIFE_EV_DEPS_WAIT :
-	                                         LIFE_EV_DEPS_OK);
+	inst_feed(
+	    in, inst_hooks.held_back(in) ? LIFE_EV_DEPS_WAIT : LIFE_EV_DEPS_OK);
 }
 
 /* The answer to LIFE_A_LOCK: the claim's result. */
@@ -509,8 +511,7 @@ inst_ask_spawn(struct inst *in)
 }
 
 static void
-inst_do(struct inst *in, const struct inst_event *e,
-    const struct life_step *st)
+inst_do(struct inst *in, const struct inst_event *e, const struct life_step *st)
 {
 	inst_do_early(in, e, st);
 	inst_do_late(in, st);

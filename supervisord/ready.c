@@ -41,8 +41,8 @@ void
 ready_session_add(struct inst *in)
 {
 	if (RB_INSERT(sid_tree, &ready_sids, in) != NULL)
-		log_warnx("%s: session %ld already known", in->label,
-		    (long)in->pgid);
+		log_warnx(
+		    "%s: session %ld already known", in->label, (long)in->pgid);
 }
 
 /* Its session is over. */

@@ -187,8 +187,7 @@ registry_settle_later(struct job *j)
 
 	if (j->settle != NULL || !registry_is_idle(j))
 		return;
-	r = sd_event_add_defer(
-	    vigild.event, &j->settle, registry_settle, j);
+	r = sd_event_add_defer(vigild.event, &j->settle, registry_settle, j);
 	if (r < 0)
 		fatalx("%s: sd_event_add_defer: %s", __func__, strerror(-r));
 }

@@ -23,7 +23,6 @@
 #include <string.h>
 #include <unistd.h>
 
-
 #include "duration.h"
 #include "log.h"
 #include "monotime.h"
@@ -187,14 +186,14 @@ const struct kind_ops service_kind = {
 
 /* What the spawn needs: stdin, stdout/stderr, the kind's environment. */
 static int
-run_request(struct inst *in, struct spawn_request *req, int fds[2],
-    char **env, char **cause)
+run_request(struct inst *in, struct spawn_request *req, int fds[2], char **env,
+    char **cause)
 {
 	const struct kind_ops *k = inst_kind(in);
 	int in_fd = -1;
 
-	if ((k->stdin_fd != NULL ? k->stdin_fd : run_stdin)(in, &in_fd,
-	        cause) == -1)
+	if ((k->stdin_fd != NULL ? k->stdin_fd : run_stdin)(
+	        in, &in_fd, cause) == -1)
 		return (-1);
 	if (joblog_child_fds(in, fds, cause) == -1) {
 		if (in_fd != -1)
@@ -350,8 +349,8 @@ run_end_reason(struct inst *in, int status)
  * st says what follows: write the end everywhere it goes.
  */
 void
-run_end(struct inst *in, int status, uint64_t uptime,
-    const struct life_step *st)
+run_end(
+    struct inst *in, int status, uint64_t uptime, const struct life_step *st)
 {
 	char end[512], up[32];
 
@@ -404,8 +403,8 @@ run_reaped(struct inst *in, int status)
 	run_stdin_close(in);
 	joblog_inst_drain(in);
 	if (in->report != NULL) {
-		if (spawn_report_read(sd_event_source_get_io_fd(in->report),
-		        &cause) == 1) {
+		if (spawn_report_read(
+		        sd_event_source_get_io_fd(in->report), &cause) == 1) {
 			inst_exec_failed(in, cause, 1);
 			free(cause);
 		}

@@ -70,8 +70,7 @@ signals_never(sd_event_source *s, uint64_t usec, void *arg)
 
 /* A signal blocked only to be ignored: say so the first time it comes. */
 static int
-signals_ignore(
-    sd_event_source *s, const struct signalfd_siginfo *si, void *arg)
+signals_ignore(sd_event_source *s, const struct signalfd_siginfo *si, void *arg)
 {
 	static unsigned char seen[_NSIG];
 	int sig = (int)si->ssi_signo;
@@ -109,8 +108,8 @@ signals_ignore_rest(void)
 		    sig == SIGTERM || sig == SIGINT || sig == SIGHUP ||
 		    sig == SIGUSR2)
 			continue;
-		if ((r = sd_event_add_signal(vigild.event, NULL, sig,
-		         signals_ignore, NULL)) < 0)
+		if ((r = sd_event_add_signal(
+		         vigild.event, NULL, sig, signals_ignore, NULL)) < 0)
 			fatalx("sd_event_add_signal %d: %s", sig, strerror(-r));
 	}
 }

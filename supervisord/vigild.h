@@ -51,11 +51,11 @@ TAILQ_HEAD(waiter_list, waiter);
 struct inst {
 	struct job *job;
 	int index;
-	char *label; /* "name", or "name@index" when instances > 1 */
+	char *label;          /* "name", or "name@index" when instances > 1 */
 	struct life life;     /* its lifecycle (lib/life.c) */
 	enum job_state state; /* life_state(life.phase), as users see it */
-	uint64_t since; /* monotonic usec of the last state change */
-	char *reason;   /* why it is in this state, or NULL */
+	uint64_t since;       /* monotonic usec of the last state change */
+	char *reason;         /* why it is in this state, or NULL */
 
 	pid_t pid;          /* leader, 0 when none */
 	pid_t pgid;         /* its process group while the run lasts */
@@ -119,12 +119,12 @@ struct job {
 	char *name;
 	struct job_spec *spec;
 	const struct kind_ops *kind; /* what its kind does: inst_kind_of() */
-	struct job_spec *next_spec; /* reload: replaces spec once all stop */
-	int retiring;               /* reload: removed once all stop */
-	int nactive;                /* instances in an active state */
-	int dependents;             /* shutdown: active jobs needing this */
-	sd_event_source *settle;    /* deferred replace or removal */
-	struct logfile *log;        /* LOG_DIR/NAME.log, its followers */
+	struct job_spec *next_spec;  /* reload: replaces spec once all stop */
+	int retiring;                /* reload: removed once all stop */
+	int nactive;                 /* instances in an active state */
+	int dependents;              /* shutdown: active jobs needing this */
+	sd_event_source *settle;     /* deferred replace or removal */
+	struct logfile *log;         /* LOG_DIR/NAME.log, its followers */
 	struct inst *insts;
 	int ninsts;
 	/* kind = "queue" */
@@ -177,9 +177,8 @@ extern struct vigild vigild;
 static inline struct job *
 job_find(const char *name)
 {
-	struct job key;
+	struct job key = { .name = (char *)name };
 
-	key.name = (char *)name;
 	return (RB_FIND(job_tree, &vigild.jobs, &key));
 }
 
@@ -256,16 +255,16 @@ struct kind_ops {
 	/* the run ended: status, success, its end as run_describe says */
 	void (*run_end)(struct inst *, int, int, const char *);
 	void (*job_free)(struct job *);
-	int (*ninsts)(const struct job_spec *); /* NULL: instances */
+	int (*ninsts)(const struct job_spec *);         /* NULL: instances */
 	uint64_t (*stop_time)(const struct job_spec *); /* NULL: stop_timeout */
 	/* A start waited for (vigilctl start): settled in this state?  *ok:
 	   its outcome.  -1: as a service's.  NULL: as a service's. */
 	int (*start_settled)(const struct inst *, enum job_state, int *);
 	int keep_tail; /* the run's last output is kept (the dead list) */
 };
-extern const struct kind_ops service_kind; /* run.c */
+extern const struct kind_ops service_kind;  /* run.c */
 extern const struct kind_ops periodic_kind; /* periodic.c */
-extern const struct kind_ops queue_kind; /* dispatch.c */
+extern const struct kind_ops queue_kind;    /* dispatch.c */
 
 const struct kind_ops *inst_kind_of(const struct job_spec *);
 const struct kind_ops *inst_kind(const struct inst *);

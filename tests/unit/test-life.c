@@ -1391,8 +1391,8 @@ prop_check_step(
 	PROP_CHECK(w, !(a & LIFE_A_SPAWN) || lf->lock == 1);
 	PROP_CHECK(w, !(ans & (LIFE_A_SPAWN | LIFE_A_DEPS)) || !w->stopped);
 	/* A queue slot never runs without a message. */
-	PROP_CHECK(w,
-	    !(a & LIFE_A_SPAWN) || spec.kind != CONF_KIND_QUEUE || w->msg);
+	PROP_CHECK(
+	    w, !(a & LIFE_A_SPAWN) || spec.kind != CONF_KIND_QUEUE || w->msg);
 	/* Nothing starts at shutdown. */
 	PROP_CHECK(w, !(ans & (LIFE_A_SPAWN | LIFE_A_DEPS)) || !par.shutdown);
 	if (s->timer_set && s->timer == LIFE_TIMER_BACKOFF) {
