@@ -233,7 +233,7 @@ cmd_signal_exec(struct cmd_ctx *ctx)
 			all = 1;
 	}
 	for (i = 0; i < ctx->ninsts; i++) {
-		if (v[i]->pid > 0)
+		if (v[i]->run.pid > 0)
 			inst_signal(v[i], sig);
 		else if (!all) {
 			cmd_error(ctx, "%s: not running", v[i]->label);

@@ -51,9 +51,9 @@ const struct cmd_entry cmd_pid_entry = {
 static uint64_t
 cmd_status_uptime(const struct inst *in, uint64_t now)
 {
-	if (in->pid == 0 || now < in->started)
+	if (in->run.pid == 0 || now < in->run.started)
 		return (0);
-	return (now - in->started);
+	return (now - in->run.started);
 }
 
 /* A duration for the table: whole seconds, or whole ms below a second. */
@@ -84,15 +84,15 @@ cmd_status_kind(const struct inst *in)
 static void
 cmd_status_json_timing(struct json *jw, const struct inst *in, uint64_t now)
 {
-	if (in->slot != NULL) {
+	if (in->per.src != NULL) {
 		json_key(jw, "next_run_us");
-		json_int(jw, in->slot_wall);
+		json_int(jw, in->per.wall);
 		json_key(jw, "skipped");
-		json_uint(jw, in->skipped);
+		json_uint(jw, in->per.skipped);
 	}
 	if (in->state == JOB_BACKOFF) {
 		json_key(jw, "delay_s");
-		json_fixed(jw, (double)in->delay / 1e6, 3);
+		json_fixed(jw, (double)in->life.delay / 1e6, 3);
 		json_key(jw, "next_start_s");
 		json_fixed(jw,
 		    in->next_start > now ?
@@ -120,34 +120,36 @@ cmd_status_json_one(struct cmd_ctx *ctx, const struct inst *in, uint64_t now)
 	json_key(jw, "state");
 	json_string(jw, job_state_name(in->state));
 	json_key(jw, "pid");
-	if (in->pid > 0)
-		json_int(jw, in->pid);
+	if (in->run.pid > 0)
+		json_int(jw, in->run.pid);
 	else
 		json_null(jw);
 	json_key(jw, "uptime_s");
-	if (in->pid > 0)
+	if (in->run.pid > 0)
 		json_fixed(jw, (double)cmd_status_uptime(in, now) / 1e6, 3);
 	else
 		json_null(jw);
 	json_key(jw, "restarts");
-	json_uint(jw, in->restarts);
+	json_uint(jw, in->life.restarts);
 	json_key(jw, "failures");
-	json_uint(jw, in->failures);
+	json_uint(jw, in->life.failures);
 	json_key(jw, "last_exit");
 	json_string(jw,
-	    in->has_exit ?
-	        job_exit_describe(in->last_status, buf, sizeof(buf)) :
+	    in->last.known ?
+	        job_exit_describe(in->last.status, buf, sizeof(buf)) :
 	        NULL);
+	json_key(jw, "last_end");
+	json_string(jw, in->last.what);
 	json_key(jw, "kind");
 	json_string(jw, cmd_status_kind(in));
 	cmd_status_json_timing(jw, in, now);
 	json_key(jw, "reason");
 	json_string(jw, in->reason);
 	json_key(jw, "status");
-	json_string(jw, in->status);
+	json_string(jw, in->run.status);
 	json_key(jw, "errno");
-	if (in->notify_errno != 0)
-		json_int(jw, in->notify_errno);
+	if (in->run.notify_errno != 0)
+		json_int(jw, in->run.notify_errno);
 	else
 		json_null(jw);
 	/* The file broke after the job loaded: it runs the old config. */
@@ -164,23 +166,23 @@ cmd_status_row(
 {
 	char pid[16], up[32], ex[64], next[64];
 
-	if (in->pid > 0) {
-		snprintf(pid, sizeof(pid), "%ld", (long)in->pid);
+	if (in->run.pid > 0) {
+		snprintf(pid, sizeof(pid), "%ld", (long)in->run.pid);
 		cmd_status_duration(cmd_status_uptime(in, now), up, sizeof(up));
 	} else {
 		strlcpy(pid, "-", sizeof(pid));
 		strlcpy(up, "-", sizeof(up));
 	}
-	if (in->has_exit)
-		job_exit_describe(in->last_status, ex, sizeof(ex));
+	if (in->last.known)
+		job_exit_describe(in->last.status, ex, sizeof(ex));
 	else
 		strlcpy(ex, "-", sizeof(ex));
-	if (in->slot != NULL)
-		cmd_format_time(in->slot_wall, next, sizeof(next));
+	if (in->per.src != NULL)
+		cmd_format_time(in->per.wall, next, sizeof(next));
 	cmd_print(ctx, "%-*s %-8s %7s %8s %8u  %s%s%s\n", width, in->label,
-	    job_state_name(in->state), pid, up, in->restarts, ex,
-	    in->slot != NULL ? ", next run " : "",
-	    in->slot != NULL ? next : "");
+	    job_state_name(in->state), pid, up, in->life.restarts, ex,
+	    in->per.src != NULL ? ", next run " : "",
+	    in->per.src != NULL ? next : "");
 }
 
 /* The detail lines of status for one named instance. */
@@ -194,23 +196,23 @@ cmd_status_detail(struct cmd_ctx *ctx, const struct inst *in, uint64_t now)
 		cmd_print(ctx,
 		    "  next start in %s (delay %s, %u failed starts in a row)\n",
 		    cmd_status_duration(left, next, sizeof(next)),
-		    cmd_status_duration(in->delay, delay, sizeof(delay)),
-		    in->failures);
-	if (in->slot != NULL)
+		    cmd_status_duration(in->life.delay, delay, sizeof(delay)),
+		    in->life.failures);
+	if (in->per.src != NULL)
 		cmd_print(ctx, "  next run at %s (%u slots skipped so far)\n",
-		    cmd_format_time(in->slot_wall, when, sizeof(when)),
-		    in->skipped);
+		    cmd_format_time(in->per.wall, when, sizeof(when)),
+		    in->per.skipped);
 	if (in->reason != NULL)
 		cmd_print(ctx, "  reason: %s\n", in->reason);
 	if (in->held || in->by_hand)
 		cmd_print(ctx, "  %s by uid %ld at %s\n",
 		    in->held ? "stopped" : "started", in->intent_uid,
 		    cmd_format_time(in->intent_at, when, sizeof(when)));
-	if (in->status != NULL)
-		cmd_print(ctx, "  status: %s\n", in->status);
-	if (in->notify_errno != 0)
-		cmd_print(ctx, "  errno: %d (%s)\n", in->notify_errno,
-		    strerror(in->notify_errno));
+	if (in->run.status != NULL)
+		cmd_print(ctx, "  status: %s\n", in->run.status);
+	if (in->run.notify_errno != 0)
+		cmd_print(ctx, "  errno: %d (%s)\n", in->run.notify_errno,
+		    strerror(in->run.notify_errno));
 }
 
 /*
@@ -361,8 +363,8 @@ cmd_pid_json(struct cmd_ctx *ctx)
 		json_key(jw, "name");
 		json_string(jw, ctx->insts[i]->label);
 		json_key(jw, "pid");
-		if (ctx->insts[i]->pid > 0)
-			json_int(jw, ctx->insts[i]->pid);
+		if (ctx->insts[i]->run.pid > 0)
+			json_int(jw, ctx->insts[i]->run.pid);
 		else
 			json_null(jw);
 		json_object_end(jw);
@@ -390,17 +392,17 @@ cmd_pid_exec(struct cmd_ctx *ctx)
 	} else if (ctx->argc == 0)
 		cmd_print(ctx, "%ld\n", (long)getpid());
 	for (i = 0; i < ctx->ninsts; i++) {
-		if (v[i]->pid <= 0)
+		if (v[i]->run.pid <= 0)
 			ctx->code = CMD_EXIT_NOT_RUNNING;
 		if (ctx->json)
 			continue;
-		if (named && v[i]->pid > 0)
+		if (named && v[i]->run.pid > 0)
 			cmd_print(
-			    ctx, "%s %ld\n", v[i]->label, (long)v[i]->pid);
+			    ctx, "%s %ld\n", v[i]->label, (long)v[i]->run.pid);
 		else if (named)
 			cmd_print(ctx, "%s -\n", v[i]->label);
-		else if (v[i]->pid > 0)
-			cmd_print(ctx, "%ld\n", (long)v[i]->pid);
+		else if (v[i]->run.pid > 0)
+			cmd_print(ctx, "%ld\n", (long)v[i]->run.pid);
 	}
 	if (ctx->json && ctx->argc > 0)
 		cmd_pid_json(ctx);

@@ -57,15 +57,15 @@ static void dispatch_due_arm(struct job *, int64_t);
 static int
 dispatch_slot_free(const struct inst *in)
 {
-	return (in->life.want && in->state == JOB_WAITING && in->msg.id == 0 &&
-	    in->pid == 0);
+	return (in->life.want && in->state == JOB_WAITING &&
+	    in->q.msg.id == 0 && in->run.pid == 0);
 }
 
 /* Is the slot still taking its lock (or reclaiming it)? */
 static int
 dispatch_slot_settling(const struct inst *in)
 {
-	return (in->life.want && in->pid == 0 &&
+	return (in->life.want && in->run.pid == 0 &&
 	    (in->state == JOB_STARTING || in->state == JOB_BLOCKED));
 }
 
@@ -150,11 +150,11 @@ dispatch_run(struct job *j)
 		}
 	}
 	for (i = 0; i < n && i < nfree; i++) {
-		free_slots[i]->msg = msgs[i];
+		free_slots[i]->q.msg = msgs[i];
 		log_debug("%s: message %" PRId64 " attempt %d",
 		    free_slots[i]->label, msgs[i].id, msgs[i].attempts);
 		inst_feed(free_slots[i], LIFE_EV_MSG);
-		if (free_slots[i]->pid > 0)
+		if (free_slots[i]->run.pid > 0)
 			inst_reason(free_slots[i],
 			    "message %" PRId64 ", attempt %d", msgs[i].id,
 			    msgs[i].attempts);
@@ -258,7 +258,7 @@ dispatch_run_end(struct inst *in, int status, int success, const char *end)
 	struct backoff b;
 	char tail[4096], delay[32];
 	const char *what = end != NULL ? end : "never started";
-	int64_t id = in->msg.id;
+	int64_t id = in->q.msg.id;
 	uint64_t wait;
 	size_t tlen;
 	int code = -1, sig = -1;
@@ -266,7 +266,7 @@ dispatch_run_end(struct inst *in, int status, int success, const char *end)
 	if (id == 0)
 		return;
 	/* state.c keeps the outcome until it is written: never lost. */
-	if (in->msg_deleted)
+	if (in->q.deleted)
 		log_info("%s: message %" PRId64 " was deleted while it ran; "
 		         "its outcome is dropped",
 		    in->label, id);
@@ -286,23 +286,24 @@ dispatch_run_end(struct inst *in, int status, int success, const char *end)
 		b.base = spec->retry_delay;
 		b.max = spec->retry_delay_max;
 		wait = backoff_next(
-		    &b, (unsigned int)in->msg.attempts, arc4random());
+		    &b, (unsigned int)in->q.msg.attempts, arc4random());
 		tlen = joblog_inst_tail(in, tail, sizeof(tail));
 		state_queue_fail(in, id, spec->max_attempts,
 		    store_now() + (int64_t)wait, code, sig, what, tail, tlen);
 		/* As queue_fail decides: the attempts were counted at claim. */
-		if (in->msg.attempts >= spec->max_attempts)
+		if (in->q.msg.attempts >= spec->max_attempts)
 			log_warnx("%s: message %" PRId64 " is dead after %d "
 			          "attempts (%s)",
-			    in->label, id, in->msg.attempts, what);
+			    in->label, id, in->q.msg.attempts, what);
 		else
 			log_info("%s: message %" PRId64 " attempt %d of %d "
 			         "failed (%s); retrying in %s",
-			    in->label, id, in->msg.attempts, spec->max_attempts,
-			    what, duration_format(wait, delay, sizeof(delay)));
+			    in->label, id, in->q.msg.attempts,
+			    spec->max_attempts, what,
+			    duration_format(wait, delay, sizeof(delay)));
 	}
-	in->msg_deleted = 0;
-	queue_msg_clear(&in->msg);
+	in->q.deleted = 0;
+	queue_msg_clear(&in->q.msg);
 	dispatch_kick(in->job);
 }
 
@@ -321,8 +322,8 @@ dispatch_msg_deleted(int64_t id)
 		if (j->spec->kind != CONF_KIND_QUEUE)
 			continue;
 		for (i = 0; i < j->ninsts; i++) {
-			if (j->insts[i].msg.id == id)
-				j->insts[i].msg_deleted = 1;
+			if (j->insts[i].q.msg.id == id)
+				j->insts[i].q.deleted = 1;
 		}
 	}
 }
@@ -342,7 +343,7 @@ dispatch_job_free(struct job *j)
 static void
 dispatch_slot_drop(struct inst *in)
 {
-	if (in->msg.id != 0)
+	if (in->q.msg.id != 0)
 		dispatch_run_end(in, -1, 0, NULL);
 }
 
@@ -350,7 +351,7 @@ dispatch_slot_drop(struct inst *in)
 static int
 dispatch_stdin(struct inst *in, int *fdp, char **cause)
 {
-	*fdp = run_memfd(in->msg.payload, in->msg.len, cause);
+	*fdp = run_memfd(in->q.msg.payload, in->q.msg.len, cause);
 	return (*fdp == -1 ? -1 : 0);
 }
 
@@ -358,8 +359,8 @@ dispatch_stdin(struct inst *in, int *fdp, char **cause)
 static void
 dispatch_env(struct inst *in, char **env)
 {
-	xasprintf(&env[0], "VIGIL_MESSAGE_ID=%" PRId64, in->msg.id);
-	xasprintf(&env[1], "VIGIL_ATTEMPT=%d", in->msg.attempts);
+	xasprintf(&env[0], "VIGIL_MESSAGE_ID=%" PRId64, in->q.msg.id);
+	xasprintf(&env[1], "VIGIL_ATTEMPT=%d", in->q.msg.attempts);
 }
 
 /* A queue job's slots, one per unit of concurrency. */

@@ -102,9 +102,6 @@ inst_show_state(struct inst *in)
 {
 	enum job_state was = in->state, s = life_state(in->life.phase);
 
-	in->failures = in->life.failures;
-	in->restarts = in->life.restarts;
-	in->delay = in->life.delay;
 	if (was == s)
 		return;
 	log_debug("%s: %s -> %s (%s)", in->label, job_state_name(was),
@@ -167,7 +164,7 @@ inst_deadline_arm(struct inst *in)
 
 	in->deadline = sd_event_source_disable_unref(in->deadline);
 	r = sd_event_add_time(vigild.event, &in->deadline, CLOCK_MONOTONIC,
-	    in->started + in->job->spec->timeout, INST_DEADLINE_ACCURACY,
+	    in->run.started + in->job->spec->timeout, INST_DEADLINE_ACCURACY,
 	    inst_deadline_fired, in);
 	if (r < 0)
 		fatalx("%s: sd_event_add_time: %s", __func__, strerror(-r));
@@ -204,7 +201,7 @@ inst_watchdog_arm(struct inst *in)
 void
 inst_kill(struct inst *in, int sig)
 {
-	pid_t pgid = in->pgid != 0 ? in->pgid : in->pid;
+	pid_t pgid = in->run.pgid != 0 ? in->run.pgid : in->run.pid;
 
 	if (in->job->spec->kill_group && pgid > 1) {
 		if (proc_group_signal(pgid, sig) == 0)
@@ -214,9 +211,9 @@ inst_kill(struct inst *in, int sig)
 			    signame_name(sig), (long)pgid);
 		/* No group yet: the child has not called setsid(). */
 	}
-	if (in->pid > 0 && kill(in->pid, sig) == -1 && errno != ESRCH)
+	if (in->run.pid > 0 && kill(in->run.pid, sig) == -1 && errno != ESRCH)
 		log_warn("%s: kill -%s %ld", in->label, signame_name(sig),
-		    (long)in->pid);
+		    (long)in->run.pid);
 }
 
 /* stop_signal (and CONT, so that a stopped group sees it) to the run. */
@@ -228,7 +225,7 @@ inst_term(struct inst *in)
 	joblog_mark(in, "stopping: sending %s to %s %ld",
 	    signame_name(spec->stop_signal),
 	    spec->kill_group ? "process group" : "pid",
-	    (long)(in->pgid != 0 ? in->pgid : in->pid));
+	    (long)(in->run.pgid != 0 ? in->run.pgid : in->run.pid));
 	inst_kill(in, spec->stop_signal);
 	if (spec->stop_signal != SIGKILL && spec->stop_signal != SIGCONT)
 		inst_kill(in, SIGCONT);
@@ -243,13 +240,13 @@ inst_drain(struct inst *in)
 	if (in->job->spec->drain_timeout == 0) {
 		joblog_mark(in,
 		    "stopping: asking message %" PRId64 " to cancel",
-		    in->msg.id);
+		    in->q.msg.id);
 		return;
 	}
 	duration_format(in->job->spec->drain_timeout, buf, sizeof(buf));
 	joblog_mark(in,
 	    "stopping: letting message %" PRId64 " finish (up to %s)",
-	    in->msg.id, buf);
+	    in->q.msg.id, buf);
 }
 
 /* The run's group is over (or was never waited for). */
@@ -261,7 +258,7 @@ inst_group_done(struct inst *in)
 		in->gw_entry.tqe_prev = NULL;
 	}
 	inst_hooks.session_remove(in);
-	in->pgid = 0;
+	in->run.pgid = 0;
 }
 
 /* Recheck every instance whose leader is gone but whose group was not. */
@@ -271,7 +268,7 @@ inst_check_groups(void)
 	struct inst *in, *tmp;
 
 	TAILQ_FOREACH_SAFE(in, &inst_group_waits, gw_entry, tmp) {
-		if (!proc_group_exists(in->pgid))
+		if (!proc_group_exists(in->run.pgid))
 			inst_feed(in, LIFE_EV_GROUP_GONE);
 	}
 }
@@ -315,7 +312,7 @@ inst_said(
 		duration_format(spec->drain_timeout, buf, sizeof(buf));
 		log_warnx("%s: message %" PRId64 " still running after "
 		          "drain_timeout (%s): stopping it",
-		    in->label, in->msg.id, buf);
+		    in->label, in->q.msg.id, buf);
 		break;
 	case LIFE_EV_STOP_TIMEOUT:
 		log_warnx("%s: still running after stop_timeout, sending KILL",
@@ -339,7 +336,7 @@ inst_said(
 			if (in->life.run == LIFE_RUN_GROUP)
 				log_info("%s: stopping what is left of process "
 				         "group %ld",
-				    in->label, (long)in->pgid);
+				    in->label, (long)in->run.pgid);
 		}
 		break;
 	default:
@@ -568,7 +565,7 @@ inst_feed(struct inst *in, enum life_event ev)
 	memset(&e, 0, sizeof(e));
 	e.in.ev = ev;
 	if (ev == LIFE_EV_KILL_POLL && in->life.run == LIFE_RUN_GROUP)
-		e.in.group_alive = proc_group_exists(in->pgid);
+		e.in.group_alive = proc_group_exists(in->run.pgid);
 	inst_feed_event(in, &e);
 }
 
@@ -587,7 +584,7 @@ inst_exited(struct inst *in, int status, uint64_t uptime)
 	e.in.uptime = uptime;
 	e.in.rnd = arc4random();
 	e.in.group_left =
-	    in->job->spec->kill_group && proc_group_exists(in->pgid);
+	    in->job->spec->kill_group && proc_group_exists(in->run.pgid);
 	if (e.in.group_left)
 		TAILQ_INSERT_TAIL(&inst_group_waits, in, gw_entry);
 	inst_feed_event(in, &e);
@@ -665,7 +662,7 @@ inst_stop(struct inst *in)
 void
 inst_signal(struct inst *in, int sig)
 {
-	if (in->pid > 0)
+	if (in->run.pid > 0)
 		inst_kill(in, sig);
 }
 
@@ -681,7 +678,7 @@ inst_init(struct inst *in, struct job *j, int index)
 	else
 		in->label = xstrdup(j->name);
 	life_init(&in->life);
-	in->lock_fd = in->record_fd = in->stdin_fd = -1;
+	in->lock_fd = in->record_fd = in->run.stdin_fd = -1;
 	in->state = JOB_STOPPED;
 	vigild.nstate[JOB_STOPPED]++;
 	in->since = monotime_now();

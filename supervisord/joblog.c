@@ -184,11 +184,11 @@ joblog_pipe_free(struct outpipe *op)
 	output_feed_end(op->log->sink, &op->part, op->tag);
 	if (op->inst != NULL) {
 		/* The run is still on record: it keeps its tail. */
-		free(op->inst->tail);
-		op->inst->tail = op->tail;
-		op->inst->tail_len = op->tail_len;
+		free(op->inst->q.tail);
+		op->inst->q.tail = op->tail;
+		op->inst->q.tail_len = op->tail_len;
 		op->tail = NULL;
-		op->inst->out = NULL;
+		op->inst->run.out = NULL;
 	}
 	LIST_REMOVE(op, entry);
 	op->src = sd_event_source_disable_unref(op->src);
@@ -276,7 +276,7 @@ joblog_pipe_new(struct inst *in, char **cause)
 	LIST_INSERT_HEAD(&joblog_pipes, op, entry);
 	joblog_inst_release(in);
 	op->inst = in;
-	in->out = op;
+	in->run.out = op;
 	return (fds[1]);
 }
 
@@ -365,7 +365,7 @@ joblog_child_fds_close(int fds[2])
 void
 joblog_inst_drain(struct inst *in)
 {
-	struct outpipe *op = in->out;
+	struct outpipe *op = in->run.out;
 	size_t total = 0;
 	int r = 0;
 
@@ -384,12 +384,12 @@ joblog_inst_drain(struct inst *in)
 size_t
 joblog_inst_tail(const struct inst *in, char *buf, size_t cap)
 {
-	const char *tail = in->tail;
-	size_t len = in->tail_len, n;
+	const char *tail = in->q.tail;
+	size_t len = in->q.tail_len, n;
 
-	if (in->out != NULL) {
-		tail = in->out->tail;
-		len = in->out->tail_len;
+	if (in->run.out != NULL) {
+		tail = in->run.out->tail;
+		len = in->run.out->tail_len;
 	}
 	if (tail == NULL)
 		return (0);
@@ -402,12 +402,12 @@ joblog_inst_tail(const struct inst *in, char *buf, size_t cap)
 void
 joblog_inst_release(struct inst *in)
 {
-	if (in->out != NULL)
-		in->out->inst = NULL;
-	in->out = NULL;
-	free(in->tail);
-	in->tail = NULL;
-	in->tail_len = 0;
+	if (in->run.out != NULL)
+		in->run.out->inst = NULL;
+	in->run.out = NULL;
+	free(in->q.tail);
+	in->q.tail = NULL;
+	in->q.tail_len = 0;
 }
 
 /* Does any of the job's output go to its log file? */

@@ -60,7 +60,7 @@ periodic_slot_fired(sd_event_source *s, uint64_t usec, void *arg)
 {
 	struct inst *in = arg;
 
-	in->slot = sd_event_source_disable_unref(in->slot);
+	in->per.src = sd_event_source_disable_unref(in->per.src);
 	inst_feed(in, LIFE_EV_SLOT);
 	return (0);
 }
@@ -72,11 +72,11 @@ periodic_skip(struct inst *in)
 	char when[64];
 
 	log_info("%s: slot of %s skipped: the last run is still going",
-	    in->label, timefmt_wall(in->slot_wall, when, sizeof(when)));
+	    in->label, timefmt_wall(in->per.wall, when, sizeof(when)));
 	joblog_mark(
-	    in, "slot skipped: pid %ld is still running", (long)in->pid);
-	state_run_skipped(in, in->slot_wall);
-	in->skipped++;
+	    in, "slot skipped: pid %ld is still running", (long)in->run.pid);
+	state_run_skipped(in, in->per.wall);
+	in->per.skipped++;
 }
 
 static void
@@ -88,33 +88,33 @@ periodic_slot_arm(struct inst *in, int first)
 	time_t next;
 	int r;
 
-	in->slot = sd_event_source_disable_unref(in->slot);
+	in->per.src = sd_event_source_disable_unref(in->per.src);
 	if (spec->every > 0) {
-		if (first || in->slot_mono == 0)
-			in->slot_mono = now + spec->every;
+		if (first || in->per.mono == 0)
+			in->per.mono = now + spec->every;
 		else
-			in->slot_mono += spec->every;
+			in->per.mono += spec->every;
 		/* Slots missed while vigild could not run are not queued. */
-		if (in->slot_mono <= now)
-			in->slot_mono +=
-			    ((now - in->slot_mono) / spec->every + 1) *
+		if (in->per.mono <= now)
+			in->per.mono +=
+			    ((now - in->per.mono) / spec->every + 1) *
 			    spec->every;
-		in->slot_wall = wall + (int64_t)(in->slot_mono - now);
-		r = sd_event_add_time(vigild.event, &in->slot, CLOCK_MONOTONIC,
-		    in->slot_mono + jitter, PERIODIC_ACCURACY,
+		in->per.wall = wall + (int64_t)(in->per.mono - now);
+		r = sd_event_add_time(vigild.event, &in->per.src,
+		    CLOCK_MONOTONIC, in->per.mono + jitter, PERIODIC_ACCURACY,
 		    periodic_slot_fired, in);
 	} else {
 		if (schedule_next(
 		        &spec->cron, (time_t)(wall / 1000000), &next) == -1) {
 			log_warnx("%s: schedule \"%s\" never comes due",
 			    in->label, spec->schedule);
-			in->slot_wall = 0;
+			in->per.wall = 0;
 			return;
 		}
-		in->slot_wall = (int64_t)next * 1000000;
-		r = sd_event_add_time(vigild.event, &in->slot, CLOCK_REALTIME,
-		    (uint64_t)in->slot_wall + jitter, PERIODIC_ACCURACY,
-		    periodic_slot_fired, in);
+		in->per.wall = (int64_t)next * 1000000;
+		r = sd_event_add_time(vigild.event, &in->per.src,
+		    CLOCK_REALTIME, (uint64_t)in->per.wall + jitter,
+		    PERIODIC_ACCURACY, periodic_slot_fired, in);
 	}
 	if (r < 0)
 		fatalx("%s: sd_event_add_time: %s", __func__, strerror(-r));
@@ -145,7 +145,7 @@ periodic_missed(struct inst *in)
 static void
 periodic_arm(struct inst *in)
 {
-	if (in->slot == NULL)
+	if (in->per.src == NULL)
 		periodic_slot_arm(in, 1);
 }
 
@@ -160,7 +160,7 @@ periodic_next(struct inst *in)
 static void
 periodic_disarm(struct inst *in)
 {
-	in->slot = sd_event_source_disable_unref(in->slot);
+	in->per.src = sd_event_source_disable_unref(in->per.src);
 }
 
 /* A start of a periodic job is settled once its run started (or ended). */
@@ -169,7 +169,7 @@ periodic_start_settled(const struct inst *in, enum job_state s, int *ok)
 {
 	if (s != JOB_RUNNING && s != JOB_WAITING)
 		return (-1);
-	*ok = s == JOB_RUNNING || in->has_exit;
+	*ok = s == JOB_RUNNING || in->last.known;
 	return (1);
 }
 
@@ -213,7 +213,7 @@ periodic_clock_changed(sd_event_source *s, int fd, uint32_t revents, void *arg)
 		    j->spec->schedule == NULL)
 			continue;
 		for (i = 0; i < j->ninsts; i++) {
-			if (j->insts[i].slot != NULL)
+			if (j->insts[i].per.src != NULL)
 				periodic_slot_arm(&j->insts[i], 0);
 		}
 	}

@@ -29,7 +29,7 @@
 static int
 ready_sid_cmp(struct inst *a, struct inst *b)
 {
-	return (a->pgid < b->pgid ? -1 : a->pgid > b->pgid);
+	return (a->run.pgid < b->run.pgid ? -1 : a->run.pgid > b->run.pgid);
 }
 RB_HEAD(sid_tree, inst);
 RB_PROTOTYPE(sid_tree, inst, sid_entry, ready_sid_cmp)
@@ -41,8 +41,8 @@ void
 ready_session_add(struct inst *in)
 {
 	if (RB_INSERT(sid_tree, &ready_sids, in) != NULL)
-		log_warnx(
-		    "%s: session %ld already known", in->label, (long)in->pgid);
+		log_warnx("%s: session %ld already known", in->label,
+		    (long)in->run.pgid);
 }
 
 /* Its session is over. */
@@ -51,10 +51,10 @@ ready_session_remove(struct inst *in)
 {
 	struct inst key;
 
-	if (in->pgid == 0)
+	if (in->run.pgid == 0)
 		return;
 	memset(&key, 0, sizeof(key));
-	key.pgid = in->pgid;
+	key.run.pgid = in->run.pgid;
 	if (RB_FIND(sid_tree, &ready_sids, &key) == in)
 		RB_REMOVE(sid_tree, &ready_sids, in);
 }
@@ -63,10 +63,10 @@ ready_session_remove(struct inst *in)
 void
 ready_forget(struct inst *in)
 {
-	in->notify_errno = 0;
-	in->mainpid = 0;
-	free(in->status);
-	in->status = NULL;
+	in->run.notify_errno = 0;
+	in->run.mainpid = 0;
+	free(in->run.status);
+	in->run.status = NULL;
 	in->watchdog = sd_event_source_disable_unref(in->watchdog);
 }
 
@@ -75,14 +75,14 @@ static void
 ready_apply(struct inst *in, const struct notify_msg *m)
 {
 	if (m->status != NULL) {
-		free(in->status);
-		in->status = xstrdup(m->status);
+		free(in->run.status);
+		in->run.status = xstrdup(m->status);
 	}
 	if (m->has_errno)
-		in->notify_errno = m->errnum;
+		in->run.notify_errno = m->errnum;
 	if (m->mainpid != 0) {
-		if (getsid(m->mainpid) == in->pgid) {
-			in->mainpid = m->mainpid;
+		if (getsid(m->mainpid) == in->run.pgid) {
+			in->run.mainpid = m->mainpid;
 			log_debug("%s: MAINPID is now %ld", in->label,
 			    (long)m->mainpid);
 		} else
@@ -110,7 +110,7 @@ ready_sender(pid_t pid)
 	if (pid <= 0 || (sid = getsid(pid)) <= 0)
 		return (NULL);
 	memset(&key, 0, sizeof(key));
-	key.pgid = sid;
+	key.run.pgid = sid;
 	return (RB_FIND(sid_tree, &ready_sids, &key));
 }
 

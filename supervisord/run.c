@@ -34,7 +34,7 @@
 static int
 run_pid_cmp(struct inst *a, struct inst *b)
 {
-	return (a->pid < b->pid ? -1 : a->pid > b->pid);
+	return (a->run.pid < b->run.pid ? -1 : a->run.pid > b->run.pid);
 }
 RB_HEAD(pid_tree, inst);
 RB_PROTOTYPE(pid_tree, inst, pid_entry, run_pid_cmp)
@@ -55,11 +55,11 @@ run_report_close(struct inst *in)
 {
 	int fd;
 
-	if (in->report == NULL)
+	if (in->run.report == NULL)
 		return;
 	run_nspawning--;
-	fd = sd_event_source_get_io_fd(in->report);
-	in->report = sd_event_source_disable_unref(in->report);
+	fd = sd_event_source_get_io_fd(in->run.report);
+	in->run.report = sd_event_source_disable_unref(in->run.report);
 	close(fd);
 }
 
@@ -67,9 +67,9 @@ run_report_close(struct inst *in)
 void
 run_stdin_close(struct inst *in)
 {
-	if (in->stdin_fd != -1)
-		close(in->stdin_fd);
-	in->stdin_fd = -1;
+	if (in->run.stdin_fd != -1)
+		close(in->run.stdin_fd);
+	in->run.stdin_fd = -1;
 }
 
 /* Exec report readable: EOF means exec succeeded, text is a failure. */
@@ -100,12 +100,12 @@ run_write_holder(struct inst *in)
 {
 	struct lock_holder h;
 
-	h.pid = in->pid;
-	h.pgid = in->pgid;
+	h.pid = in->run.pid;
+	h.pgid = in->run.pgid;
 	h.vigild = getpid();
-	if (in->pid == in->pgid && in->starttime != 0)
-		h.starttime = in->starttime; /* known from the spawn */
-	else if (proc_starttime(in->pid, &h.starttime) == -1)
+	if (in->run.pid == in->run.pgid && in->run.starttime != 0)
+		h.starttime = in->run.starttime; /* known from the spawn */
+	else if (proc_starttime(in->run.pid, &h.starttime) == -1)
 		h.starttime = 0;
 	claim_record(in, &h);
 }
@@ -160,7 +160,7 @@ run_stdin(struct inst *in, int *fdp, char **cause)
 		return (-1);
 	}
 	run_stdin_close(in);
-	in->stdin_fd = p[1];
+	in->run.stdin_fd = p[1];
 	*fdp = p[0];
 	return (0);
 }
@@ -203,7 +203,7 @@ run_request(struct inst *in, struct spawn_request *req, int fds[2], char **env,
 	memset(req, 0, sizeof(*req));
 	req->spec = in->job->spec;
 	req->instance = in->index;
-	req->run_id = in->run_id;
+	req->run_id = in->run.id;
 	req->lock_fd = in->lock_fd;
 	req->stdout_fd = fds[0];
 	req->stderr_fd = fds[1];
@@ -220,25 +220,26 @@ run_started(struct inst *in, const struct spawn_result *res)
 	int r;
 
 	/* vigild was suspended until the exec: the run starts now. */
-	in->started = monotime_now();
-	in->pid = res->pid;
-	in->pgid = res->pid;
-	in->starttime = res->starttime;
+	in->run.started = monotime_now();
+	in->run.pid = res->pid;
+	in->run.pgid = res->pid;
+	in->run.starttime = res->starttime;
 	ready_session_add(in);
 	state_run_begin(in);
 	RB_INSERT(pid_tree, &run_pids, in);
 	run_write_holder(in);
 	if (!res->done) {
 		(void)fcntl(res->report_fd, F_SETFL, O_NONBLOCK);
-		r = sd_event_add_io(vigild.event, &in->report, res->report_fd,
-		    EPOLLIN, run_report, in);
+		r = sd_event_add_io(vigild.event, &in->run.report,
+		    res->report_fd, EPOLLIN, run_report, in);
 		if (r < 0)
 			fatalx(
 			    "%s: sd_event_add_io: %s", __func__, strerror(-r));
 		run_nspawning++;
 	}
-	log_info("%s: started pid %ld", in->label, (long)in->pid);
-	joblog_mark(in, "started pid %ld run %s", (long)in->pid, in->run_id);
+	log_info("%s: started pid %ld", in->label, (long)in->run.pid);
+	joblog_mark(
+	    in, "started pid %ld run %s", (long)in->run.pid, in->run.id);
 }
 
 /*
@@ -255,7 +256,7 @@ run_begin(struct inst *in, char **cause, int *done, char **exec_cause)
 	int fds[2], r;
 
 	ready_forget(in);
-	snprintf(in->run_id, sizeof(in->run_id), "%08" PRIx32 "%08" PRIx32,
+	snprintf(in->run.id, sizeof(in->run.id), "%08" PRIx32 "%08" PRIx32,
 	    arc4random(), arc4random());
 	if (run_request(in, &req, fds, env, cause) == -1)
 		return (-1);
@@ -358,14 +359,16 @@ run_end(
 	state_run_end(in, status, end);
 	if (inst_kind(in)->run_end != NULL)
 		inst_kind(in)->run_end(in, status, st->decision.success, end);
-	in->has_exit = !in->life.exec_failed;
-	in->last_status = status;
+	in->last.known = !in->life.exec_failed;
+	in->last.status = status;
+	xsetf(&in->last.what, "%s", end);
 	duration_format(uptime / 1000 * 1000, up, sizeof(up));
-	joblog_mark(in, "pid %ld %s after %s", (long)in->pid, end, up);
+	joblog_mark(in, "pid %ld %s after %s", (long)in->run.pid, end, up);
 	joblog_inst_release(in);
-	log_info("%s: pid %ld %s after %s", in->label, (long)in->pid, end, up);
+	log_info(
+	    "%s: pid %ld %s after %s", in->label, (long)in->run.pid, end, up);
 	run_end_reason(in, status);
-	in->pid = 0;
+	in->run.pid = 0;
 }
 
 /*
@@ -376,15 +379,15 @@ run_end(
 static int
 run_mainpid_takes_over(struct inst *in)
 {
-	pid_t m = in->mainpid;
+	pid_t m = in->run.mainpid;
 
-	in->mainpid = 0;
-	if (m <= 0 || m == in->pid || getsid(m) != in->pgid)
+	in->run.mainpid = 0;
+	if (m <= 0 || m == in->run.pid || getsid(m) != in->run.pgid)
 		return (0);
 	log_info("%s: pid %ld exited; MAINPID %ld carries on", in->label,
-	    (long)in->pid, (long)m);
-	in->pid = m;
-	in->starttime = 0; /* not the spawned leader's */
+	    (long)in->run.pid, (long)m);
+	in->run.pid = m;
+	in->run.starttime = 0; /* not the spawned leader's */
 	RB_INSERT(pid_tree, &run_pids, in);
 	run_write_holder(in);
 	return (1);
@@ -402,15 +405,15 @@ run_reaped(struct inst *in, int status)
 		return;
 	run_stdin_close(in);
 	joblog_inst_drain(in);
-	if (in->report != NULL) {
-		if (spawn_report_read(
-		        sd_event_source_get_io_fd(in->report), &cause) == 1) {
+	if (in->run.report != NULL) {
+		if (spawn_report_read(sd_event_source_get_io_fd(in->run.report),
+		        &cause) == 1) {
 			inst_exec_failed(in, cause, 1);
 			free(cause);
 		}
 		run_report_close(in);
 	}
-	inst_exited(in, status, now - in->started);
+	inst_exited(in, status, now - in->run.started);
 }
 
 /* SIGCHLD: reap every child that has exited, ours or reparented. */
@@ -428,7 +431,7 @@ run_reap_all(void)
 		if (pid <= 0)
 			break;
 		memset(&key, 0, sizeof(key));
-		key.pid = pid;
+		key.run.pid = pid;
 		if ((in = RB_FIND(pid_tree, &run_pids, &key)) != NULL)
 			run_reaped(in, status);
 		else
@@ -446,6 +449,7 @@ run_clear(struct inst *in)
 	run_stdin_close(in);
 	joblog_inst_release(in);
 	ready_forget(in);
-	if (in->pid > 0)
+	xsetf(&in->last.what, NULL);
+	if (in->run.pid > 0)
 		RB_REMOVE(pid_tree, &run_pids, in);
 }

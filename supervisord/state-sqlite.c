@@ -318,8 +318,8 @@ state_recs_settle(void)
 		    (j = job_find(r->it.job)) != NULL &&
 		    r->it.instance < j->ninsts) {
 			in = &j->insts[r->it.instance];
-			if (in->run_row == -r->seq)
-				in->run_row = r->row;
+			if (in->run.row == -r->seq)
+				in->run.row = r->row;
 		}
 		state_rec_remove(r);
 	}
@@ -484,10 +484,10 @@ state_sqlite_run_started(struct inst *in)
 
 	r = state_rec_new(STATE_RUN, in);
 	r->seq = ++state_seq;
-	memcpy(r->run_id, in->run_id, sizeof(r->run_id));
-	r->pid = (long)in->pid;
+	memcpy(r->run_id, in->run.id, sizeof(r->run_id));
+	r->pid = (long)in->run.pid;
 	r->started = store_now();
-	in->run_row = -r->seq;
+	in->run.row = -r->seq;
 	state_rec_add(r);
 }
 
@@ -497,16 +497,16 @@ state_sqlite_run_ready(struct inst *in)
 {
 	struct state_rec *r;
 
-	if (in->run_row < 0) {
+	if (in->run.row < 0) {
 		/* Not written yet: with its row, when it is. */
-		if ((r = state_rec_find_run(-in->run_row)) != NULL)
+		if ((r = state_rec_find_run(-in->run.row)) != NULL)
 			r->ready = store_now();
 		return;
 	}
-	if (in->run_row == 0)
+	if (in->run.row == 0)
 		return;
 	r = state_rec_new(STATE_READY, in);
-	r->row = in->run_row;
+	r->row = in->run.row;
 	r->ready = store_now();
 	state_rec_add(r);
 }
@@ -517,14 +517,14 @@ state_sqlite_run_ended(struct inst *in, int status, const char *reason)
 {
 	struct state_rec *r;
 
-	if (in->run_row < 0)
-		r = state_rec_find_run(-in->run_row);
-	else if (in->run_row > 0) {
+	if (in->run.row < 0)
+		r = state_rec_find_run(-in->run.row);
+	else if (in->run.row > 0) {
 		r = state_rec_new(STATE_END, in);
-		r->row = in->run_row;
+		r->row = in->run.row;
 	} else
 		r = NULL;
-	in->run_row = 0;
+	in->run.row = 0;
 	if (r == NULL)
 		return; /* its row was lost */
 	r->ended = store_now();

@@ -47,6 +47,46 @@ enum wait_kind {
 struct waiter; /* waiters.c */
 TAILQ_HEAD(waiter_list, waiter);
 
+/* One run of an instance: a fork, from spawn to reap (run.c). */
+struct run {
+	pid_t pid;          /* leader, 0 when none */
+	pid_t pgid;         /* its process group while the run lasts */
+	uint64_t starttime; /* its /proc start time if known at spawn, or 0 */
+	uint64_t started;   /* monotonic usec at fork */
+	char id[17];
+	int64_t row;             /* its row in the state backend, or 0 */
+	int stdin_fd;            /* stdin = "pipe": the write end, or -1 */
+	sd_event_source *report; /* the exec report, until the exec */
+	struct outpipe *out;     /* its pipe to the job's log, or NULL */
+	/* ready = "notify": what the job said on NOTIFY_SOCKET. */
+	char *status;     /* STATUS=, or NULL */
+	int notify_errno; /* ERRNO=, or 0 */
+	pid_t mainpid;    /* MAINPID=, or 0 */
+};
+
+/* How the last run ended. */
+struct run_end {
+	int known;  /* a run reached exec and ended */
+	int status; /* its wait status */
+	char *what; /* how it ended, in run_describe's words, or NULL */
+};
+
+/* kind = "periodic": the instance's schedule (periodic.c). */
+struct periodic_slot {
+	sd_event_source *src; /* the next slot */
+	uint64_t mono;        /* every: monotonic usec of the next slot */
+	int64_t wall;         /* wall clock usec of the next slot */
+	unsigned int skipped; /* slots skipped: a run was still going */
+};
+
+/* kind = "queue": each instance is a slot working one message. */
+struct queue_slot {
+	struct queue_msg msg; /* the message of the current run; id 0: none */
+	int deleted;          /* the message was deleted while it ran */
+	char *tail;           /* the ended run's last output, or NULL */
+	size_t tail_len;
+};
+
 /* One running copy of a job (instances = N gives N of these). */
 struct inst {
 	struct job *job;
@@ -56,62 +96,34 @@ struct inst {
 	enum job_state state; /* life_state(life.phase), as users see it */
 	uint64_t since;       /* monotonic usec of the last state change */
 	char *reason;         /* why it is in this state, or NULL */
+	struct run run;       /* the current run (run.pid 0: none) */
+	struct run_end last;  /* how the last one ended */
+	uint64_t next_start;  /* BACKOFF: monotonic usec of the restart */
 
-	pid_t pid;          /* leader, 0 when none */
-	pid_t pgid;         /* its process group while the run lasts */
-	uint64_t starttime; /* its /proc start time if known at spawn, or 0 */
-	uint64_t started;   /* monotonic usec at fork */
-	char run_id[17];
 	int lock_fd;   /* its lock, held while active, else -1 */
 	int record_fd; /* its holder record (never a job's), or -1 */
-	int stdin_fd;  /* stdin = "pipe": the write end while a run goes */
+	struct lock_holder leftover; /* BLOCKED: the group being reclaimed */
 
 	int held;          /* stopped by the operator: stays down */
 	int by_hand;       /* started by the operator: stays up */
 	long intent_uid;   /* who asked for held/by_hand */
 	int64_t intent_at; /* when, wall clock usec */
-	int64_t run_row;   /* state.db row of the current run, or 0 */
 	int reload_start;  /* start after a reload replaced the job */
-
-	/* Copies of life's numbers, for status. */
-	unsigned int failures; /* consecutive failed starts */
-	unsigned int restarts;
-	uint64_t delay;      /* current backoff delay */
-	uint64_t next_start; /* monotonic usec, in BACKOFF */
-	int has_exit;
-	int last_status; /* wait status of the last run */
-
-	struct lock_holder leftover; /* BLOCKED: the group being reclaimed */
 
 	sd_event_source *timer;    /* for life.timer's purpose */
 	sd_event_source *deadline; /* the run's timeout */
 	sd_event_source *watchdog; /* fires when WATCHDOG=1 is late */
 	sd_event_source *stable;   /* wakes start waiters at min_uptime */
-	sd_event_source *report;   /* the exec report of a new run */
 
-	/* kind = "periodic" */
-	sd_event_source *slot; /* the next slot */
-	uint64_t slot_mono;    /* every: monotonic usec of the next slot */
-	int64_t slot_wall;     /* wall clock usec of the next slot */
-	unsigned int skipped;  /* slots skipped: a run was still going */
+	struct periodic_slot per; /* kind = "periodic" */
+	struct queue_slot q;      /* kind = "queue" */
 
-	/* ready = "notify": what the job said on NOTIFY_SOCKET. */
-	char *status;             /* STATUS=, or NULL */
-	int notify_errno;         /* ERRNO=, or 0 */
-	pid_t mainpid;            /* MAINPID=, or 0 */
-	RB_ENTRY(inst) sid_entry; /* by session (pgid), while it has one */
-	int dep_wait;             /* on the dependency wait list */
+	int dep_wait; /* on the dependency wait list */
 	TAILQ_ENTRY(inst) dep_entry;
-	struct outpipe *out; /* the pipe of the current run, or NULL */
-
-	/* kind = "queue": each instance is a slot working one message. */
-	struct queue_msg msg; /* the message of the current run; id 0: none */
-	int msg_deleted;      /* the message was deleted while it ran */
-	char *tail;           /* the ended run's last output, or NULL */
-	size_t tail_len;
 	struct waiter_list waiters;
-	unsigned int resolve_mark; /* cmd_resolve(): taken once per request */
-	RB_ENTRY(inst) pid_entry;
+	unsigned int resolve_mark;  /* cmd_resolve(): taken once per request */
+	RB_ENTRY(inst) pid_entry;   /* by run.pid, while it runs */
+	RB_ENTRY(inst) sid_entry;   /* by session (run.pgid) */
 	TAILQ_ENTRY(inst) gw_entry; /* on the group-wait list */
 };
 

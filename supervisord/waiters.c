@@ -122,10 +122,10 @@ waiters_stable_reached(sd_event_source *s, uint64_t usec, void *arg)
 static int
 waiters_is_stable(struct inst *in)
 {
-	uint64_t at = in->started + in->job->spec->min_uptime;
+	uint64_t at = in->run.started + in->job->spec->min_uptime;
 	int r;
 
-	if (in->pid == 0 || waiters_now() >= at)
+	if (in->run.pid == 0 || waiters_now() >= at)
 		return (1);
 	if (in->stable == NULL) {
 		r = sd_event_add_time(vigild.event, &in->stable,

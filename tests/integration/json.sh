@@ -16,12 +16,14 @@ jq -e '.jobs | length == 4' "$T/s.json" >/dev/null || fail "not 4 entries: $(cat
 jq -e --arg p "$(job_pid a)" '.jobs[] | select(.name == "a") |
 	.job == "a" and .instance == 0 and .state == "RUNNING" and
 	(.pid | tostring) == $p and (.uptime_s | type) == "number" and
-	.restarts == 0 and .last_exit == null and .reason == null' \
+	.restarts == 0 and .last_exit == null and .last_end == null and
+	.reason == null' \
 	"$T/s.json" >/dev/null || fail "fields of a: $(cat "$T/s.json")"
 jq -e '.jobs[] | select(.name == "two@1") | .job == "two" and .instance == 1' \
 	"$T/s.json" >/dev/null || fail "instance fields"
 jq -e '.jobs[] | select(.name == "bad") | .state == "BACKOFF" and
-	.pid == null and .last_exit == "exit 1" and .failures >= 1 and
+	.pid == null and .last_exit == "exit 1" and .last_end == "exited 1" and
+	.failures >= 1 and
 	.delay_s > 0 and .next_start_s >= 0 and (.reason | test("exit 1"))' \
 	"$T/s.json" >/dev/null || fail "fields of bad: $(cat "$T/s.json")"
 
