@@ -39,52 +39,21 @@ typedef void (*life_rule)(struct life_ctx *);
 static void life_try_start(struct life_ctx *);
 static void life_apply(struct life_ctx *, struct job_decision);
 
+/* clang-format off */
 static const char *const life_phase_names[LIFE_PHASE_COUNT] = {
-	"stopped",
-	"exited",
-	"fatal",
-	"waiting",
-	"deps",
-	"lockwait",
-	"spawned",
-	"running",
-	"backoff",
-	"drain",
-	"term",
-	"kill",
-	"reclaim",
-	"reclaim-kill",
-	"foreign",
+	"stopped", "exited", "fatal", "waiting", "deps", "lockwait",
+	"spawned", "running", "backoff", "drain", "term", "kill", "reclaim",
+	"reclaim-kill", "foreign",
 };
 
 static const char *const life_event_names[LIFE_EV_COUNT] = {
-	"start",
-	"stop",
-	"deps-wait",
-	"deps-ok",
-	"lock-ok",
-	"lock-leftover",
-	"lock-foreign",
-	"lock-error",
-	"msg",
-	"spawned",
-	"spawn-failed",
-	"exec-ok",
-	"exec-failed",
-	"ready",
-	"exit",
-	"group-gone",
-	"backoff-done",
-	"ready-timeout",
-	"stop-timeout",
-	"kill-poll",
-	"drain-timeout",
-	"recheck",
-	"watchdog",
-	"timeout",
-	"slot",
-	"arm",
+	"start", "stop", "deps-wait", "deps-ok", "lock-ok", "lock-leftover",
+	"lock-foreign", "lock-error", "msg", "spawned", "spawn-failed",
+	"exec-ok", "exec-failed", "ready", "exit", "group-gone",
+	"backoff-done", "ready-timeout", "stop-timeout", "kill-poll",
+	"drain-timeout", "recheck", "watchdog", "timeout", "slot", "arm",
 };
+/* clang-format on */
 
 /* The state users see for a phase. */
 enum job_state
