@@ -10,7 +10,8 @@ the start of a line, not static), outside comments and strings; calls
 through ops tables and hooks (struct kind_ops, claim_ops, inst_hooks) are
 not arrows, which is the point of them.  Prints one line per file with
 its arrows and its size, then the two-way pairs.  --dot prints a Graphviz
-graph instead.  --check exits 1 if any pair of files calls each other.
+graph instead.  --check prints only the two-way pairs and exits 1 if
+any pair of files calls each other.
 """
 import glob
 import os
@@ -68,11 +69,14 @@ def main(argv):
             for t in calls[f]:
                 print(f'  "{name(f)}" -> "{name(t)}";')
         print("}")
+    elif "--check" in argv:
+        pass
     else:
         for f in files:
             n = sum(1 for _ in open(f, errors="replace"))
             print(f"{name(f):14} {n:5}  -> " +
                   (" ".join(name(t) for t in calls[f]) or "(nothing)"))
+    if "--dot" not in argv:
         print("two-way: " + (", ".join(f"{name(a)}<->{name(b)}"
                                        for a, b in pairs) or "none"))
     return 1 if "--check" in argv and pairs else 0
