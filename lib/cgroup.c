@@ -1,0 +1,496 @@
+/* SPDX-License-Identifier: ISC */
+/* Copyright (c) 2026 The vigil authors */
+
+/*
+ * cgroup v2 file operations (see cgroup.h).  The hierarchy is found from
+ * /proc/self/mountinfo (the first cgroup2 mount: /sys/fs/cgroup on a pure
+ * v2 host, /sys/fs/cgroup/unified on a hybrid one) and vigild's place in
+ * it from /proc/self/cgroup ("0::PATH").  A cgroup is a directory: it is
+ * made with mkdir, entered by writing a pid to cgroup.procs, watched
+ * through cgroup.events ("populated 0" once every member is gone, zombies
+ * included), emptied with cgroup.kill (Linux 5.14; before that, frozen,
+ * each member killed, thawed) and removed with rmdir once empty.
+ */
+
+#include "config.h"
+
+#include <sys/types.h>
+#include <sys/stat.h>
+#include <sys/xattr.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cgroup.h"
+#include "xmalloc.h"
+
+/* Passes over cgroup.procs that a signal makes before it gives up. */
+#define CGROUP_SIGNAL_PASSES 32
+/* The largest control file read whole. */
+#define CGROUP_FILE_MAX 65536
+
+/* Copy a mountinfo field into buf, undoing its \ooo escapes. */
+static int
+cgroup_unescape(const char *s, size_t n, char *buf, size_t len)
+{
+	size_t i, o = 0;
+
+	for (i = 0; i < n; i++) {
+		if (o + 1 >= len)
+			return (-1);
+		if (s[i] == '\\' && i + 3 < n && s[i + 1] >= '0' &&
+		    s[i + 1] <= '3') {
+			buf[o++] = (char)((s[i + 1] - '0') * 64 +
+			    (s[i + 2] - '0') * 8 + (s[i + 3] - '0'));
+			i += 3;
+		} else
+			buf[o++] = s[i];
+	}
+	buf[o] = '\0';
+	return (0);
+}
+
+/* The n-th (0-based) space-separated field of line: start and length. */
+static const char *
+cgroup_field(const char *line, int n, size_t *len)
+{
+	const char *p = line, *end;
+
+	while (n-- > 0) {
+		if ((p = strchr(p, ' ')) == NULL)
+			return (NULL);
+		p++;
+	}
+	end = strpbrk(p, " \n");
+	*len = end != NULL ? (size_t)(end - p) : strlen(p);
+	return (p);
+}
+
+/*
+ * In text (the contents of /proc/self/mountinfo), find the first cgroup2
+ * mount: its mount point into mnt and the root of the hierarchy it shows
+ * into root.  Return 0, or -1 (ENOENT: none).
+ */
+int
+cgroup_mount_parse(
+    const char *text, char *mnt, size_t mntlen, char *root, size_t rootlen)
+{
+	const char *line = text, *sep, *f;
+	size_t n;
+
+	for (; line != NULL && *line != '\0';
+	     line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
+		if ((sep = strstr(line, " - ")) == NULL ||
+		    (strchr(line, '\n') != NULL && sep > strchr(line, '\n')))
+			continue;
+		if (strncmp(sep + 3, "cgroup2 ", 8) != 0)
+			continue;
+		if ((f = cgroup_field(line, 3, &n)) == NULL ||
+		    cgroup_unescape(f, n, root, rootlen) == -1 ||
+		    (f = cgroup_field(line, 4, &n)) == NULL ||
+		    cgroup_unescape(f, n, mnt, mntlen) == -1) {
+			errno = EINVAL;
+			return (-1);
+		}
+		return (0);
+	}
+	errno = ENOENT;
+	return (-1);
+}
+
+/*
+ * In text (the contents of /proc/self/cgroup), find the cgroup v2 line
+ * "0::PATH": PATH into path.  Return 0, or -1 (ENOENT: none).
+ */
+int
+cgroup_self_parse(const char *text, char *path, size_t len)
+{
+	const char *line = text, *end;
+	size_t n;
+
+	for (; line != NULL && *line != '\0';
+	     line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
+		if (strncmp(line, "0::", 3) != 0)
+			continue;
+		end = strchr(line, '\n');
+		n = end != NULL ? (size_t)(end - line - 3) : strlen(line + 3);
+		if (n + 1 > len) {
+			errno = ENAMETOOLONG;
+			return (-1);
+		}
+		memcpy(path, line + 3, n);
+		path[n] = '\0';
+		return (0);
+	}
+	errno = ENOENT;
+	return (-1);
+}
+
+/* Read a small file at (dirfd, name) whole, NUL-terminated. */
+static char *
+cgroup_slurp(int dirfd, const char *name)
+{
+	char *buf;
+	size_t got = 0;
+	ssize_t n;
+	int fd, e;
+
+	if ((fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) == -1)
+		return (NULL);
+	buf = xmalloc(CGROUP_FILE_MAX + 1);
+	while (got < CGROUP_FILE_MAX &&
+	    (n = read(fd, buf + got, CGROUP_FILE_MAX - got)) != 0) {
+		if (n == -1 && errno == EINTR)
+			continue;
+		if (n == -1) {
+			e = errno;
+			free(buf);
+			close(fd);
+			errno = e;
+			return (NULL);
+		}
+		got += (size_t)n;
+	}
+	close(fd);
+	buf[got] = '\0';
+	return (buf);
+}
+
+/* Is the cgroup at path delegated to its owner (systemd's xattr)? */
+static int
+cgroup_is_delegated(const char *path)
+{
+	static const char *const names[] = { "trusted.delegate",
+		"user.delegate" };
+	char v[8];
+	ssize_t n;
+	size_t i;
+
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		n = getxattr(path, names[i], v, sizeof(v) - 1);
+		if (n > 0) {
+			v[n] = '\0';
+			if (strcmp(v, "1") == 0)
+				return (1);
+		}
+	}
+	return (0);
+}
+
+/* vigild's own cgroup as a path under the mount, from mount and its root. */
+static int
+cgroup_self_path(
+    struct cgroup_where *w, const char *root, const char *self, char **cause)
+{
+	size_t rlen = strcmp(root, "/") == 0 ? 0 : strlen(root);
+
+	if (rlen > 0 &&
+	    (strncmp(self, root, rlen) != 0 ||
+	        (self[rlen] != '\0' && self[rlen] != '/'))) {
+		xasprintf(cause,
+		    "vigild's cgroup %s is not under the cgroup2 "
+		    "mount (which shows %s)",
+		    self, root);
+		errno = ENOENT;
+		return (-1);
+	}
+	if ((size_t)snprintf(w->self, sizeof(w->self), "%s%s", w->mount,
+	        strcmp(self + rlen, "/") == 0 ? "" : self + rlen) >=
+	    sizeof(w->self)) {
+		xasprintf(cause, "cgroup path too long");
+		errno = ENAMETOOLONG;
+		return (-1);
+	}
+	return (0);
+}
+
+/* Does the directory dir lack the file name? */
+static int
+cgroup_lacks(const char *dir, const char *name)
+{
+	struct stat st;
+	int fd, r;
+
+	if ((fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) == -1)
+		return (0);
+	r = fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) == -1 &&
+	    errno == ENOENT;
+	close(fd);
+	return (r);
+}
+
+/*
+ * Find the cgroup2 hierarchy and vigild's cgroup in it.  Return 0, or -1
+ * with *cause (ENOENT: no cgroup2 here).
+ */
+int
+cgroup_find(struct cgroup_where *w, char **cause)
+{
+	char root[PATH_MAX], self[PATH_MAX], *mi, *cg;
+	int r = -1;
+
+	memset(w, 0, sizeof(*w));
+	mi = cgroup_slurp(AT_FDCWD, "/proc/self/mountinfo");
+	cg = cgroup_slurp(AT_FDCWD, "/proc/self/cgroup");
+	if (mi == NULL || cg == NULL)
+		xasprintf(cause, "/proc/self: %s", strerror(errno));
+	else if (cgroup_mount_parse(
+	             mi, w->mount, sizeof(w->mount), root, sizeof(root)) == -1)
+		xasprintf(cause, "no cgroup2 file system is mounted");
+	else if (cgroup_self_parse(cg, self, sizeof(self)) == -1)
+		xasprintf(cause, "no cgroup v2 line in /proc/self/cgroup");
+	else if (cgroup_self_path(w, root, self, cause) == 0) {
+		/* The root of a hierarchy has no cgroup.events. */
+		w->is_root = cgroup_lacks(w->self, "cgroup.events");
+		w->delegated = cgroup_is_delegated(w->self);
+		r = 0;
+	}
+	free(mi);
+	free(cg);
+	return (r);
+}
+
+/*
+ * Open the cgroup name under the cgroup dirfd (made first when create).
+ * Return a directory descriptor, or -1.
+ */
+int
+cgroup_open(int dirfd, const char *name, int create)
+{
+	if (create && mkdirat(dirfd, name, 0755) == -1 && errno != EEXIST)
+		return (-1);
+	return (openat(
+	    dirfd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW));
+}
+
+/* Remove the empty cgroup name under dirfd; one already gone is fine. */
+int
+cgroup_remove(int dirfd, const char *name)
+{
+	if (unlinkat(dirfd, name, AT_REMOVEDIR) == -1 && errno != ENOENT)
+		return (-1);
+	return (0);
+}
+
+/* Write value to the control file name of the cgroup fd. */
+int
+cgroup_write(int fd, const char *name, const char *value)
+{
+	size_t len = strlen(value);
+	ssize_t n;
+	int wfd, e;
+
+	if ((wfd = openat(fd, name, O_WRONLY | O_CLOEXEC | O_NOFOLLOW)) == -1)
+		return (-1);
+	while ((n = write(wfd, value, len)) == -1 && errno == EINTR)
+		;
+	e = errno;
+	close(wfd);
+	if (n == -1) {
+		errno = e;
+		return (-1);
+	}
+	if ((size_t)n != len) {
+		errno = EIO;
+		return (-1);
+	}
+	return (0);
+}
+
+/* Move process pid (0: the caller) into the cgroup fd. */
+int
+cgroup_move(int fd, pid_t pid)
+{
+	char buf[32];
+
+	snprintf(buf, sizeof(buf), "%ld", (long)pid);
+	return (cgroup_write(fd, "cgroup.procs", buf));
+}
+
+/*
+ * Is anything left in the cgroup fd (or below it)?  Return 1, 0, or -1.
+ * A process that exited counts as gone even before it is reaped.
+ */
+int
+cgroup_populated(int fd)
+{
+	char *text = cgroup_slurp(fd, "cgroup.events"), *p;
+	int r = -1;
+
+	if (text == NULL)
+		return (-1);
+	if ((p = strstr(text, "populated ")) != NULL)
+		r = p[10] == '1';
+	else
+		errno = EINVAL;
+	free(text);
+	return (r);
+}
+
+/* The processes in the cgroup fd: *pids (to free) and *n. */
+int
+cgroup_pids(int fd, pid_t **pids, size_t *n)
+{
+	char *text = cgroup_slurp(fd, "cgroup.procs"), *p, *end;
+	long v;
+
+	*pids = NULL;
+	*n = 0;
+	if (text == NULL)
+		return (-1);
+	for (p = text; *p != '\0'; p = end) {
+		v = strtol(p, &end, 10);
+		if (end == p)
+			break;
+		if (v > 0) {
+			*pids = xreallocarray(*pids, *n + 1, sizeof(**pids));
+			(*pids)[(*n)++] = (pid_t)v;
+		}
+		while (*end == '\n')
+			end++;
+	}
+	free(text);
+	return (0);
+}
+
+static int
+cgroup_seen(const pid_t *v, size_t n, pid_t pid)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (v[i] == pid)
+			return (1);
+	}
+	return (0);
+}
+
+/*
+ * Send sig to every process of the cgroup fd, those that arrive while it
+ * goes included: the members are read again until no new one shows up.
+ * Return the number signalled, or -1.
+ */
+int
+cgroup_signal(int fd, int sig)
+{
+	pid_t *pids, *done = NULL;
+	size_t n, ndone = 0, i;
+	int pass, fresh;
+
+	for (pass = 0; pass < CGROUP_SIGNAL_PASSES; pass++) {
+		if (cgroup_pids(fd, &pids, &n) == -1) {
+			free(done);
+			return (-1);
+		}
+		fresh = 0;
+		for (i = 0; i < n; i++) {
+			if (cgroup_seen(done, ndone, pids[i]))
+				continue;
+			(void)kill(pids[i], sig);
+			done = xreallocarray(done, ndone + 1, sizeof(*done));
+			done[ndone++] = pids[i];
+			fresh = 1;
+		}
+		free(pids);
+		if (!fresh)
+			break;
+	}
+	free(done);
+	return ((int)ndone);
+}
+
+/*
+ * SIGKILL to every process of the cgroup fd at once (cgroup.kill); on a
+ * kernel without it, freeze the cgroup so that nothing forks meanwhile,
+ * kill each member, and thaw it.
+ */
+int
+cgroup_kill(int fd)
+{
+	int r;
+
+	if (cgroup_write(fd, "cgroup.kill", "1") == 0)
+		return (0);
+	if (errno != ENOENT)
+		return (-1);
+	(void)cgroup_write(fd, "cgroup.freeze", "1");
+	r = cgroup_signal(fd, SIGKILL);
+	(void)cgroup_write(fd, "cgroup.freeze", "0");
+	return (r == -1 ? -1 : 0);
+}
+
+/* The number after key (a line "key N") in the control file name. */
+static uint64_t
+cgroup_read_key(int fd, const char *name, const char *key)
+{
+	char *text = cgroup_slurp(fd, name), *p;
+	uint64_t v = UINT64_MAX;
+	size_t klen = strlen(key);
+
+	if (text == NULL)
+		return (UINT64_MAX);
+	for (p = text; p != NULL && *p != '\0';
+	     p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL) {
+		if (klen == 0 ||
+		    (strncmp(p, key, klen) == 0 && p[klen] == ' ')) {
+			v = strtoull(p + klen, NULL, 10);
+			break;
+		}
+	}
+	free(text);
+	return (v);
+}
+
+/* The resident memory of the cgroup's processes, from /proc/PID/statm. */
+static uint64_t
+cgroup_rss(const pid_t *pids, size_t n)
+{
+	char path[64], buf[128];
+	unsigned long size, rss;
+	uint64_t sum = 0;
+	size_t i;
+	FILE *f;
+
+	for (i = 0; i < n; i++) {
+		snprintf(path, sizeof(path), "/proc/%ld/statm", (long)pids[i]);
+		if ((f = fopen(path, "re")) == NULL)
+			continue;
+		if (fgets(buf, sizeof(buf), f) != NULL &&
+		    sscanf(buf, "%lu %lu", &size, &rss) == 2)
+			sum += (uint64_t)rss * (uint64_t)sysconf(_SC_PAGESIZE);
+		fclose(f);
+	}
+	return (sum);
+}
+
+/*
+ * What the cgroup fd uses: CPU from cpu.stat, memory from memory.current
+ * (else the sum of its processes' RSS), tasks from pids.current (else
+ * the number of its processes).
+ */
+int
+cgroup_usage(int fd, struct cgroup_usage *u)
+{
+	pid_t *pids;
+	size_t n;
+
+	u->cpu_usec = cgroup_read_key(fd, "cpu.stat", "usage_usec");
+	u->memory_bytes = cgroup_read_key(fd, "memory.current", "");
+	u->tasks = cgroup_read_key(fd, "pids.current", "");
+	if (u->memory_bytes != UINT64_MAX && u->tasks != UINT64_MAX)
+		return (0);
+	if (cgroup_pids(fd, &pids, &n) == -1)
+		return (-1);
+	if (u->memory_bytes == UINT64_MAX)
+		u->memory_bytes = cgroup_rss(pids, n);
+	if (u->tasks == UINT64_MAX)
+		u->tasks = n;
+	free(pids);
+	return (0);
+}
