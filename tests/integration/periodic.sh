@@ -44,7 +44,7 @@ case $s in
 WAITING | RUNNING | STARTING | STOPPING) ;;
 *) fail "tmo is $s after timeouts" ;;
 esac
-ctl --json history tmo | jq -e '[.runs[] | select(.reason | test("^timed out"))][0].signal == "TERM"' >/dev/null ||
+ctl --json history tmo | jq -e '[.runs[] | select((.reason // "") | test("^timed out"))][0].signal == "TERM"' >/dev/null ||
 	fail "a timed-out run was not ended by stop_signal: $(ctl history tmo)"
 grep -q 'vigil: timeout (200ms): stopping the run' "$LOGS/tmo.log" || fail "no timeout marker"
 
