@@ -19,7 +19,7 @@ start_vigild
 
 # history_count JOB REASON: rows of the job's history whose reason starts
 # with REASON ("exited" for "exited 0").
-history_count() { ctl --json history -n 1000 "$1" | jq --arg r "$2" '[.runs[] | select(.reason | startswith($r))] | length'; }
+history_count() { ctl --json history -n 1000 "$1" | jq --arg r "$2" '[.runs[] | select((.reason // "") | startswith($r))] | length'; }
 at_least() { [ "$(history_count "$1" "$2")" -ge "$3" ]; }
 # lines_over FILE N: FILE has more than N lines.
 lines_over() { [ "$(wc -l <"$1" 2>/dev/null || echo 0)" -gt "$2" ]; }
@@ -44,7 +44,7 @@ case $s in
 WAITING | RUNNING | STARTING | STOPPING) ;;
 *) fail "tmo is $s after timeouts" ;;
 esac
-ctl --json history tmo | jq -e '[.runs[] | select(.reason | test("^timed out"))][0].signal == "TERM"' >/dev/null ||
+ctl --json history tmo | jq -e '[.runs[] | select((.reason // "") | test("^timed out"))][0].signal == "TERM"' >/dev/null ||
 	fail "a timed-out run was not ended by stop_signal: $(ctl history tmo)"
 grep -q 'vigil: timeout (200ms): stopping the run' "$LOGS/tmo.log" || fail "no timeout marker"
 
