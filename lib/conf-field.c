@@ -730,6 +730,8 @@ const struct conf_field conf_field_job[] = {
 
 #define CONF_OFF(field) offsetof(struct conf, field)
 
+static const char *const conf_cgroup_words[] = { "auto", "off", NULL };
+
 /* Every option of vigil.conf. */
 const struct conf_field conf_field_main[] = {
 	{ "jobs_dir", 0, conf_parse_dir, CONF_OFF(jobs_dir), 0, 0, NULL },
@@ -742,6 +744,8 @@ const struct conf_field conf_field_main[] = {
 	    NULL },
 	{ "history_keep", 0, conf_parse_int, CONF_OFF(history_keep), 1, INT_MAX,
 	    NULL },
+	{ "cgroup", 0, conf_parse_word, CONF_OFF(cgroup), 0, 0,
+	    conf_cgroup_words },
 };
 
 /* The number of entries of each table. */

@@ -156,6 +156,12 @@ struct conf {
 	gid_t socket_gid;
 	int socket_mode;  /* default 0600, 0660 with socket_group */
 	int history_keep; /* default 1000 */
+	int cgroup;       /* CONF_CGROUP_AUTO (default) or _OFF */
+};
+
+enum conf_cgroup {
+	CONF_CGROUP_AUTO = 0, /* one cgroup per instance where possible */
+	CONF_CGROUP_OFF,      /* process groups only */
 };
 
 /* A loaded jobs.d: the specs that are valid, sorted by name. */

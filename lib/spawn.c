@@ -579,6 +579,22 @@ spawn_child_attrs(struct spawn_plan *p)
 }
 
 /*
+ * Enter the run's cgroup before anything else happens: every process the
+ * job will ever make is born in it.
+ */
+static void
+spawn_child_cgroup(struct spawn_plan *p)
+{
+	int fd;
+
+	fd = openat(p->req->cgroup_fd, "cgroup.procs",
+	    O_WRONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd == -1 || write(fd, "0", 1) != 1)
+		spawn_child_fail(p, "cgroup", errno);
+	close(fd);
+}
+
+/*
  * The child side of spawn_start(); never returns.  Everything that needs
  * allocation or NSS was done by the parent: the child only makes system
  * calls.
@@ -604,6 +620,8 @@ static void __attribute__((noreturn)) spawn_child(struct spawn_plan *p)
 	(void)sigaction(SIGPIPE, &sa, NULL);
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
+	if (p->req->cgroup_fd > 0)
+		spawn_child_cgroup(p);
 	if (setsid() == -1)
 		spawn_child_fail(p, "setsid", errno);
 	spawn_child_fds(p);

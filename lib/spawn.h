@@ -27,6 +27,7 @@ struct spawn_request {
 	int stdin_fd;           /* > 0: the child's stdin; else /dev/null */
 	int stdout_fd;          /* -1: inherit vigild's */
 	int stderr_fd;          /* -1: inherit vigild's */
+	int cgroup_fd;          /* > 0: the cgroup (a directory) it runs in */
 };
 
 struct spawn_result {

@@ -197,25 +197,6 @@ inst_watchdog_arm(struct inst *in)
 		    strerror(-r));
 }
 
-/* Signal the instance's process group (or only the leader). */
-void
-inst_kill(struct inst *in, int sig)
-{
-	pid_t pgid = in->run.pgid != 0 ? in->run.pgid : in->run.pid;
-
-	if (in->job->spec->kill_group && pgid > 1) {
-		if (proc_group_signal(pgid, sig) == 0)
-			return;
-		if (errno != ESRCH)
-			log_warn("%s: kill -%s group %ld", in->label,
-			    signame_name(sig), (long)pgid);
-		/* No group yet: the child has not called setsid(). */
-	}
-	if (in->run.pid > 0 && kill(in->run.pid, sig) == -1 && errno != ESRCH)
-		log_warn("%s: kill -%s %ld", in->label, signame_name(sig),
-		    (long)in->run.pid);
-}
-
 /* stop_signal (and CONT, so that a stopped group sees it) to the run. */
 static void
 inst_term(struct inst *in)
@@ -226,9 +207,9 @@ inst_term(struct inst *in)
 	    signame_name(spec->stop_signal),
 	    spec->kill_group ? "process group" : "pid",
 	    (long)(in->run.pgid != 0 ? in->run.pgid : in->run.pid));
-	inst_kill(in, spec->stop_signal);
+	inst_hooks.signal(in, spec->stop_signal);
 	if (spec->stop_signal != SIGKILL && spec->stop_signal != SIGCONT)
-		inst_kill(in, SIGCONT);
+		inst_hooks.signal(in, SIGCONT);
 }
 
 /* LIFE_A_DRAIN: the message may finish, or (drain_timeout 0) cancel. */
@@ -268,7 +249,7 @@ inst_check_groups(void)
 	struct inst *in, *tmp;
 
 	TAILQ_FOREACH_SAFE(in, &inst_group_waits, gw_entry, tmp) {
-		if (!proc_group_exists(in->run.pgid))
+		if (!inst_hooks.alive(in))
 			inst_feed(in, LIFE_EV_GROUP_GONE);
 	}
 }
@@ -405,7 +386,7 @@ inst_do_late(struct inst *in, const struct life_step *st)
 	if (a & LIFE_A_TERM)
 		inst_term(in);
 	if (a & LIFE_A_KILL)
-		inst_kill(in, SIGKILL);
+		inst_hooks.signal(in, SIGKILL);
 	if (a & LIFE_A_REASON_CLEAR)
 		inst_reason(in, NULL);
 	if (a & LIFE_A_REASON_STOPPED)
@@ -565,7 +546,7 @@ inst_feed(struct inst *in, enum life_event ev)
 	memset(&e, 0, sizeof(e));
 	e.in.ev = ev;
 	if (ev == LIFE_EV_KILL_POLL && in->life.run == LIFE_RUN_GROUP)
-		e.in.group_alive = proc_group_exists(in->run.pgid);
+		e.in.group_alive = inst_hooks.alive(in);
 	inst_feed_event(in, &e);
 }
 
@@ -583,8 +564,7 @@ inst_exited(struct inst *in, int status, uint64_t uptime)
 	e.in.status = status;
 	e.in.uptime = uptime;
 	e.in.rnd = arc4random();
-	e.in.group_left =
-	    in->job->spec->kill_group && proc_group_exists(in->run.pgid);
+	e.in.group_left = inst_hooks.alive(in);
 	if (e.in.group_left)
 		TAILQ_INSERT_TAIL(&inst_group_waits, in, gw_entry);
 	inst_feed_event(in, &e);
@@ -663,7 +643,7 @@ void
 inst_signal(struct inst *in, int sig)
 {
 	if (in->run.pid > 0)
-		inst_kill(in, sig);
+		inst_hooks.signal(in, sig);
 }
 
 /* Make instance index of job j, STOPPED. */
@@ -678,7 +658,7 @@ inst_init(struct inst *in, struct job *j, int index)
 	else
 		in->label = xstrdup(j->name);
 	life_init(&in->life);
-	in->lock_fd = in->record_fd = in->run.stdin_fd = -1;
+	in->lock_fd = in->record_fd = in->run.stdin_fd = in->cg_fd = -1;
 	in->state = JOB_STOPPED;
 	vigild.nstate[JOB_STOPPED]++;
 	in->since = monotime_now();

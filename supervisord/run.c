@@ -27,6 +27,7 @@
 #include "log.h"
 #include "monotime.h"
 #include "proc.h"
+#include "signame.h"
 #include "spawn.h"
 #include "vigild.h"
 #include "xmalloc.h"
@@ -70,6 +71,45 @@ run_stdin_close(struct inst *in)
 	if (in->run.stdin_fd != -1)
 		close(in->run.stdin_fd);
 	in->run.stdin_fd = -1;
+}
+
+/*
+ * Signal the run's processes: its whole cgroup, else its process group
+ * (kill_group) or only its leader.
+ */
+void
+run_signal(struct inst *in, int sig)
+{
+	pid_t pgid = in->run.pgid != 0 ? in->run.pgid : in->run.pid;
+
+	if (in->cg_fd != -1) {
+		track_signal(in, sig);
+		return;
+	}
+	if (in->job->spec->kill_group && pgid > 1) {
+		if (proc_group_signal(pgid, sig) == 0)
+			return;
+		if (errno != ESRCH)
+			log_warn("%s: kill -%s group %ld", in->label,
+			    signame_name(sig), (long)pgid);
+		/* No group yet: the child has not called setsid(). */
+	}
+	if (in->run.pid > 0 && kill(in->run.pid, sig) == -1 && errno != ESRCH)
+		log_warn("%s: kill -%s %ld", in->label, signame_name(sig),
+		    (long)in->run.pid);
+}
+
+/*
+ * Is anything of the run left once its leader is gone: a member of its
+ * cgroup, else (kill_group) of its process group?
+ */
+int
+run_alive(struct inst *in)
+{
+	if (in->cg_fd != -1)
+		return (track_populated(in));
+	return (in->job->spec->kill_group && in->run.pgid > 0 &&
+	    proc_group_exists(in->run.pgid));
 }
 
 /* Exec report readable: EOF means exec succeeded, text is a failure. */
@@ -201,6 +241,13 @@ run_request(struct inst *in, struct spawn_request *req, int fds[2], char **env,
 		return (-1);
 	}
 	memset(req, 0, sizeof(*req));
+	if ((req->cgroup_fd = track_prepare(in, cause)) == -1) {
+		joblog_child_fds_close(fds);
+		joblog_inst_release(in);
+		if (in_fd != -1)
+			close(in_fd);
+		return (-1);
+	}
 	req->spec = in->job->spec;
 	req->instance = in->index;
 	req->run_id = in->run.id;
@@ -449,6 +496,7 @@ run_clear(struct inst *in)
 	run_stdin_close(in);
 	joblog_inst_release(in);
 	ready_forget(in);
+	track_release(in);
 	xsetf(&in->last.what, NULL);
 	if (in->run.pid > 0)
 		RB_REMOVE(pid_tree, &run_pids, in);

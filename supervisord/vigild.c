@@ -628,6 +628,8 @@ vigild_core_init(void)
 		.close_stdin = run_stdin_close,
 		.forget = run_clear,
 		.nforking = run_spawning,
+		.signal = run_signal,
+		.alive = run_alive,
 		.session_remove = ready_session_remove,
 		.changed = vigild_changed,
 		.gone = waiters_cancel,
@@ -636,6 +638,7 @@ vigild_core_init(void)
 	inst_hooks = hooks;
 	signals_init();
 	sdnotify_init();
+	track_init();
 	periodic_init();
 	ready_open();
 }
@@ -649,6 +652,7 @@ vigild_core_free(void)
 	sdnotify_free();
 	signals_free();
 	periodic_free();
+	track_free();
 }
 
 int

@@ -100,7 +100,9 @@ struct inst {
 	struct run_end last;  /* how the last one ended */
 	uint64_t next_start;  /* BACKOFF: monotonic usec of the restart */
 
-	int lock_fd;   /* its lock, held while active, else -1 */
+	int cg_fd;                 /* its cgroup (track.c), or -1 */
+	sd_event_source *cg_watch; /* its cgroup.events */
+	int lock_fd;               /* its lock, held while active, else -1 */
 	int record_fd; /* its holder record (never a job's), or -1 */
 	struct lock_holder leftover; /* BLOCKED: the group being reclaimed */
 
@@ -242,6 +244,8 @@ struct inst_hooks {
 	void (*close_stdin)(struct inst *);
 	void (*forget)(struct inst *);
 	unsigned int (*nforking)(void);
+	void (*signal)(struct inst *, int); /* the run's processes */
+	int (*alive)(struct inst *);        /* anything of the run left? */
 	/* ready.c */
 	void (*session_remove)(struct inst *);
 	/* waiters, dependencies, reload, STATUS=: the state changed */
@@ -295,7 +299,6 @@ void inst_start(struct inst *);
 void inst_arm(struct inst *);
 void inst_stop(struct inst *);
 void inst_signal(struct inst *, int);
-void inst_kill(struct inst *, int);
 void inst_init(struct inst *, struct job *, int);
 void inst_clear(struct inst *);
 
@@ -309,6 +312,17 @@ void run_stdin_close(struct inst *);
 int run_memfd(const char *, size_t, char **);
 void run_reap_all(void);
 void run_clear(struct inst *);
+void run_signal(struct inst *, int);
+int run_alive(struct inst *);
+
+/* track.c */
+void track_init(void);
+void track_free(void);
+int track_enabled(void);
+int track_prepare(struct inst *, char **);
+int track_populated(const struct inst *);
+void track_signal(struct inst *, int);
+void track_release(struct inst *);
 
 /* claim.c */
 /* The exclusivity seam: one implementation per backend. */

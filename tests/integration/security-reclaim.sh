@@ -8,6 +8,9 @@
 # started: it names it and waits, signalling nothing.
 . "$(dirname "$0")/lib.sh"
 need_nobody
+# The lock's own defence, without cgroups (which would kill the leftover
+# with the run: cgroup-track.sh).
+echo 'cgroup = "off"' >>"$T/vigil.conf"
 mkdir -m 1777 "$T/evil"
 
 # The victim: a root process leading a session of its own.

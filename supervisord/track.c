@@ -1,0 +1,269 @@
+/* SPDX-License-Identifier: ISC */
+/* Copyright (c) 2026 The vigil authors */
+
+/*
+ * Process tracking by cgroup v2 (vigil.conf `cgroup = "auto"`): each
+ * instance runs in its own cgroup, BASE/NAME@INDEX, entered by the child
+ * before it execs, so every process the job ever makes is a member
+ * whatever its session.  BASE is vigild's own cgroup when systemd
+ * delegated it (Delegate=yes; vigild moves itself into BASE/supervisor,
+ * the "no internal processes" rule), else, as root, a `vigil` cgroup at
+ * the hierarchy's top (`vigil-HASH` for a runtime directory other than
+ * the default, so that two vigild never share one).  Otherwise, or with
+ * `cgroup = "off"`, one log line says why and instances are tracked by
+ * process group as before.
+ *
+ * The end of a run is "populated 0" in the cgroup's cgroup.events,
+ * watched as an I/O source (the kernel wakes it with POLLPRI), at a lower
+ * priority than SIGCHLD so that the leader's exit status comes first.
+ */
+
+#include "config.h"
+
+#include <sys/types.h>
+#include <sys/stat.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cgroup.h"
+#include "log.h"
+#include "vigild.h"
+#include "xmalloc.h"
+
+/* The cgroup.events watch runs after SIGCHLD (sd-event's default is 0). */
+#define TRACK_PRIORITY 10
+
+static int track_base = -1; /* BASE, or -1: tracking by process group */
+static char track_where[PATH_MAX];
+static int track_own; /* BASE was made by vigild, not delegated to it */
+
+/* FNV-1a of s, for the name of a runtime directory's BASE. */
+static uint64_t
+track_hash(const char *s)
+{
+	uint64_t h = 14695981039346656037ULL;
+
+	for (; *s != '\0'; s++) {
+		h ^= (unsigned char)*s;
+		h *= 1099511628211ULL;
+	}
+	return (h);
+}
+
+/* Open (make) BASE under dir; say why not on failure. */
+static int
+track_open_base(const char *dir, const char *name)
+{
+	int dfd, fd;
+
+	if ((dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) == -1) {
+		log_warn("cgroup: %s", dir);
+		return (-1);
+	}
+	fd = cgroup_open(dfd, name, 1);
+	if (fd == -1)
+		log_warn("cgroup: cannot make %s/%s; jobs are tracked by "
+		         "process group",
+		    dir, name);
+	close(dfd);
+	if (fd != -1 &&
+	    (size_t)snprintf(track_where, sizeof(track_where), "%s/%s", dir,
+	        name) >= sizeof(track_where))
+		log_warnx("cgroup: %s/%s: name too long to show", dir, name);
+	return (fd);
+}
+
+/* Delegated: vigild itself moves into BASE/supervisor; BASE is its own. */
+static int
+track_delegated(const struct cgroup_where *w)
+{
+	int base, sup;
+
+	if ((base = open(w->self, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) == -1) {
+		log_warn("cgroup: %s", w->self);
+		return (-1);
+	}
+	if ((sup = cgroup_open(base, "supervisor", 1)) == -1 ||
+	    cgroup_move(sup, 0) == -1) {
+		log_warn("cgroup: cannot move vigild into %s/supervisor; jobs "
+		         "are tracked by process group",
+		    w->self);
+		if (sup != -1)
+			close(sup);
+		close(base);
+		return (-1);
+	}
+	close(sup);
+	strlcpy(track_where, w->self, sizeof(track_where));
+	return (base);
+}
+
+/* Choose where instances' cgroups go, once, at start. */
+void
+track_init(void)
+{
+	struct cgroup_where w;
+	char name[64], *cause = NULL;
+
+	if (vigild.conf->cgroup == CONF_CGROUP_OFF)
+		return;
+	if (cgroup_find(&w, &cause) == -1) {
+		log_info(
+		    "cgroup: %s; jobs are tracked by process group", cause);
+		free(cause);
+		return;
+	}
+	if (w.delegated)
+		track_base = track_delegated(&w);
+	else if (access("/run/systemd/system", F_OK) == 0 && !w.is_root)
+		log_info("cgroup: %s is not delegated (Delegate=yes in the "
+		         "unit); jobs are tracked by process group",
+		    w.self);
+	else if (geteuid() != 0)
+		log_info("cgroup: not root and %s is not delegated; jobs are "
+		         "tracked by process group",
+		    w.self);
+	else {
+		if (strcmp(vigild.runtime_dir, RUNSTATEDIR "/vigil") == 0)
+			strlcpy(name, "vigil", sizeof(name));
+		else
+			snprintf(name, sizeof(name), "vigil-%012llx",
+			    (unsigned long long)(track_hash(
+			                             vigild.runtime_dir) &
+			        0xffffffffffffULL));
+		track_base = track_open_base(w.mount, name);
+		track_own = track_base != -1;
+	}
+	if (track_base != -1)
+		log_info(
+		    "cgroup: each instance runs in its own cgroup under %s",
+		    track_where);
+}
+
+/* Is tracking by cgroup on? */
+int
+track_enabled(void)
+{
+	return (track_base != -1);
+}
+
+/* cgroup.events changed: the run's processes may all be gone. */
+static int
+track_events(sd_event_source *s, int fd, uint32_t revents, void *arg)
+{
+	struct inst *in = arg;
+	char buf[256];
+
+	/* Read it whole again: that ends the wake-up. */
+	(void)lseek(fd, 0, SEEK_SET);
+	while (read(fd, buf, sizeof(buf)) > 0)
+		;
+	if (in->life.run == LIFE_RUN_GROUP && cgroup_populated(in->cg_fd) == 0)
+		inst_feed(in, LIFE_EV_GROUP_GONE);
+	return (0);
+}
+
+/* Watch the instance's cgroup.events. */
+static int
+track_watch(struct inst *in, char **cause)
+{
+	int fd, r;
+
+	fd = openat(
+	    in->cg_fd, "cgroup.events", O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd == -1) {
+		xasprintf(cause, "cgroup %s/%s@%d: cgroup.events: %s",
+		    track_where, in->job->name, in->index, strerror(errno));
+		return (-1);
+	}
+	r = sd_event_add_io(
+	    vigild.event, &in->cg_watch, fd, EPOLLPRI, track_events, in);
+	if (r < 0)
+		fatalx("%s: sd_event_add_io: %s", __func__, strerror(-r));
+	(void)sd_event_source_set_io_fd_own(in->cg_watch, 1);
+	(void)sd_event_source_set_priority(in->cg_watch, TRACK_PRIORITY);
+	return (0);
+}
+
+/*
+ * The cgroup a run of in goes into: made and watched the first time.
+ * Return its descriptor, 0 when tracking is off, or -1 with *cause.
+ */
+int
+track_prepare(struct inst *in, char **cause)
+{
+	char name[NAME_MAX + 1];
+
+	if (track_base == -1)
+		return (0);
+	if (in->cg_fd != -1)
+		return (in->cg_fd);
+	snprintf(name, sizeof(name), "%s@%d", in->job->name, in->index);
+	if ((in->cg_fd = cgroup_open(track_base, name, 1)) == -1) {
+		xasprintf(cause, "cgroup %s/%s: %s", track_where, name,
+		    strerror(errno));
+		return (-1);
+	}
+	if (track_watch(in, cause) == -1) {
+		close(in->cg_fd);
+		in->cg_fd = -1;
+		return (-1);
+	}
+	return (in->cg_fd);
+}
+
+/* Is anything of the instance's run left in its cgroup? */
+int
+track_populated(const struct inst *in)
+{
+	return (cgroup_populated(in->cg_fd) == 1);
+}
+
+/* Send sig to every process of the instance's cgroup (KILL: at once). */
+void
+track_signal(struct inst *in, int sig)
+{
+	int r = sig == SIGKILL ? cgroup_kill(in->cg_fd) :
+	                         cgroup_signal(in->cg_fd, sig);
+
+	if (r == -1)
+		log_warn("%s: signal the cgroup", in->label);
+}
+
+/* The instance goes away: its cgroup too, once empty. */
+void
+track_release(struct inst *in)
+{
+	char name[NAME_MAX + 1];
+
+	in->cg_watch = sd_event_source_disable_unref(in->cg_watch);
+	if (in->cg_fd == -1)
+		return;
+	close(in->cg_fd);
+	in->cg_fd = -1;
+	snprintf(name, sizeof(name), "%s@%d", in->job->name, in->index);
+	if (cgroup_remove(track_base, name) == -1)
+		log_warn("cgroup %s/%s", track_where, name);
+}
+
+/* At exit: a BASE vigild made goes if nothing is left in it. */
+void
+track_free(void)
+{
+	if (track_base == -1)
+		return;
+	close(track_base);
+	track_base = -1;
+	/* Busy: a leftover the next vigild reclaims. */
+	if (track_own && rmdir(track_where) == -1 && errno != EBUSY &&
+	    errno != ENOENT)
+		log_warn("cgroup: remove %s", track_where);
+}
