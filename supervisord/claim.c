@@ -111,6 +111,46 @@ claim_local_who(struct inst *in, struct claim_result *r)
 }
 
 /*
+ * Is something left in the instance's cgroup?  Only vigild puts processes
+ * there, and an instance's cgroup is empty once its run is over: what is
+ * left is a run of a vigild that died (a process that left its session,
+ * or one that closed its lock).  Nothing starts while it is there; it is
+ * reclaimed through the cgroup.  Return 1 with r and leftover filled.
+ */
+static int
+claim_cgroup_leftover(struct inst *in, struct claim_result *r)
+{
+	char *cause = NULL;
+	pid_t *pids;
+	size_t n;
+	uint64_t start;
+
+	if (!track_enabled())
+		return (0);
+	if (track_prepare(in, &cause) <= 0) {
+		free(cause);
+		return (0);
+	}
+	if (!track_populated(in) || track_members(in, &pids, &n) == -1)
+		return (0);
+	if (n == 0) {
+		free(pids);
+		return (0);
+	}
+	if (proc_starttime(pids[0], &start) == -1)
+		start = 0;
+	r->holder = pids[0];
+	r->same = in->leftover.vigild == -1 && in->leftover.pid == pids[0] &&
+	    in->leftover.starttime == start;
+	memset(&in->leftover, 0, sizeof(in->leftover));
+	in->leftover.pid = pids[0];
+	in->leftover.starttime = start;
+	in->leftover.vigild = -1; /* known by its cgroup, not a record */
+	free(pids);
+	return (1);
+}
+
+/*
  * Take the instance's lock.  lock_fd is set only while the lock is held:
  * no lock, no run.
  */
@@ -121,6 +161,8 @@ claim_local_acquire(struct inst *in, struct claim_result *r)
 
 	if (in->lock_fd != -1)
 		return (CLAIM_TAKEN);
+	if (claim_cgroup_leftover(in, r))
+		return (CLAIM_LEFTOVER);
 	fd = claim_local_try(in, r);
 	if (r->cause != NULL)
 		return (CLAIM_ERROR);
@@ -296,7 +338,20 @@ claim_leftover_term(struct inst *in, pid_t holder)
 {
 	const struct lock_holder *h = &in->leftover;
 	int sig = in->job->spec->stop_signal;
+	char who[128];
 
+	if (h->vigild == -1) {
+		proc_describe(holder, who, sizeof(who));
+		log_warnx("%s: its cgroup holds pid %s, left by an earlier "
+		          "vigild; reclaiming: sending %s",
+		    in->label, who, signame_name(sig));
+		inst_reason(
+		    in, "leftover pid %s in its cgroup; reclaiming", who);
+		track_signal(in, sig);
+		if (sig != SIGKILL && sig != SIGCONT)
+			track_signal(in, SIGCONT);
+		return;
+	}
 	log_warnx("%s: lock held by leftover pid %ld (group %ld) of vigild "
 	          "%ld; reclaiming: sending %s",
 	    in->label, (long)holder, (long)h->pgid, (long)h->vigild,
@@ -314,7 +369,10 @@ claim_leftover_kill(struct inst *in, pid_t holder)
 {
 	log_warnx("%s: leftover pid %ld outlived stop_timeout, sending KILL",
 	    in->label, (long)holder);
-	(void)proc_group_signal(in->leftover.pgid, SIGKILL);
+	if (in->leftover.vigild == -1)
+		track_signal(in, SIGKILL);
+	else
+		(void)proc_group_signal(in->leftover.pgid, SIGKILL);
 }
 
 /*

@@ -227,6 +227,13 @@ track_populated(const struct inst *in)
 	return (cgroup_populated(in->cg_fd) == 1);
 }
 
+/* The processes in the instance's cgroup: *pids (to free), *n. */
+int
+track_members(const struct inst *in, pid_t **pids, size_t *n)
+{
+	return (cgroup_pids(in->cg_fd, pids, n));
+}
+
 /* Send sig to every process of the instance's cgroup (KILL: at once). */
 void
 track_signal(struct inst *in, int sig)

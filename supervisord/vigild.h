@@ -321,6 +321,7 @@ void track_free(void);
 int track_enabled(void);
 int track_prepare(struct inst *, char **);
 int track_populated(const struct inst *);
+int track_members(const struct inst *, pid_t **, size_t *);
 void track_signal(struct inst *, int);
 void track_release(struct inst *);
 

@@ -43,7 +43,9 @@ while :; do
 done
 [ "$seen_blocked" -eq 1 ] || fail "never saw BLOCKED"
 for p in $old_all; do dead "$p" || fail "leftover $p still alive"; done
-grep -q "lock held by leftover pid $old" "$VLOG" || fail "no reclaim message"
+# By its lock and record, or (cgroup = "auto") by its cgroup.
+grep -Eq "lock held by leftover pid $old|blk: its cgroup holds pid [0-9]+" "$VLOG" ||
+	fail "no reclaim message"
 grep -q "outlived stop_timeout, sending KILL" "$VLOG" || fail "no KILL message"
 stop_vigild
 log "ok"

@@ -4,7 +4,8 @@
 # the job's.  A stop leaves no process of the job behind, checked from
 # /proc; the next start is immediate, never BLOCKED on a leftover holding
 # the lock; a run whose leader dies while its escapees live is over only
-# once they are gone.  Skipped where vigild cannot use cgroups (not root,
+# once they are gone; after a SIGKILL of vigild, the next one reclaims the
+# escapees left in the cgroup before it starts anything.  Skipped where vigild cannot use cgroups (not root,
 # no writable cgroup2): its log says why.
 . "$(dirname "$0")/lib.sh"
 
@@ -72,6 +73,24 @@ wait_state esc RUNNING
 [ "$(job_pid esc)" != "$old" ] || fail "esc was not restarted"
 grep -q "esc: stopping what is left" "$VLOG" ||
 	fail "no stop of what was left: $(cat "$VLOG")"
+
+# vigild killed: its leader dies with it (PDEATHSIG), the escapees do
+# not.  The next vigild finds them in the instance's cgroup, reclaims it,
+# and only then starts the job: never two copies.
+old=$(escapees | tr '\n' ' ')
+for p in $old; do track "$p"; done
+kill -KILL "$VIGILD_PID"
+wait "$VIGILD_PID" 2>/dev/null || true
+VIGILD_PID=
+[ "$(escapees | wc -l)" -eq 2 ] || fail "the escapees did not outlive vigild"
+start_vigild
+wait_state esc RUNNING
+for p in $old; do
+	dead "$p" || fail "escapee $p of the killed vigild still lives"
+done
+retry 10 both_out || fail "not exactly two escapees: $(escapees)"
+grep -q "esc: its cgroup holds pid .*left by an earlier vigild" "$VLOG" ||
+	fail "no reclaim through the cgroup: $(cat "$VLOG")"
 
 stop_vigild
 none_left || fail "escapees outlived vigild's shutdown: $(escapees)"
