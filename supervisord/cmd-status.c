@@ -17,6 +17,7 @@
 
 #include "duration.h"
 #include "json.h"
+#include "cgroup.h"
 #include "vigild.h"
 
 static enum cmd_retval cmd_status_exec(struct cmd_ctx *);
@@ -102,6 +103,46 @@ cmd_status_json_timing(struct json *jw, const struct inst *in, uint64_t now)
 	}
 }
 
+/* "  cpu 1.234s, memory 12.3M, 3 tasks" for a run in a cgroup. */
+static void
+cmd_status_usage_line(struct cmd_ctx *ctx, const struct inst *in)
+{
+	struct cgroup_usage u;
+
+	if (in->run.pid <= 0 || track_usage(in, &u) == -1 ||
+	    u.cpu_usec == UINT64_MAX)
+		return;
+	cmd_print(ctx, "  cpu %.3fs, memory %.1fM, %llu tasks\n",
+	    (double)u.cpu_usec / 1e6, (double)u.memory_bytes / 1048576.0,
+	    (unsigned long long)u.tasks);
+}
+
+/*
+ * What the instance's run uses, from its cgroup: "cpu_usec",
+ * "memory_bytes", "tasks" (each null when not known).
+ */
+static void
+cmd_status_json_usage(struct json *jw, const struct inst *in)
+{
+	struct cgroup_usage u;
+	const char *keys[] = { "cpu_usec", "memory_bytes", "tasks" };
+	uint64_t v[3];
+	size_t i;
+
+	if (in->run.pid <= 0 || track_usage(in, &u) == -1)
+		u.cpu_usec = u.memory_bytes = u.tasks = UINT64_MAX;
+	v[0] = u.cpu_usec;
+	v[1] = u.memory_bytes;
+	v[2] = u.tasks;
+	for (i = 0; i < 3; i++) {
+		json_key(jw, keys[i]);
+		if (v[i] != UINT64_MAX)
+			json_uint(jw, v[i]);
+		else
+			json_null(jw);
+	}
+}
+
 /* One instance as a JSON object. */
 static void
 cmd_status_json_one(struct cmd_ctx *ctx, const struct inst *in, uint64_t now)
@@ -152,6 +193,7 @@ cmd_status_json_one(struct cmd_ctx *ctx, const struct inst *in, uint64_t now)
 		json_int(jw, in->run.notify_errno);
 	else
 		json_null(jw);
+	cmd_status_json_usage(jw, in);
 	/* The file broke after the job loaded: it runs the old config. */
 	if ((b = reload_broken_find(in->job->name)) != NULL) {
 		json_key(jw, "config_error");
@@ -210,6 +252,7 @@ cmd_status_detail(struct cmd_ctx *ctx, const struct inst *in, uint64_t now)
 		    cmd_format_time(in->intent_at, when, sizeof(when)));
 	if (in->run.status != NULL)
 		cmd_print(ctx, "  status: %s\n", in->run.status);
+	cmd_status_usage_line(ctx, in);
 	if (in->run.notify_errno != 0)
 		cmd_print(ctx, "  errno: %d (%s)\n", in->run.notify_errno,
 		    strerror(in->run.notify_errno));

@@ -227,6 +227,15 @@ track_populated(const struct inst *in)
 	return (cgroup_populated(in->cg_fd) == 1);
 }
 
+/* What the instance's cgroup uses; -1 without one. */
+int
+track_usage(const struct inst *in, struct cgroup_usage *u)
+{
+	if (in->cg_fd == -1)
+		return (-1);
+	return (cgroup_usage(in->cg_fd, u));
+}
+
 /* The processes in the instance's cgroup: *pids (to free), *n. */
 int
 track_members(const struct inst *in, pid_t **pids, size_t *n)

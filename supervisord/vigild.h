@@ -322,6 +322,8 @@ int track_enabled(void);
 int track_prepare(struct inst *, char **);
 int track_populated(const struct inst *);
 int track_members(const struct inst *, pid_t **, size_t *);
+struct cgroup_usage;
+int track_usage(const struct inst *, struct cgroup_usage *);
 void track_signal(struct inst *, int);
 void track_release(struct inst *);
 

@@ -53,6 +53,13 @@ for p in $(escapees); do
 		fail "escapee $p is not in the job's cgroup: $(cat "/proc/$p/cgroup")"
 done
 
+# status counts the cgroup's processes and what they use.
+ctl --json status esc | jq -e '.jobs[0] | .tasks == 3 and
+	(.cpu_usec | type) == "number" and .memory_bytes > 0' >/dev/null ||
+	fail "usage in status: $(ctl --json status esc)"
+ctl status esc | grep -Eq '^  cpu [0-9.]+s, memory [0-9.]+M, 3 tasks$' ||
+	fail "usage in the status detail: $(ctl status esc)"
+
 # A stop leaves nothing: the escapees went with the run.
 ctl stop esc >/dev/null || fail "stop esc failed"
 none_left || fail "escapees outlived the stop: $(escapees)"
