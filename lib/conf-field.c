@@ -295,6 +295,46 @@ conf_parse_log_size(struct conf_ctx *ctx, const struct conf_field *f,
 	return (0);
 }
 
+/* A memory size for a cgroup limit ("512M"): at least one page. */
+static int
+conf_parse_mem(struct conf_ctx *ctx, const struct conf_field *f, cfg_opt_t *opt,
+    char **cause)
+{
+	uint64_t v;
+
+	if (duration_size_parse(conf_str(opt), &v, cause) == -1)
+		return (-1);
+	if (v < 4096) {
+		xasprintf(cause, "%s is below one page (4K)", conf_str(opt));
+		return (-1);
+	}
+	*(uint64_t *)conf_ptr(ctx, f) = v;
+	return (0);
+}
+
+/* A share of one CPU, "50%" or "200%": 1 to 100000 per cent. */
+static int
+conf_parse_percent(struct conf_ctx *ctx, const struct conf_field *f,
+    cfg_opt_t *opt, char **cause)
+{
+	const char *s = conf_str(opt);
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (end == s || strcmp(end, "%") != 0 || errno != 0 || v < 1 ||
+	    v > 100000) {
+		xasprintf(cause,
+		    "invalid value \"%s\" (a share of one CPU: \"50%%\", "
+		    "\"200%%\")",
+		    s);
+		return (-1);
+	}
+	*(int *)conf_ptr(ctx, f) = (int)v;
+	return (0);
+}
+
 static int
 conf_parse_signal(struct conf_ctx *ctx, const struct conf_field *f,
     cfg_opt_t *opt, char **cause)
@@ -726,6 +766,13 @@ const struct conf_field conf_field_job[] = {
 	JOB_DUR("retry_delay", retry_delay),
 	JOB_DUR("retry_delay_max", retry_delay_max),
 	JOB_DUR("drain_timeout", drain_timeout),
+	{ "memory_max", 0, conf_parse_mem, JOB_OFF(cg.memory_max), 0, 0, NULL },
+	{ "memory_high", 0, conf_parse_mem, JOB_OFF(cg.memory_high), 0, 0,
+	    NULL },
+	JOB_INT("tasks_max", cg.tasks_max, 1, INT_MAX),
+	JOB_INT("cpu_weight", cg.cpu_weight, 1, 10000),
+	{ "cpu_max", 0, conf_parse_percent, JOB_OFF(cg.cpu_max), 0, 0, NULL },
+	JOB_INT("io_weight", cg.io_weight, 1, 10000),
 };
 
 #define CONF_OFF(field) offsetof(struct conf, field)

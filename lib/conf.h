@@ -141,6 +141,15 @@ struct job_spec {
 	uint64_t retry_delay;
 	uint64_t retry_delay_max;
 	uint64_t drain_timeout; /* after a stop; defaults to stop_timeout */
+	/* cgroup limits (0: not set), applied where the controller is on. */
+	struct conf_cglimits {
+		uint64_t memory_max;  /* bytes */
+		uint64_t memory_high; /* bytes */
+		int tasks_max;
+		int cpu_weight; /* 1..10000 */
+		int cpu_max;    /* per cent of one CPU */
+		int io_weight;  /* 1..10000 */
+	} cg;
 };
 
 /* vigil.conf.  All strings are owned. */

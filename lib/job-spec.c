@@ -305,6 +305,8 @@ job_spec_equal_process(const struct job_spec *a, const struct job_spec *b)
 		        a->limits[i].rl.rlim_max != b->limits[i].rl.rlim_max))
 			return (0);
 	}
+	if (memcmp(&a->cg, &b->cg, sizeof(a->cg)) != 0)
+		return (0);
 	return (a->input == b->input && a->out == b->out && a->err == b->err &&
 	    a->log_max_size == b->log_max_size && a->log_keep == b->log_keep &&
 	    a->log_timestamps == b->log_timestamps);

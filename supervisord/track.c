@@ -44,6 +44,23 @@
 static int track_base = -1; /* BASE, or -1: tracking by process group */
 static char track_where[PATH_MAX];
 static int track_own; /* BASE was made by vigild, not delegated to it */
+static char track_mount[PATH_MAX]; /* the hierarchy's root */
+
+/* A limit: its option, its controller, its file. */
+struct track_limit {
+	const char *option;
+	const char *controller;
+	const char *file;
+};
+
+static const struct track_limit track_limits[] = {
+	{ "memory_max", "memory", "memory.max" },
+	{ "memory_high", "memory", "memory.high" },
+	{ "tasks_max", "pids", "pids.max" },
+	{ "cpu_weight", "cpu", "cpu.weight" },
+	{ "cpu_max", "cpu", "cpu.max" },
+	{ "io_weight", "io", "io.weight" },
+};
 
 /* FNV-1a of s, for the name of a runtime directory's BASE. */
 static uint64_t
@@ -141,6 +158,7 @@ track_init(void)
 			        0xffffffffffffULL));
 		track_base = track_open_base(w.mount, name);
 		track_own = track_base != -1;
+		strlcpy(track_mount, w.mount, sizeof(track_mount));
 	}
 	if (track_base != -1)
 		log_info(
@@ -193,6 +211,109 @@ track_watch(struct inst *in, char **cause)
 	return (0);
 }
 
+/* Is the word ctl in the space-separated list of the file name at dir? */
+static int
+track_has(int dirfd, const char *name, const char *ctl)
+{
+	char buf[512], *w, *save = NULL;
+	ssize_t n;
+	int fd;
+
+	if ((fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC)) == -1)
+		return (0);
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return (0);
+	buf[n] = '\0';
+	for (w = strtok_r(buf, " \n", &save); w != NULL;
+	     w = strtok_r(NULL, " \n", &save)) {
+		if (strcmp(w, ctl) == 0)
+			return (1);
+	}
+	return (0);
+}
+
+/*
+ * Make the controller ctl available to the instances' cgroups: enabled
+ * in BASE's subtree (and, for a BASE vigild made, in the root's first).
+ */
+static int
+track_enable(const char *ctl)
+{
+	char plus[32];
+	int root;
+
+	if (track_has(track_base, "cgroup.subtree_control", ctl))
+		return (0);
+	snprintf(plus, sizeof(plus), "+%s", ctl);
+	if (track_own) {
+		if ((root = open(track_mount,
+		         O_RDONLY | O_DIRECTORY | O_CLOEXEC)) == -1)
+			return (-1);
+		if (!track_has(root, "cgroup.subtree_control", ctl) &&
+		    cgroup_write(root, "cgroup.subtree_control", plus) == -1) {
+			close(root);
+			return (-1);
+		}
+		close(root);
+	}
+	if (!track_has(track_base, "cgroup.controllers", ctl)) {
+		errno = ENOENT;
+		return (-1);
+	}
+	return (cgroup_write(track_base, "cgroup.subtree_control", plus));
+}
+
+/* The value of limit i of spec as its control file wants it, or NULL. */
+static const char *
+track_limit_value(const struct job_spec *spec, size_t i, char *buf, size_t len)
+{
+	const struct conf_cglimits *l = &spec->cg;
+	uint64_t v[] = { l->memory_max, l->memory_high, (uint64_t)l->tasks_max,
+		(uint64_t)l->cpu_weight, (uint64_t)l->cpu_max,
+		(uint64_t)l->io_weight };
+
+	if (v[i] == 0)
+		return (NULL);
+	if (strcmp(track_limits[i].file, "cpu.max") == 0)
+		snprintf(
+		    buf, len, "%llu 100000", (unsigned long long)v[i] * 1000);
+	else if (strcmp(track_limits[i].file, "io.weight") == 0)
+		snprintf(buf, len, "default %llu", (unsigned long long)v[i]);
+	else
+		snprintf(buf, len, "%llu", (unsigned long long)v[i]);
+	return (buf);
+}
+
+/*
+ * Write the job's limits into the instance's new cgroup.  A limit whose
+ * controller is not there is said once per job, never an error.
+ */
+static void
+track_limits_apply(struct inst *in)
+{
+	char buf[64];
+	const char *v;
+	size_t i;
+
+	for (i = 0; i < sizeof(track_limits) / sizeof(track_limits[0]); i++) {
+		if ((v = track_limit_value(
+		         in->job->spec, i, buf, sizeof(buf))) == NULL)
+			continue;
+		if (track_enable(track_limits[i].controller) == 0 &&
+		    cgroup_write(in->cg_fd, track_limits[i].file, v) == 0)
+			continue;
+		if (in->job->cg_warned & (1U << i))
+			continue;
+		in->job->cg_warned |= 1U << i;
+		log_warnx("%s: %s ignored: the %s controller is not "
+		          "available in %s (%s)",
+		    in->job->name, track_limits[i].option,
+		    track_limits[i].controller, track_where, strerror(errno));
+	}
+}
+
 /*
  * The cgroup a run of in goes into: made and watched the first time.
  * Return its descriptor, 0 when tracking is off, or -1 with *cause.
@@ -217,6 +338,7 @@ track_prepare(struct inst *in, char **cause)
 		in->cg_fd = -1;
 		return (-1);
 	}
+	track_limits_apply(in);
 	return (in->cg_fd);
 }
 

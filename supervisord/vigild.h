@@ -133,6 +133,7 @@ struct job {
 	char *name;
 	struct job_spec *spec;
 	const struct kind_ops *kind; /* what its kind does: inst_kind_of() */
+	unsigned int cg_warned;      /* cgroup limits said to be ignored */
 	struct job_spec *next_spec;  /* reload: replaces spec once all stop */
 	int retiring;                /* reload: removed once all stop */
 	int nactive;                 /* instances in an active state */
