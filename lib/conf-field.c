@@ -53,6 +53,7 @@ static const char *const conf_restart_words[] = {
 	"never",
 	NULL,
 };
+static const char *const conf_type_words[] = { "simple", "forking", NULL };
 static const char *const conf_ready_words[] = {
 	"exec",
 	"notify",
@@ -726,6 +727,8 @@ const struct conf_field conf_field_job[] = {
 	JOB_DUR("restart_delay_max", restart_delay_max),
 	JOB_INT("max_restarts", max_restarts, 0, INT_MAX),
 	JOB_WORD("ready", ready, conf_ready_words),
+	JOB_WORD("type", forking, conf_type_words),
+	{ "pid_file", 0, conf_parse_path, JOB_OFF(pid_file), 0, 0, NULL },
 	JOB_DUR("ready_timeout", ready_timeout),
 	JOB_LIST("depends", conf_parse_depends),
 	JOB_SIG("stop_signal", stop_signal),

@@ -96,6 +96,8 @@ struct job_spec {
 	int max_restarts; /* 0: never give up */
 	enum conf_ready ready;
 	uint64_t ready_timeout;
+	int forking;    /* type = "forking": the command daemonizes */
+	char *pid_file; /* forking: where the main pid is, or NULL */
 	char **depends; /* job names */
 	size_t ndepends;
 

@@ -85,6 +85,8 @@ job_spec_check_kinds(struct conf_ctx *ctx, struct job_spec *spec)
 		unsigned int kinds; /* bits of enum conf_kind */
 	} only[] = {
 		{ "instances", 1U << CONF_KIND_SERVICE },
+		{ "type", 1U << CONF_KIND_SERVICE },
+		{ "pid_file", 1U << CONF_KIND_SERVICE },
 		{ "every", 1U << CONF_KIND_PERIODIC },
 		{ "schedule", 1U << CONF_KIND_PERIODIC },
 		{ "catch_up", 1U << CONF_KIND_PERIODIC },
@@ -105,6 +107,12 @@ job_spec_check_kinds(struct conf_ctx *ctx, struct job_spec *spec)
 			    "not valid for kind \"%s\"",
 			    conf_field_kind_words[spec->kind]);
 	}
+	if (spec->pid_file != NULL && !spec->forking)
+		conf_ctx_error(ctx, "pid_file", "needs type = \"forking\"");
+	if (spec->forking && spec->ready == CONF_READY_NOTIFY)
+		conf_ctx_error(ctx, "ready",
+		    "\"notify\" is not valid with type = \"forking\": the "
+		    "daemon is ready once its starter has exited 0");
 	if (spec->kind == CONF_KIND_QUEUE && spec->ready == CONF_READY_NOTIFY)
 		conf_ctx_error(
 		    ctx, "ready", "\"notify\" is not valid for kind \"queue\"");
@@ -253,6 +261,7 @@ job_spec_free(struct job_spec *spec)
 	free(spec->directory);
 	words_free(spec->environment);
 	free(spec->env_file);
+	free(spec->pid_file);
 	free(spec->schedule);
 	free(spec);
 }
@@ -323,6 +332,8 @@ job_spec_equal_policy(const struct job_spec *a, const struct job_spec *b)
 	    a->restart_delay == b->restart_delay &&
 	    a->restart_delay_max == b->restart_delay_max &&
 	    a->max_restarts == b->max_restarts && a->ready == b->ready &&
+	    a->forking == b->forking &&
+	    job_spec_str_eq(a->pid_file, b->pid_file) &&
 	    a->ready_timeout == b->ready_timeout &&
 	    job_spec_words_eq(a->depends, b->depends) &&
 	    a->stop_signal == b->stop_signal &&

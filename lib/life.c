@@ -15,8 +15,9 @@
  *                                   is gone: life_gone -> life_apply ->
  *                                   life_settle;
  *   where is readiness decided?     row LIFE_SPAWNED, columns
- *                                   LIFE_EV_EXEC_OK (ready = "exec") and
- *                                   LIFE_EV_READY (ready = "notify").
+ *                                   LIFE_EV_EXEC_OK (ready = "exec"),
+ *                                   LIFE_EV_READY (ready = "notify") and
+ *                                   LIFE_EV_MAINPID (type = "forking").
  */
 
 #include "config.h"
@@ -52,6 +53,7 @@ static const char *const life_event_names[LIFE_EV_COUNT] = {
 	"exec-ok", "exec-failed", "ready", "exit", "group-gone",
 	"backoff-done", "ready-timeout", "stop-timeout", "kill-poll",
 	"drain-timeout", "recheck", "watchdog", "timeout", "slot", "arm",
+	"mainpid",
 };
 /* clang-format on */
 
@@ -628,11 +630,14 @@ life_spawn_failed(struct life_ctx *c)
 	life_start_failed(c);
 }
 
-/* The child reached exec: with ready = "exec", that is readiness. */
+/*
+ * The child reached exec: with ready = "exec", that is readiness (but a
+ * forking job's starter is not the daemon: see life_mainpid).
+ */
 static void
 life_exec_ok(struct life_ctx *c)
 {
-	if (c->p->spec->ready != CONF_READY_EXEC)
+	if (c->p->spec->ready != CONF_READY_EXEC || c->p->spec->forking)
 		return;
 	c->l->ready = 1;
 	life_phase(c, LIFE_RUNNING);
@@ -644,6 +649,19 @@ life_exec_failed(struct life_ctx *c)
 {
 	c->l->exec_failed = 1;
 	life_do(c, LIFE_A_EXEC_FAILED);
+}
+
+/* type = "forking": the starter exited 0 and left its daemon: RUNNING. */
+static void
+life_mainpid(struct life_ctx *c)
+{
+	if (!c->p->spec->forking) {
+		c->out->ignored = 1;
+		return;
+	}
+	c->l->ready = 1;
+	life_phase(c, LIFE_RUNNING);
+	life_do(c, LIFE_A_REASON_CLEAR | LIFE_A_RECORD_READY);
 }
 
 /* READY=1 of a ready = "notify" job: RUNNING, the watchdog armed. */
@@ -835,7 +853,7 @@ static const life_rule life_table[LIFE_PHASE_COUNT][LIFE_EV_COUNT] = {
 	[LIFE_DEPS] = { LIFE_HELD_ROW, [LIFE_EV_STOP] = life_stop_pending },
 	[LIFE_LOCKWAIT] = { LIFE_HELD_ROW, [LIFE_EV_STOP] = life_stop_pending },
 	[LIFE_SPAWNED] = { LIFE_RUN_ROW, [LIFE_EV_EXEC_OK] = life_exec_ok,
-	    [LIFE_EV_READY] = life_ready,
+	    [LIFE_EV_MAINPID] = life_mainpid, [LIFE_EV_READY] = life_ready,
 	    [LIFE_EV_READY_TIMEOUT] = life_ready_timeout },
 	[LIFE_RUNNING] = { LIFE_RUN_ROW, [LIFE_EV_WATCHDOG] = life_watchdog },
 	[LIFE_BACKOFF] = { [LIFE_EV_START] = life_start_backoff,

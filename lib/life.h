@@ -68,6 +68,8 @@ enum life_event {
 	LIFE_EV_TIMEOUT,       /* periodic/queue: the run outlived timeout */
 	LIFE_EV_SLOT,          /* periodic: a slot came */
 	LIFE_EV_ARM,           /* autostart: periodic waits for its slot */
+	LIFE_EV_MAINPID,       /* forking: the starter exited 0, its daemon's
+	                          main process is known */
 	LIFE_EV_COUNT,
 };
 

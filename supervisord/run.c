@@ -440,6 +440,82 @@ run_mainpid_takes_over(struct inst *in)
 	return (1);
 }
 
+/* The pid in a forking job's pid_file, or 0. */
+static pid_t
+run_pid_file(const struct inst *in)
+{
+	const char *path = in->job->spec->pid_file;
+	char buf[32];
+	ssize_t n;
+	long v;
+	int fd;
+
+	if (path == NULL ||
+	    (fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)) ==
+	        -1)
+		return (0);
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return (0);
+	buf[n] = '\0';
+	v = strtol(buf, NULL, 10);
+	return (v > 1 && kill((pid_t)v, 0) == 0 ? (pid_t)v : 0);
+}
+
+/*
+ * The main process of a forking job whose starter exited 0: the pid in
+ * pid_file if it is one of the run's (a member of its cgroup), else the
+ * only process left in the cgroup.  0 when neither.
+ */
+static pid_t
+run_forking_main(struct inst *in)
+{
+	pid_t m = run_pid_file(in), *pids;
+	size_t n, i;
+	int member = 0;
+
+	if (in->cg_fd == -1)
+		return (m); /* no cgroup to check it against */
+	if (track_members(in, &pids, &n) == -1)
+		return (0);
+	for (i = 0; i < n && m != 0; i++)
+		member |= pids[i] == m;
+	if (m == 0 || !member)
+		m = n == 1 ? pids[0] : 0;
+	free(pids);
+	return (m);
+}
+
+/*
+ * A forking job's starter exited 0: its daemon is the run now, and the
+ * run is ready.  Return 1, or 0 when no main process can be found.
+ */
+static int
+run_forking_started(struct inst *in, int status)
+{
+	pid_t m;
+
+	if (!in->job->spec->forking || in->life.phase != LIFE_SPAWNED ||
+	    !WIFEXITED(status) || WEXITSTATUS(status) != 0)
+		return (0);
+	if ((m = run_forking_main(in)) == 0) {
+		log_warnx("%s: the starter exited 0 but no main process was "
+		          "found (pid_file %s)",
+		    in->label,
+		    in->job->spec->pid_file ? in->job->spec->pid_file : "none");
+		return (0);
+	}
+	log_info("%s: starter pid %ld exited 0; main pid %ld", in->label,
+	    (long)in->run.pid, (long)m);
+	in->run.pid = m;
+	in->run.starttime = 0;
+	RB_INSERT(pid_tree, &run_pids, in);
+	run_write_holder(in);
+	inst_feed(in, LIFE_EV_MAINPID);
+	return (1);
+}
+
 /* The leader of an instance's run was reaped with wait status status. */
 static void
 run_reaped(struct inst *in, int status)
@@ -448,7 +524,7 @@ run_reaped(struct inst *in, int status)
 	uint64_t now = monotime_now();
 
 	RB_REMOVE(pid_tree, &run_pids, in);
-	if (run_mainpid_takes_over(in))
+	if (run_mainpid_takes_over(in) || run_forking_started(in, status))
 		return;
 	run_stdin_close(in);
 	joblog_inst_drain(in);

@@ -236,6 +236,8 @@ static const struct expect expects[] = {
 	    LIFE_A_REASON_CLEAR | LIFE_A_RECORD_READY, 0, X_KEEP),
 	E(PH(SPAWNED), EV(EXEC_OK), KN, SAME, 0, ~0U, X_KEEP),
 	E(PHALL & ~PH(SPAWNED), EV(EXEC_OK), KALL, IGN),
+	/* MAINPID: only a forking service has one (forking_starter). */
+	E(PHALL, EV(MAINPID), KALL, IGN),
 	E(RUN2 | STOPPING, EV(EXEC_FAILED), KALL, SAME, LIFE_A_EXEC_FAILED, 0,
 	    X_KEEP),
 	E(PHALL & ~(RUN2 | STOPPING), EV(EXEC_FAILED), KALL, IGN),
@@ -687,6 +689,22 @@ TEST(start_ready_exec)
 	ASSERT_EQ(l.phase, LIFE_RUNNING);
 	ASSERT_EQ(l.ready, 1);
 	ASSERT_EQ(life_state(l.phase), JOB_RUNNING);
+	return (0);
+}
+
+TEST(forking_starter)
+{
+	spec_make(CONF_KIND_SERVICE, CONF_READY_EXEC);
+	spec.forking = 1;
+	life_init(&l);
+	ASSERT_EQ(start_to_spawn(), 0);
+	/* The starter's exec is not the daemon's readiness. */
+	ASSERT_EQ(go(LIFE_EV_EXEC_OK), 0);
+	ASSERT_EQ(l.phase, LIFE_SPAWNED);
+	ASSERT_EQ(
+	    go(LIFE_EV_MAINPID), LIFE_A_REASON_CLEAR | LIFE_A_RECORD_READY);
+	ASSERT_EQ(l.phase, LIFE_RUNNING);
+	ASSERT_EQ(l.ready, 1);
 	return (0);
 }
 
@@ -1548,6 +1566,7 @@ main(void)
 	RUN(names);
 	RUN(every_phase_event_kind);
 	RUN(start_ready_exec);
+	RUN(forking_starter);
 	RUN(ready_notify);
 	RUN(ready_timeout_is_a_failed_start);
 	RUN(crash_in_min_uptime_backs_off);
