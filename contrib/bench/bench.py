@@ -451,7 +451,8 @@ class Vigil(Supervisor):
         self.jobs = os.path.join(workdir, "jobs.d")
         self.sock = os.path.join(workdir, "run", "vigild.sock")
         os.makedirs(self.jobs)
-        open(self.conf, "w").close()
+        with open(self.conf, "w") as f:
+            f.write(bench.vigil_conf(type(self)))
         self.log_level = "info"
 
     def write_job(self, name, body):
@@ -757,6 +758,12 @@ class Bench:
         self.loads = [float(loadavg())]  # sampled before each measurement
 
     # ---- bookkeeping
+
+    def vigil_conf(self, cls):
+        """The vigil.conf lines of the vigil build cls runs (--conf,
+        --base-conf): e.g. cgroup = "off"."""
+        lines = self.args.base_conf if cls.base else self.args.conf
+        return "".join(line + "\n" for line in lines or [])
 
     def vigil_bins(self, cls):
         """Return (vigild, vigilctl) of the vigil build cls runs."""
@@ -1575,6 +1582,11 @@ def parse_args(argv):
     ap.add_argument("--base-vigilctl", metavar="PATH", help="that build's vigilctl")
     ap.add_argument("--base-label", metavar="TEXT", default="vigil (base)",
                     help='its column heading (default "vigil (base)")')
+    ap.add_argument("--conf", metavar="LINE", action="append",
+                    help="a line of vigil.conf for --vigild (repeatable)")
+    ap.add_argument("--base-conf", metavar="LINE", action="append",
+                    help="a line of vigil.conf for --base-vigild (repeatable): "
+                    "with the same binary, compares two settings")
     ap.add_argument("--install", action="store_true",
                     help="apt-get install supervisor runit s6 daemontools first (root)")
     ap.add_argument("--quick", action="store_true",
