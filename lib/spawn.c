@@ -33,6 +33,7 @@
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 
 #include <ctype.h>
 #include <errno.h>
@@ -46,6 +47,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+#if defined(SYS_clone3) && __has_include(<linux/sched.h>)
+#include <linux/sched.h> /* struct clone_args, CLONE_INTO_CGROUP */
+#endif
 
 #include "conf.h"
 #include "proc.h"
@@ -122,6 +127,7 @@ struct spawn_plan {
 	int shared_files; /* CLONE: the table is vigild's until unshared */
 	volatile sig_atomic_t ran;    /* set by the child: memory is shared */
 	volatile sig_atomic_t failed; /* set by the child: fail holds why */
+	int born_in_cgroup; /* clone3 put the child in req->cgroup_fd */
 	char fail[PATH_MAX + 128];
 };
 
@@ -620,7 +626,7 @@ static void __attribute__((noreturn)) spawn_child(struct spawn_plan *p)
 	(void)sigaction(SIGPIPE, &sa, NULL);
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
-	if (p->req->cgroup_fd > 0)
+	if (p->req->cgroup_fd > 0 && !p->born_in_cgroup)
 		spawn_child_cgroup(p);
 	if (setsid() == -1)
 		spawn_child_fail(p, "setsid", errno);
@@ -709,6 +715,51 @@ spawn_clone(struct spawn_plan *p)
 	return (pid);
 }
 
+#ifdef CLONE_INTO_CGROUP
+static int spawn_clone3_broken; /* ENOSYS (valgrind), EPERM (seccomp)... */
+
+/*
+ * Start the child in its cgroup from birth (clone3 CLONE_INTO_CGROUP), as
+ * fork does, vigild suspended until the exec: no move through
+ * cgroup.procs, which takes a kernel lock with an RCU wait per spawn.
+ * The child has its own memory: its exec outcome comes through the report
+ * pipe.  Return the pid, 0 when clone3 cannot do it (then never again),
+ * or -1.
+ */
+static pid_t
+spawn_clone3(struct spawn_plan *p)
+{
+	struct clone_args a;
+	long pid;
+
+	if (spawn_clone3_broken)
+		return (0);
+	memset(&a, 0, sizeof(a));
+	a.flags = CLONE_VFORK | CLONE_INTO_CGROUP;
+	a.exit_signal = SIGCHLD;
+	a.cgroup = (uint64_t)p->req->cgroup_fd;
+	pid = syscall(SYS_clone3, &a, sizeof(a));
+	if (pid == 0) {
+		p->born_in_cgroup = 1; /* the child's own copy */
+		spawn_child(p);
+	}
+	if (pid == -1 &&
+	    (errno == ENOSYS || errno == EPERM || errno == EINVAL ||
+	        errno == E2BIG)) {
+		spawn_clone3_broken = 1;
+		return (0);
+	}
+	return ((pid_t)pid);
+}
+#else
+static pid_t
+spawn_clone3(struct spawn_plan *p)
+{
+	(void)p;
+	return (0);
+}
+#endif
+
 /* Open the slots, above 3 so that moving them onto 0..3 clobbers none. */
 static int
 spawn_slots_open(void)
@@ -761,6 +812,17 @@ spawn_init(void)
 	rl.rlim_cur = rl.rlim_max;
 	if (setrlimit(RLIMIT_NOFILE, &rl) == 0)
 		spawn_nofile_raised = 1;
+}
+
+/* Start the child sharing vigild's memory: clone where it works, else vfork. */
+static pid_t
+spawn_shared(struct spawn_plan *p)
+{
+#ifdef HAVE_CLOSE_RANGE
+	if (spawn_mode == SPAWN_CLONE)
+		return (spawn_clone(p));
+#endif
+	return (spawn_vfork(p));
 }
 
 /*
@@ -829,7 +891,7 @@ spawn_start(
 {
 	struct spawn_plan plan;
 	uint64_t before, after;
-	int pfd[2];
+	int pfd[2], via3;
 	pid_t pid;
 
 	memset(&plan, 0, sizeof(plan));
@@ -843,7 +905,8 @@ spawn_start(
 	if (plan.path == NULL)
 		plan.path = SPAWN_DEFAULT_PATH;
 	pfd[0] = pfd[1] = -1;
-	if (spawn_mode != SPAWN_CLONE && pipe2(pfd, O_CLOEXEC) == -1) {
+	if ((spawn_mode != SPAWN_CLONE || req->cgroup_fd > 0) &&
+	    pipe2(pfd, O_CLOEXEC) == -1) {
 		xasprintf(cause, "pipe: %s", strerror(errno));
 		spawn_plan_clear(&plan);
 		return (-1);
@@ -851,12 +914,16 @@ spawn_start(
 	plan.parent = getpid();
 	plan.report = pfd[1];
 	before = proc_boot_ticks();
-#ifdef HAVE_CLOSE_RANGE
-	if (spawn_mode == SPAWN_CLONE)
-		pid = spawn_clone(&plan);
-	else
-#endif
-		pid = spawn_vfork(&plan);
+	pid = req->cgroup_fd > 0 ? spawn_clone3(&plan) : 0;
+	via3 = pid != 0;
+	if (!via3) {
+		if (spawn_mode == SPAWN_CLONE) { /* no report pipe there */
+			spawn_fd_close(pfd[0]);
+			spawn_fd_close(pfd[1]);
+			pfd[0] = pfd[1] = plan.report = -1;
+		}
+		pid = spawn_shared(&plan);
+	}
 	after = proc_boot_ticks();
 	if (pid == -1) {
 		xasprintf(cause, "fork: %s", strerror(errno));
@@ -873,7 +940,7 @@ spawn_start(
 	res->report_fd = pfd[0];
 	/* What the child wrote to the plan, read after it: no stale copy. */
 	__asm__ __volatile__("" ::: "memory");
-	if (spawn_mode == SPAWN_PROBE)
+	if (spawn_mode == SPAWN_PROBE && !via3)
 		spawn_mode = plan.ran ? SPAWN_CLONE : SPAWN_VFORK;
 	if (plan.ran) {
 		res->done = 1;

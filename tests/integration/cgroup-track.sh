@@ -74,8 +74,13 @@ retry 10 both_out || fail "the escapees did not start again"
 # The leader dies, the escapees live on: what is left of the run is
 # stopped, and only then does it start again.
 old=$(job_pid esc)
+gone=$(escapees)
 kill -9 "$old"
-retry 10 none_left || fail "the escapees outlived their run: $(escapees)"
+olds_dead() {
+	local p
+	for p in $gone; do dead "$p" || return 1; done
+}
+retry 10 olds_dead || fail "the escapees outlived their run: $(escapees)"
 wait_state esc RUNNING
 [ "$(job_pid esc)" != "$old" ] || fail "esc was not restarted"
 grep -q "esc: stopping what is left" "$VLOG" ||
