@@ -718,6 +718,79 @@ spawn_clone(struct spawn_plan *p)
 #ifdef CLONE_INTO_CGROUP
 static int spawn_clone3_broken; /* ENOSYS (valgrind), EPERM (seccomp)... */
 
+#if defined(__x86_64__) && defined(HAVE_CLOSE_RANGE)
+/*
+ * clone3 for a child that shares vigild's memory and runs on its own
+ * stack: spawn_clone3_vm(args, size, fn, arg) returns the child's pid (or
+ * -errno) in vigild; the child calls fn(arg) and exits with its value.
+ * glibc 2.36 has no clone3 wrapper, and C cannot come back from a system
+ * call onto another stack, so the child's side is written here in
+ * assembly, as glibc's clone is: fn and arg wait in r12 and r13 (kept
+ * across the call), the kernel starts the child on args->stack.
+ */
+long spawn_clone3_vm(struct clone_args *, size_t, int (*)(void *), void *);
+__asm__(".text\n"
+        ".type spawn_clone3_vm, @function\n"
+        "spawn_clone3_vm:\n"
+        "	push %r12\n"
+        "	push %r13\n"
+        "	mov %rdx, %r12\n"
+        "	mov %rcx, %r13\n"
+        "	mov $435, %eax\n" /* SYS_clone3 */
+        "	syscall\n"
+        "	test %rax, %rax\n"
+        "	jz 1f\n"
+        "	pop %r13\n"
+        "	pop %r12\n"
+        "	ret\n"
+        "1:	xor %ebp, %ebp\n"
+        "	mov %r13, %rdi\n"
+        "	call *%r12\n"
+        "	mov %eax, %edi\n"
+        "	mov $60, %eax\n" /* SYS_exit */
+        "	syscall\n"
+        "	hlt\n"
+        ".size spawn_clone3_vm, .-spawn_clone3_vm\n");
+
+/*
+ * As spawn_clone (memory and descriptor table shared, vigild suspended
+ * until the exec), the child born in its cgroup.  Return its pid, or -1.
+ */
+static pid_t
+spawn_clone3_shared(struct spawn_plan *p)
+{
+	struct clone_args a;
+	long pid;
+	int err;
+
+	if (spawn_slots_fill(p->req) == -1) {
+		err = errno;
+		spawn_slots_reset();
+		errno = err;
+		return (-1);
+	}
+	p->shared_files = 1;
+	p->born_in_cgroup = 1;
+	p->report = -1; /* the child says how it went in p->fail */
+	memset(&a, 0, sizeof(a));
+	a.flags = CLONE_VM | CLONE_VFORK | CLONE_FILES | CLONE_INTO_CGROUP;
+	a.exit_signal = SIGCHLD;
+	a.stack = (uint64_t)(uintptr_t)spawn_stack;
+	a.stack_size = SPAWN_STACK_SIZE;
+	a.cgroup = (uint64_t)p->req->cgroup_fd;
+	pid = spawn_clone3_vm(&a, sizeof(a), spawn_clone_child, p);
+	err = pid < 0 ? (int)-pid : 0;
+	spawn_slots_reset();
+	if (pid < 0) {
+		p->shared_files = 0;
+		p->born_in_cgroup = 0;
+		errno = err;
+		return (-1);
+	}
+	return ((pid_t)pid);
+}
+#endif
+
 /*
  * Start the child in its cgroup from birth (clone3 CLONE_INTO_CGROUP), as
  * fork does, vigild suspended until the exec: no move through
@@ -734,6 +807,21 @@ spawn_clone3(struct spawn_plan *p)
 
 	if (spawn_clone3_broken)
 		return (0);
+#if defined(__x86_64__) && defined(HAVE_CLOSE_RANGE)
+	if (spawn_mode == SPAWN_CLONE) {
+		int report = p->report;
+
+		if ((pid = spawn_clone3_shared(p)) > 0)
+			return ((pid_t)pid);
+		p->report = report;
+		if (errno == ENOSYS || errno == EPERM || errno == EINVAL ||
+		    errno == E2BIG) {
+			spawn_clone3_broken = 1;
+			return (0);
+		}
+		return (-1);
+	}
+#endif
 	memset(&a, 0, sizeof(a));
 	a.flags = CLONE_VFORK | CLONE_INTO_CGROUP;
 	a.exit_signal = SIGCHLD;
