@@ -1002,7 +1002,10 @@ spawn_start(
 	plan.parent = getpid();
 	plan.report = pfd[1];
 	before = proc_boot_ticks();
-	pid = req->cgroup_fd > 0 ? spawn_clone3(&plan) : 0;
+	/* The first spawn finds out whether clone works (the probe). */
+	pid = req->cgroup_fd > 0 && spawn_mode != SPAWN_PROBE ?
+	    spawn_clone3(&plan) :
+	    0;
 	via3 = pid != 0;
 	if (!via3) {
 		if (spawn_mode == SPAWN_CLONE) { /* no report pipe there */

@@ -325,8 +325,16 @@ track_prepare(struct inst *in, char **cause)
 
 	if (track_base == -1)
 		return (0);
+	/*
+	 * A cgroup that was emptied with cgroup.kill is made anew: the
+	 * kernel compares each fork into it (CLONE_INTO_CGROUP) with the
+	 * count of kills of the cgroup it forks from, and kills the child.
+	 */
+	if (in->cg_fd != -1 && in->cg_killed && !track_populated(in))
+		track_release(in);
 	if (in->cg_fd != -1)
 		return (in->cg_fd);
+	in->cg_killed = 0;
 	snprintf(name, sizeof(name), "%s@%d", in->job->name, in->index);
 	if ((in->cg_fd = cgroup_open(track_base, name, 1)) == -1) {
 		xasprintf(cause, "cgroup %s/%s: %s", track_where, name,
@@ -371,6 +379,9 @@ track_signal(struct inst *in, int sig)
 {
 	int r = sig == SIGKILL ? cgroup_kill(in->cg_fd) :
 	                         cgroup_signal(in->cg_fd, sig);
+
+	if (sig == SIGKILL)
+		in->cg_killed = 1;
 
 	if (r == -1)
 		log_warn("%s: signal the cgroup", in->label);
