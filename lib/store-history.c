@@ -60,6 +60,25 @@ store_run_ready(struct store *s, int64_t id, int64_t ready, char **cause)
 }
 
 /*
+ * Keep only the latest keep runs of the job of row id (keep 0: all), and
+ * commit the transaction the caller began.  Return 0, or -1 with *cause.
+ */
+static int
+store_run_prune_commit(struct store *s, int64_t id, int keep, char **cause)
+{
+	sqlite3_stmt *pr = s->st[STORE_RUN_PRUNE];
+
+	if (keep > 0) {
+		if (sqlite3_bind_int64(pr, 1, id) != SQLITE_OK ||
+		    sqlite3_bind_int(pr, 2, keep) != SQLITE_OK)
+			return (store_fail(s, pr, cause));
+		if (store_done(s, pr, cause) == -1)
+			return (-1);
+	}
+	return (store_txn_commit(s, cause));
+}
+
+/*
  * Record the end of run id: when (usec), the exit code or the signal (-1
  * for none) and the reason (exited, stopped, killed, exec failed, timeout,
  * lost; NULL for none).  Then delete that job's ended runs older than its
@@ -72,7 +91,6 @@ store_run_end(struct store *s, int64_t id, int64_t ended, int exit_code,
     int signal, const char *reason, int keep, char **cause)
 {
 	sqlite3_stmt *st = s->st[STORE_RUN_END];
-	sqlite3_stmt *pr = s->st[STORE_RUN_PRUNE];
 
 	if (store_txn_begin(s, cause) == -1)
 		return (-1);
@@ -84,14 +102,7 @@ store_run_end(struct store *s, int64_t id, int64_t ended, int exit_code,
 		return (store_fail(s, st, cause));
 	if (store_done(s, st, cause) == -1)
 		return (-1);
-	if (keep > 0) {
-		if (sqlite3_bind_int64(pr, 1, id) != SQLITE_OK ||
-		    sqlite3_bind_int(pr, 2, keep) != SQLITE_OK)
-			return (store_fail(s, pr, cause));
-		if (store_done(s, pr, cause) == -1)
-			return (-1);
-	}
-	return (store_txn_commit(s, cause));
+	return (store_run_prune_commit(s, id, keep, cause));
 }
 
 /*
@@ -104,7 +115,6 @@ store_run_skipped(struct store *s, const char *job, int instance, int64_t at,
     int keep, char **cause)
 {
 	sqlite3_stmt *st = s->st[STORE_RUN_SKIPPED];
-	sqlite3_stmt *pr = s->st[STORE_RUN_PRUNE];
 	int64_t id;
 
 	if (store_txn_begin(s, cause) == -1)
@@ -116,14 +126,7 @@ store_run_skipped(struct store *s, const char *job, int instance, int64_t at,
 	if (store_done(s, st, cause) == -1)
 		return (-1);
 	id = sqlite3_last_insert_rowid(s->db);
-	if (keep > 0) {
-		if (sqlite3_bind_int64(pr, 1, id) != SQLITE_OK ||
-		    sqlite3_bind_int(pr, 2, keep) != SQLITE_OK)
-			return (store_fail(s, pr, cause));
-		if (store_done(s, pr, cause) == -1)
-			return (-1);
-	}
-	return (store_txn_commit(s, cause));
+	return (store_run_prune_commit(s, id, keep, cause));
 }
 
 /*

@@ -325,6 +325,25 @@ run_begin(struct inst *in, char **cause, int *done, char **exec_cause)
 }
 
 /*
+ * The run was stopped for a reason of its own: "ready timeout",
+ * "watchdog", or timeout (the word given); else NULL.
+ */
+static const char *
+run_cause(const struct inst *in, const char *timeout)
+{
+	switch (in->life.cause) {
+	case LIFE_CAUSE_READY_TIMEOUT:
+		return ("ready timeout");
+	case LIFE_CAUSE_WATCHDOG:
+		return ("watchdog");
+	case LIFE_CAUSE_TIMEOUT:
+		return (timeout);
+	default:
+		return (NULL);
+	}
+}
+
+/*
  * How a run ended, in the one wording that history (state.db), vigild's
  * log and the job's log share: "exited 3", "killed by signal KILL",
  * "failed to start: CAUSE", "stopped by operator (signal TERM)",
@@ -346,20 +365,12 @@ run_describe(const struct inst *in, int status, const struct life_step *st,
 		return (buf);
 	}
 	job_exit_describe(status, what, sizeof(what));
-	if (in->life.cause == LIFE_CAUSE_READY_TIMEOUT)
-		why = "ready timeout";
-	else if (in->life.cause == LIFE_CAUSE_WATCHDOG)
-		why = "watchdog";
-	else if (in->life.cause == LIFE_CAUSE_TIMEOUT)
-		why = "timed out";
-	else if (stopped && vigild.shutting_down)
-		why = "stopped at shutdown";
-	else if (stopped && in->held)
-		why = "stopped by operator";
-	else if (stopped && st->then == LIFE_THEN_START)
-		why = "restarted";
-	else if (stopped)
-		why = "stopped";
+	why = run_cause(in, "timed out");
+	if (why == NULL && stopped)
+		why = vigild.shutting_down      ? "stopped at shutdown" :
+		    in->held                    ? "stopped by operator" :
+		    st->then == LIFE_THEN_START ? "restarted" :
+		                                  "stopped";
 	if (why != NULL)
 		snprintf(buf, len, "%s (%s%s)", why, what,
 		    killed ? " after stop_timeout" : "");
@@ -380,13 +391,7 @@ run_end_reason(struct inst *in, int status)
 	if (in->life.exec_failed && in->reason != NULL)
 		return; /* why the exec failed */
 	job_exit_describe(status, what, sizeof(what));
-	if (in->life.cause == LIFE_CAUSE_READY_TIMEOUT)
-		why = "ready timeout";
-	else if (in->life.cause == LIFE_CAUSE_WATCHDOG)
-		why = "watchdog";
-	else if (in->life.cause == LIFE_CAUSE_TIMEOUT)
-		why = "timeout";
-	if (why != NULL)
+	if ((why = run_cause(in, "timeout")) != NULL)
 		inst_reason(in, "%s (%s)", why, what);
 	else
 		inst_reason(in, "%s", what);
