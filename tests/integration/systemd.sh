@@ -101,7 +101,8 @@ check_job_env() {
 		else
 			[ -z "$e" ] || bad "job process $p has $e"
 		fi
-		ppid=$(awk '{ print $4 }' "/proc/$p/stat" 2>/dev/null)
+		env_of "$p" | grep -qx VIGIL_SD_JOB=a &&
+			ppid=$(awk '{ print $4 }' "/proc/$p/stat" 2>/dev/null)
 	done
 	[ -n "$ppid" ] && env_of "$ppid" | grep -qx NOTIFY_SOCKET=/run/systemd/notify ||
 		bad "vigild (host pid ${ppid:-?}) has not systemd's NOTIFY_SOCKET: the check proves nothing"
@@ -159,7 +160,9 @@ state_dir = "/var/lib/vigil"
 log_dir = "/var/log/vigil"
 EOF
 sdjob a
-sdjob b
+# b's child leaves its session: only the unit's cgroup, delegated to
+# vigild (Delegate=yes), lets a stop reach it (else systemd kills it).
+sdjob b 'command = {"sh", "-c", "setsid sleep 1000 & exec sleep 1000"}'
 # Its READY=1 goes to vigild (the unit's NotifyAccess=main would drop it).
 sdjob n 'command = {"sh", "-c", "systemd-notify --ready --status=job-n; exec sleep 1000"}' \
 	'ready = "notify"'
@@ -197,8 +200,35 @@ nspawn_run test -S /run/vigil/vigild.sock ||
 retry 5 running_in_status 3 ||
 	bad "StatusText is '$(prop StatusText)', not 3 running"
 log "StatusText: $(prop StatusText)"
-retry 5 njobs 3 || bad "job processes: $(jobprocs)"
+retry 5 njobs 4 || bad "job processes: $(jobprocs)"
 check_job_env
+
+# ---------------------------------------------------------------- cgroups
+# Delegate=yes: vigild moves itself into the unit's supervisor/ leaf and
+# runs each instance in a cgroup beside it (host paths: this shell sees
+# the host's cgroup namespace).
+cg_of() { sed -n 's/^0:://p' "/proc/$1/cgroup" 2>/dev/null; }
+vpid=''
+for p in $(jobprocs); do
+	env_of "$p" | grep -qx VIGIL_SD_JOB=a &&
+		vpid=$(awk '{ print $4 }' "/proc/$p/stat" 2>/dev/null)
+done
+vcg=$(cg_of "$vpid")
+case $vcg in
+*/$UNIT/supervisor) ;;
+*) bad "vigild (host pid $vpid) is in '$vcg', not $UNIT/supervisor" ;;
+esac
+journal_has "cgroup: each instance runs in its own cgroup under /.*$UNIT" ||
+	bad "no 'each instance runs in its own cgroup' line: $(journal | grep cgroup:)"
+for p in $(jobprocs); do
+	j=$(env_of "$p" | sed -n 's/^VIGIL_SD_JOB=//p')
+	c=$(cg_of "$p")
+	[ "$c" = "${vcg%/supervisor}/$j@0" ] ||
+		bad "job $j process $p is in '$c', not ${vcg%/supervisor}/$j@0"
+done
+ucg=/sys/fs/cgroup/unified${vcg%/supervisor}
+[ -f "$ucg/cgroup.procs" ] || ucg=/sys/fs/cgroup${vcg%/supervisor}
+log "unit cgroup offers controllers: '$(cat "$ucg/cgroup.controllers" 2>/dev/null)'"
 
 # ---------------------------------------------------------------- reload
 sdjob c
@@ -240,7 +270,7 @@ sc start "$UNIT" || fail "systemctl start with WatchdogSec=2s failed"
 [ "$(prop WatchdogUSec)" = 2s ] || bad "WatchdogUSec is $(prop WatchdogUSec)"
 pid0=$(prop MainPID)
 retry 10 is_cstate a RUNNING && retry 10 is_cstate n RUNNING &&
-	retry 5 njobs 4 || bad "jobs not all up (watchdog run): $(vctl status 2>&1)"
+	retry 5 njobs 5 || bad "jobs not all up (watchdog run): $(vctl status 2>&1)"
 wd0=$(prop WatchdogTimestampMonotonic)
 # Active with the same main pid for 7 s, more than 3 x WatchdogSec.
 t=$(now_ms)
