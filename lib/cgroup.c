@@ -447,6 +447,14 @@ cgroup_read_key(int fd, const char *name, const char *key)
 	return (v);
 }
 
+/* memory.events' oom_kill: processes the OOM killer took; UINT64_MAX
+ * without a memory controller. */
+uint64_t
+cgroup_oom_kills(int fd)
+{
+	return (cgroup_read_key(fd, "memory.events", "oom_kill"));
+}
+
 /* The resident memory of the cgroup's processes, from /proc/PID/statm. */
 static uint64_t
 cgroup_rss(const pid_t *pids, size_t n)

@@ -45,5 +45,6 @@ int cgroup_pids(int, pid_t **, size_t *);
 int cgroup_signal(int, int);
 int cgroup_kill(int);
 int cgroup_usage(int, struct cgroup_usage *);
+uint64_t cgroup_oom_kills(int);
 
 #endif

@@ -314,7 +314,11 @@ inst_said(
 		break;
 	case LIFE_EV_EXIT:
 		if (st->from == LIFE_SPAWNED || st->from == LIFE_RUNNING) {
-			if (in->life.run == LIFE_RUN_GROUP)
+			if (in->life.run == LIFE_RUN_GROUP && in->cg_fd != -1)
+				log_info("%s: stopping what is left of its "
+				         "cgroup",
+				    in->label);
+			else if (in->life.run == LIFE_RUN_GROUP)
 				log_info("%s: stopping what is left of process "
 				         "group %ld",
 				    in->label, (long)in->run.pgid);

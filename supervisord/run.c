@@ -248,6 +248,8 @@ run_request(struct inst *in, struct spawn_request *req, int fds[2], char **env,
 			close(in_fd);
 		return (-1);
 	}
+	in->run.oom_kills = track_oom_kills(in);
+	in->run.oom = 0;
 	req->spec = in->job->spec;
 	req->instance = in->index;
 	req->run_id = in->run.id;
@@ -326,7 +328,8 @@ run_begin(struct inst *in, char **cause, int *done, char **exec_cause)
 
 /*
  * The run was stopped for a reason of its own: "ready timeout",
- * "watchdog", or timeout (the word given); else NULL.
+ * "watchdog", or timeout (the word given), or the OOM killer took a
+ * process of it ("oom"); else NULL.
  */
 static const char *
 run_cause(const struct inst *in, const char *timeout)
@@ -339,7 +342,7 @@ run_cause(const struct inst *in, const char *timeout)
 	case LIFE_CAUSE_TIMEOUT:
 		return (timeout);
 	default:
-		return (NULL);
+		return (in->run.oom ? "oom" : NULL);
 	}
 }
 
@@ -348,7 +351,7 @@ run_cause(const struct inst *in, const char *timeout)
  * log and the job's log share: "exited 3", "killed by signal KILL",
  * "failed to start: CAUSE", "stopped by operator (signal TERM)",
  * "restarted (exit 0)", "stopped at shutdown (...)", "timed out (signal
- * TERM)", "ready timeout (...)", "watchdog (...)"; " after stop_timeout"
+ * TERM)", "ready timeout (...)", "watchdog (...)", "oom (signal KILL)"; " after stop_timeout"
  * inside the parentheses when SIGKILL had to follow.  Into buf.
  */
 const char *
@@ -406,7 +409,11 @@ run_end(
     struct inst *in, int status, uint64_t uptime, const struct life_step *st)
 {
 	char end[512], up[32];
+	uint64_t oom = track_oom_kills(in);
 
+	/* The OOM killer took a process of the run: memory.events says so. */
+	in->run.oom = oom != UINT64_MAX && in->run.oom_kills != UINT64_MAX &&
+	    oom > in->run.oom_kills;
 	run_describe(in, status, st, end, sizeof(end));
 	state_run_end(in, status, end);
 	if (inst_kind(in)->run_end != NULL)

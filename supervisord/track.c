@@ -366,6 +366,13 @@ track_usage(const struct inst *in, struct cgroup_usage *u)
 	return (cgroup_usage(in->cg_fd, u));
 }
 
+/* The OOM kills in the instance's cgroup so far; UINT64_MAX: unknown. */
+uint64_t
+track_oom_kills(const struct inst *in)
+{
+	return (in->cg_fd == -1 ? UINT64_MAX : cgroup_oom_kills(in->cg_fd));
+}
+
 /* The processes in the instance's cgroup: *pids (to free), *n. */
 int
 track_members(const struct inst *in, pid_t **pids, size_t *n)

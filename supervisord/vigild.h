@@ -62,6 +62,10 @@ struct run {
 	char *status;     /* STATUS=, or NULL */
 	int notify_errno; /* ERRNO=, or 0 */
 	pid_t mainpid;    /* MAINPID=, or 0 */
+	/* its cgroup's OOM kills at spawn (UINT64_MAX: unknown); more at
+	 * the end: the OOM killer ended it (reason "oom") */
+	uint64_t oom_kills;
+	int oom;
 };
 
 /* How the last run ended. */
@@ -326,6 +330,7 @@ int track_populated(const struct inst *);
 int track_members(const struct inst *, pid_t **, size_t *);
 struct cgroup_usage;
 int track_usage(const struct inst *, struct cgroup_usage *);
+uint64_t track_oom_kills(const struct inst *);
 void track_signal(struct inst *, int);
 void track_release(struct inst *);
 

@@ -56,4 +56,62 @@ check_limit cpu.weight 50 cpu_weight cpu
 check_limit cpu.max "50000 100000" cpu_max cpu
 check_limit io.weight "default 20" io_weight io
 log "limits written: $checked; controllers missing here: $missing"
+
+# Where a controller is there, the limit holds for real, not only in the
+# file: tasks_max stops forks, cpu_max throttles a busy loop.
+enforced=0
+if [ -e "$cg/pids.max" ]; then
+	# 12 sleepers wanted; with tasks_max = 4 the forks past 3 fail
+	# (python, which lives on after a failed fork; sh would exit).
+	cat >"$T/forky.py" <<'PY'
+import os, time
+for i in range(12):
+    try:
+        if os.fork() == 0:
+            time.sleep(100000)
+            os._exit(0)
+    except OSError:
+        pass
+time.sleep(100000)
+PY
+	job forky "command = {\"python3\", \"$T/forky.py\"}" 'tasks_max = 4'
+	ctl reload >/dev/null || fail "reload (forky)"
+	wait_state forky@0 RUNNING
+	fcg="$base/forky@0"
+	refused() { [ "$(awk '$1 == "max" { print $2 }' "$fcg/pids.events")" -gt 0 ]; }
+	retry 5 refused || fail "tasks_max = 4: no fork refused: $(cat "$fcg/pids.events")"
+	n=$(wc -l <"$fcg/cgroup.procs")
+	[ "$n" -le 4 ] || fail "tasks_max = 4 but $n processes in $fcg"
+	[ "$(cat "$fcg/pids.current")" -le 4 ] || fail "pids.current $(cat "$fcg/pids.current") > 4"
+	enforced=$((enforced + 1))
+fi
+if [ -e "$cg/cpu.max" ]; then
+	job spin 'command = {"sh", "-c", "while :; do :; done"}' 'cpu_max = "10%"'
+	ctl reload >/dev/null || fail "reload (spin)"
+	wait_state spin@0 RUNNING
+	scg="$base/spin@0"
+	cstat() { awk -v k="$1" '$1 == k { print $2 }' "$scg/cpu.stat"; }
+	u0=$(cstat usage_usec) t0=$(now_ms)
+	throttled() { [ "$(cstat nr_throttled)" -ge 5 ]; }
+	retry 10 throttled || fail "cpu_max = 10%: not throttled: $(cat "$scg/cpu.stat")"
+	u1=$(cstat usage_usec) t1=$(now_ms)
+	# At most 10% of one CPU, with room for the period it was measured in.
+	pct=$(((u1 - u0) / 10 / (t1 - t0 + 1)))
+	[ "$pct" -le 20 ] || fail "cpu_max = 10% but the loop had ${pct}% of a CPU"
+	log "cpu_max = 10%: a busy loop got ${pct}% of a CPU, $(cstat nr_throttled) throttled periods"
+	enforced=$((enforced + 1))
+fi
+if [ -e "$cg/memory.max" ]; then
+	# Past memory_max: the OOM killer ends the run, reason "oom".
+	job hog 'command = {"python3", "-c", "b = bytearray(256 << 20); import time; time.sleep(100000)"}' \
+		'memory_max = "32M"' 'restart = "no"'
+	ctl reload >/dev/null || fail "reload (hog)"
+	oomed() { ctl history hog 2>/dev/null | grep -q 'oom (signal KILL)'; }
+	retry 10 oomed || fail "memory_max = 32M: no oom end: $(ctl history hog 2>&1)"
+	ctl status hog | grep -q 'oom' || fail "status of hog: $(ctl status hog)"
+	enforced=$((enforced + 1))
+else
+	log "no memory controller here: memory_max, memory_high and the oom end not exercised"
+fi
+log "limits enforced and checked: $enforced"
 stop_vigild
