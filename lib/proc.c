@@ -95,6 +95,21 @@ proc_pgid(pid_t pid, pid_t *out)
 }
 
 /*
+ * Read the parent of pid into *out.  Return 0, or -1 with errno
+ * ENOENT/ESRCH if there is no such process.
+ */
+int
+proc_ppid(pid_t pid, pid_t *out)
+{
+	uint64_t v;
+
+	if (proc_stat_field(pid, 4, &v) == -1)
+		return (-1);
+	*out = (pid_t)v;
+	return (0);
+}
+
+/*
  * Call fn(pid, arg) for each process in /proc until fn returns non-zero;
  * return that value, 0 when every process was seen, or -1 with errno when
  * /proc cannot be read.

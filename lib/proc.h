@@ -16,6 +16,7 @@
 
 int proc_starttime(pid_t, uint64_t *);
 int proc_pgid(pid_t, pid_t *);
+int proc_ppid(pid_t, pid_t *);
 int proc_each(int (*)(pid_t, void *), void *);
 const char *proc_describe(pid_t, char *, size_t);
 uint64_t proc_boot_ticks(void);

@@ -477,54 +477,124 @@ run_pid_file(const struct inst *in)
 
 /*
  * The main process of a forking job whose starter exited 0: the pid in
- * pid_file if it is one of the run's (a member of its cgroup), else the
- * only process left in the cgroup.  0 when neither.
+ * pid_file if it is one of the run's; without a pid_file, the only
+ * process left in the cgroup; else 0.  One of the run's: a member of its cgroup, or
+ * without one, a child of vigild (the subreaper the daemon was handed
+ * to); a pid_file naming any other process is not believed, so that a
+ * job cannot point vigild's signals at a process it does not own.
  */
 static pid_t
 run_forking_main(struct inst *in)
 {
-	pid_t m = run_pid_file(in), *pids;
+	pid_t m = run_pid_file(in), *pids, pp;
 	size_t n, i;
 	int member = 0;
 
 	if (in->cg_fd == -1)
-		return (m); /* no cgroup to check it against */
+		return (
+		    m != 0 && proc_ppid(m, &pp) == 0 && pp == getpid() ? m : 0);
 	if (track_members(in, &pids, &n) == -1)
 		return (0);
 	for (i = 0; i < n && m != 0; i++)
 		member |= pids[i] == m;
-	if (m == 0 || !member)
+	if (in->job->spec->pid_file == NULL)
 		m = n == 1 ? pids[0] : 0;
+	else if (!member)
+		m = 0;
 	free(pids);
 	return (m);
 }
 
+/* The run's main process is m: it is the run now, and the run is ready. */
+static void
+run_forking_main_found(struct inst *in, pid_t m)
+{
+	log_info("%s: starter pid %ld exited 0; main pid %ld", in->label,
+	    (long)in->run.pid, (long)m);
+	in->run.pid = m;
+	in->run.starttime = 0;
+	/* Without a cgroup, a stop goes to the daemon's own group. */
+	if (in->cg_fd == -1 && proc_pgid(m, &in->run.pgid) == -1)
+		in->run.pgid = m;
+	RB_INSERT(pid_tree, &run_pids, in);
+	run_write_holder(in);
+	inst_feed(in, LIFE_EV_MAINPID);
+}
+
+static void run_ended(struct inst *, int);
+
+/*
+ * Look for the main process again (a daemon may write its pid_file after
+ * its starter exits): every 10 ms, doubling to 320 ms, until the job's
+ * ready_timeout (RUN_PIDWAIT without one), or until the run is stopped.
+ */
+#define RUN_PIDWAIT_FIRST (10 * 1000ULL)
+#define RUN_PIDWAIT_STEP_MAX (320 * 1000ULL)
+#define RUN_PIDWAIT (10 * 1000000ULL)
+
+static int
+run_pidwait(sd_event_source *s, uint64_t usec, void *arg)
+{
+	struct inst *in = arg;
+	pid_t m = 0;
+	int waiting = in->life.phase == LIFE_SPAWNED;
+
+	(void)s;
+	(void)usec;
+	if (waiting && (m = run_forking_main(in)) != 0) {
+		in->run.pidwait =
+		    sd_event_source_disable_unref(in->run.pidwait);
+		run_forking_main_found(in, m);
+		return (0);
+	}
+	if (waiting && monotime_now() < in->run.pidwait_until) {
+		in->run.pidwait_step *= 2;
+		if (in->run.pidwait_step > RUN_PIDWAIT_STEP_MAX)
+			in->run.pidwait_step = RUN_PIDWAIT_STEP_MAX;
+		(void)sd_event_source_set_time_relative(
+		    in->run.pidwait, in->run.pidwait_step);
+		(void)sd_event_source_set_enabled(
+		    in->run.pidwait, SD_EVENT_ONESHOT);
+		return (0);
+	}
+	in->run.pidwait = sd_event_source_disable_unref(in->run.pidwait);
+	if (waiting)
+		log_warnx("%s: the starter exited 0 but no main process of "
+		          "the job was found (pid_file %s)",
+		    in->label,
+		    in->job->spec->pid_file ? in->job->spec->pid_file : "none");
+	run_ended(in, in->run.pidwait_status);
+	return (0);
+}
+
 /*
  * A forking job's starter exited 0: its daemon is the run now, and the
- * run is ready.  Return 1, or 0 when no main process can be found.
+ * run is ready; or it is looked for a while (run_pidwait).  Return 1
+ * when the starter's exit is handled so, 0 when it ends the run.
  */
 static int
 run_forking_started(struct inst *in, int status)
 {
 	pid_t m;
+	int r;
 
 	if (!in->job->spec->forking || in->life.phase != LIFE_SPAWNED ||
 	    !WIFEXITED(status) || WEXITSTATUS(status) != 0)
 		return (0);
-	if ((m = run_forking_main(in)) == 0) {
-		log_warnx("%s: the starter exited 0 but no main process was "
-		          "found (pid_file %s)",
-		    in->label,
-		    in->job->spec->pid_file ? in->job->spec->pid_file : "none");
-		return (0);
+	if ((m = run_forking_main(in)) != 0) {
+		run_forking_main_found(in, m);
+		return (1);
 	}
-	log_info("%s: starter pid %ld exited 0; main pid %ld", in->label,
-	    (long)in->run.pid, (long)m);
-	in->run.pid = m;
-	in->run.starttime = 0;
-	RB_INSERT(pid_tree, &run_pids, in);
-	run_write_holder(in);
-	inst_feed(in, LIFE_EV_MAINPID);
+	in->run.pidwait_status = status;
+	in->run.pidwait_step = RUN_PIDWAIT_FIRST;
+	in->run.pidwait_until = monotime_now() +
+	    (in->job->spec->ready_timeout > 0 ? in->job->spec->ready_timeout :
+	                                        RUN_PIDWAIT);
+	r = sd_event_add_time_relative(vigild.event, &in->run.pidwait,
+	    CLOCK_MONOTONIC, RUN_PIDWAIT_FIRST, 1000, run_pidwait, in);
+	if (r < 0)
+		fatalx("%s: sd_event_add_time_relative: %s", __func__,
+		    strerror(-r));
 	return (1);
 }
 
@@ -532,12 +602,19 @@ run_forking_started(struct inst *in, int status)
 static void
 run_reaped(struct inst *in, int status)
 {
-	char *cause = NULL;
-	uint64_t now = monotime_now();
-
 	RB_REMOVE(pid_tree, &run_pids, in);
 	if (run_mainpid_takes_over(in) || run_forking_started(in, status))
 		return;
+	run_ended(in, status);
+}
+
+/* The run is over: its leader ended with wait status status. */
+static void
+run_ended(struct inst *in, int status)
+{
+	char *cause = NULL;
+	uint64_t now = monotime_now();
+
 	run_stdin_close(in);
 	joblog_inst_drain(in);
 	if (in->run.report != NULL) {
@@ -582,6 +659,7 @@ run_clear(struct inst *in)
 {
 	run_report_close(in);
 	run_stdin_close(in);
+	in->run.pidwait = sd_event_source_disable_unref(in->run.pidwait);
 	joblog_inst_release(in);
 	ready_forget(in);
 	track_release(in);

@@ -66,6 +66,11 @@ struct run {
 	 * the end: the OOM killer ended it (reason "oom") */
 	uint64_t oom_kills;
 	int oom;
+	/* type = "forking": the starter exited 0 before its main process
+	 * could be found; looked for again until pidwait_until */
+	sd_event_source *pidwait;
+	int pidwait_status; /* the starter's wait status */
+	uint64_t pidwait_until, pidwait_step;
 };
 
 /* How the last run ended. */
