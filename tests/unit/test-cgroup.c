@@ -167,6 +167,11 @@ TEST(real_cgroup)
 	ASSERT_EQ(cgroup_usage(fd, &u), 0);
 	ASSERT_EQ(u.tasks, 2);
 	ASSERT_OK(u.memory_bytes > 0 && u.memory_bytes != UINT64_MAX);
+	/* memory.events where a memory controller is; else "unknown". */
+	if (faccessat(fd, "memory.events", F_OK, 0) == 0)
+		ASSERT_EQ(cgroup_oom_kills(fd), 0);
+	else
+		ASSERT_EQ(cgroup_oom_kills(fd), UINT64_MAX);
 	/* Both get the signal, the one in its own session too. */
 	ASSERT_EQ(cgroup_signal(fd, SIGTERM), 2);
 	ASSERT_EQ(test_wait_populated(fd, 0), 0);

@@ -242,6 +242,27 @@ TEST(boot_ticks_match_proc)
 	return (0);
 }
 
+TEST(ppid_of_a_child)
+{
+	pid_t pid, v;
+	int status;
+
+	if ((pid = fork()) == 0) {
+		setsid();
+		pause();
+		_exit(0);
+	}
+	ASSERT_OK(pid > 0);
+	ASSERT_EQ(proc_ppid(pid, &v), 0);
+	ASSERT_EQ(v, getpid());
+	ASSERT_EQ(proc_ppid(getpid(), &v), 0);
+	ASSERT_EQ(v, getppid());
+	ASSERT_EQ(kill(pid, SIGKILL), 0);
+	ASSERT_EQ(waitpid(pid, &status, 0), pid);
+	ASSERT_EQ(proc_ppid(pid, &v), -1); /* reaped: gone */
+	return (0);
+}
+
 TEST(holder_group_outlives_leader)
 {
 	struct lock_holder h;
@@ -326,6 +347,7 @@ main(void)
 	RUN(open_refuses_planted_files);
 	RUN(holder_is_proven_by_the_kernel);
 	RUN(boot_ticks_match_proc);
+	RUN(ppid_of_a_child);
 	RUN(holder_group_outlives_leader);
 	RUN(starttime);
 	unlink(path);
