@@ -14,6 +14,9 @@
 # ~45 s more.
 HERE=$(cd "$(dirname "$0")" && pwd)
 SRC=${TOP_SRCDIR:-$HERE/../..}
+# The container runs systemd on a pure cgroup2 hierarchy (as a Debian 12
+# host does), with what controllers cgroup2 offers on this host.
+: "${NSPAWN_UNIFIED:=1}"
 # shellcheck source=tests/systemd/nspawn.sh
 . "$HERE/../systemd/nspawn.sh"
 
@@ -231,7 +234,8 @@ ucg=/sys/fs/cgroup/unified${vcg%/supervisor}
 log "unit cgroup offers controllers: '$(cat "$ucg/cgroup.controllers" 2>/dev/null)'"
 
 # ---------------------------------------------------------------- reload
-sdjob c
+sdjob c 'command = "sleep 1000"' 'tasks_max = 7' 'cpu_weight = 30' \
+	'cpu_max = "50%"' 'io_weight = 40'
 t=$(now_ms)
 sc reload "$UNIT" || bad "systemctl reload failed"
 reload_ms=$(($(now_ms) - t))
@@ -243,6 +247,28 @@ retry 10 is_active || bad "ActiveState is $(prop ActiveState) after reload"
 	bad "ReloadResult is $(prop ReloadResult)"
 retry 5 running_in_status 4 ||
 	bad "StatusText is '$(prop StatusText)' after reload, not 4 running"
+# c's limits, in its cgroup below the unit's, for each controller the
+# unit's cgroup offers (Delegate=yes hands vigild all it has).
+# check_cg FILE WANT CONTROLLER
+limits=0
+check_cg() {
+	case " $(cat "$ucg/cgroup.controllers" 2>/dev/null) " in
+	*" $3 "*) ;;
+	*)
+		journal_has "c: .* ignored: the $3 controller is not available" ||
+			bad "no warning for c's $3 limit without the controller"
+		return 0
+		;;
+	esac
+	[ "$(cat "$ucg/c@0/$1" 2>/dev/null)" = "$2" ] ||
+		bad "$ucg/c@0/$1 is '$(cat "$ucg/c@0/$1" 2>/dev/null)', not '$2'"
+	limits=$((limits + 1))
+}
+check_cg pids.max 7 pids
+check_cg cpu.weight 30 cpu
+check_cg cpu.max "50000 100000" cpu
+check_cg io.weight "default 40" io
+log "limits of job c checked in the delegated cgroup: $limits of 4"
 
 # ---------------------------------------------------------------- stop
 # The unit is unloaded once inactive, so its Result= and ExecMain*= are

@@ -25,6 +25,10 @@
 : "${NSPAWN_DEBOOTSTRAP_TIMEOUT:=150}"
 : "${NSPAWN_BOOT_TIMEOUT:=60}"
 : "${NSPAWN_TIMEOUT:=30}"
+# 1: the container gets a pure cgroup2 hierarchy (its systemd runs
+# "unified", as on a Debian 12 host) even on a hybrid host, with the
+# controllers cgroup2 offers here enabled down to it.
+: "${NSPAWN_UNIFIED:=0}"
 
 # Bump when the provisioning below changes: a new tree is made.
 NSPAWN_PKGS=systemd,systemd-sysv,dbus,procps
@@ -158,6 +162,8 @@ nspawn_cgroups() {
 	local hs hk h d
 	if [ "$(stat -fc %T /sys/fs/cgroup)" = cgroup2fs ]; then
 		hs=/sys/fs/cgroup:unified
+	elif [ "$NSPAWN_UNIFIED" = 1 ]; then
+		hs=/sys/fs/cgroup/unified:unified
 	else
 		hs="/sys/fs/cgroup/systemd:systemd /sys/fs/cgroup/unified:unified"
 	fi
@@ -168,7 +174,44 @@ nspawn_cgroups() {
 		d=${d//\/\//\/}
 		mkdir -p "$d" || return 1
 		NSPAWN_CGROUPS="$NSPAWN_CGROUPS $d"
+		[ "$NSPAWN_UNIFIED" = 1 ] && [ "${hk#*:}" = unified ] &&
+			nspawn_controllers "$d"
 	done
+}
+
+# nspawn_controllers DIR: enable in DIR's parent every controller it
+# offers (nspawn passes them on to the container from there).  Only the
+# parent: the "no internal processes" rule keeps them off a cgroup with
+# processes, which the top one never is.
+nspawn_controllers() {
+	local p c cs=()
+	p=$(dirname "$1")
+	read -r -a cs <"$p/cgroup.controllers" 2>/dev/null || true
+	for c in "${cs[@]}"; do
+		echo "+$c" >"$p/cgroup.subtree_control" 2>/dev/null || true
+	done
+	return 0
+}
+
+# With NSPAWN_UNIFIED=1: the controllers reach the container's root (its
+# payload/ cgroup) only once systemd-nspawn has moved itself into its
+# supervisor/ leaf, so they are enabled after the boot, and the
+# container's systemd, which reads what its root offers when it starts,
+# is re-executed to see them.
+nspawn_pass_controllers() {
+	local d st='' i
+	for d in $NSPAWN_CGROUPS; do
+		[ -d "$d/payload" ] && nspawn_controllers "$d/payload"
+	done
+	nspawn_run systemctl daemon-reexec || return 0
+	for i in $(seq 50); do
+		st=$(NSPAWN_TIMEOUT=5 nspawn_run systemctl is-system-running 2>/dev/null) || true
+		case $st in
+		running | degraded) return 0 ;;
+		esac
+		sleep 0.1
+	done
+	echo "# the container is '$st' after daemon-reexec"
 }
 
 # The container's PID 1 (host pid), a child of systemd-nspawn.
@@ -200,8 +243,10 @@ nspawn_boot() {
 	t0=$(nspawn_ms)
 	# In a session of its own (a ^C reaches the test, whose trap powers
 	# the container off), in its cgroups before it starts.
+	local unified=
+	[ "$NSPAWN_UNIFIED" = 1 ] && unified=SYSTEMD_NSPAWN_UNIFIED_HIERARCHY=1
 	# shellcheck disable=SC2016
-	CG="$NSPAWN_CGROUPS" PF="$NSPAWN_DIR/nspawn.pid" setsid bash -c '
+	env $unified CG="$NSPAWN_CGROUPS" PF="$NSPAWN_DIR/nspawn.pid" setsid bash -c '
 		for d in $CG; do echo $$ >"$d/cgroup.procs" || exit 125; done
 		echo $$ >"$PF"
 		exec systemd-nspawn "$@"' nspawn "${args[@]}" \
@@ -239,6 +284,7 @@ nspawn_boot() {
 		;;
 	esac
 	NSPAWN_BOOTED=1
+	[ "$NSPAWN_UNIFIED" = 1 ] && nspawn_pass_controllers
 	echo "# booted $NSPAWN_MACHINE in $(($(nspawn_ms) - t0)) ms ($st)"
 	[ "$st" = running ] || nspawn_run systemctl --failed --no-legend | sed 's/^/# /'
 	return 0
