@@ -616,7 +616,9 @@ life_spawned(struct life_ctx *c)
 	c->l->cause = LIFE_CAUSE_NONE;
 	c->l->then = LIFE_THEN_POLICY;
 	life_phase(c, LIFE_SPAWNED);
-	if (spec->ready == CONF_READY_NOTIFY && spec->ready_timeout > 0)
+	/* notify: READY=1; forking: the starter's exit and the main pid. */
+	if ((spec->ready == CONF_READY_NOTIFY || spec->forking) &&
+	    spec->ready_timeout > 0)
 		life_timer(c, LIFE_TIMER_READY, spec->ready_timeout);
 	else
 		life_timer(c, LIFE_TIMER_NONE, 0);
@@ -660,6 +662,7 @@ life_mainpid(struct life_ctx *c)
 		return;
 	}
 	c->l->ready = 1;
+	life_timer(c, LIFE_TIMER_NONE, 0);
 	life_phase(c, LIFE_RUNNING);
 	life_do(c, LIFE_A_REASON_CLEAR | LIFE_A_RECORD_READY);
 }
@@ -698,8 +701,9 @@ life_exit(struct life_ctx *c)
 	o.stop_requested = life_stop_asked(l, c->p);
 	c->out->stop_asked = o.stop_requested;
 	c->out->then = l->then;
-	o.never_ready =
-	    spec->ready == CONF_READY_NOTIFY && !l->ready && !l->exec_failed;
+	/* notify without READY=1, forking without its main pid */
+	o.never_ready = (spec->ready == CONF_READY_NOTIFY || spec->forking) &&
+	    !l->ready && !l->exec_failed;
 	o.watchdog = l->cause == LIFE_CAUSE_WATCHDOG;
 	job_decide(spec, &o, c->in->rnd, &l->pending);
 	c->out->decided = 1;

@@ -203,10 +203,14 @@ inst_term(struct inst *in)
 {
 	const struct job_spec *spec = in->job->spec;
 
-	joblog_mark(in, "stopping: sending %s to %s %ld",
-	    signame_name(spec->stop_signal),
-	    spec->kill_group ? "process group" : "pid",
-	    (long)(in->run.pgid != 0 ? in->run.pgid : in->run.pid));
+	if (in->cg_fd != -1)
+		joblog_mark(in, "stopping: sending %s to its cgroup",
+		    signame_name(spec->stop_signal));
+	else
+		joblog_mark(in, "stopping: sending %s to %s %ld",
+		    signame_name(spec->stop_signal),
+		    spec->kill_group ? "process group" : "pid",
+		    (long)(in->run.pgid != 0 ? in->run.pgid : in->run.pid));
 	inst_hooks.signal(in, spec->stop_signal);
 	if (spec->stop_signal != SIGKILL && spec->stop_signal != SIGCONT)
 		inst_hooks.signal(in, SIGCONT);
@@ -267,9 +271,9 @@ inst_said(
 		log_info("%s: ready", in->label);
 		break;
 	case LIFE_EV_READY_TIMEOUT:
-		log_warnx("%s: no READY=1 within ready_timeout (%s): stopping "
-		          "it",
+		log_warnx("%s: no %s within ready_timeout (%s): stopping it",
 		    in->label,
+		    spec->forking ? "main process" : "READY=1",
 		    duration_format(spec->ready_timeout, buf, sizeof(buf)));
 		inst_reason(in, "ready timeout");
 		break;

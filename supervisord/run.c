@@ -525,8 +525,9 @@ static void run_ended(struct inst *, int);
 
 /*
  * Look for the main process again (a daemon may write its pid_file after
- * its starter exits): every 10 ms, doubling to 320 ms, until the job's
- * ready_timeout (RUN_PIDWAIT without one), or until the run is stopped.
+ * its starter exits): every 10 ms, doubling to 320 ms, until the run is
+ * stopped (ready_timeout, counted from the spawn, stops it) or, without
+ * a ready_timeout, for RUN_PIDWAIT; then it is a failed start.
  */
 #define RUN_PIDWAIT_FIRST (10 * 1000ULL)
 #define RUN_PIDWAIT_STEP_MAX (320 * 1000ULL)
@@ -536,6 +537,7 @@ static int
 run_pidwait(sd_event_source *s, uint64_t usec, void *arg)
 {
 	struct inst *in = arg;
+	char *cause = NULL;
 	pid_t m = 0;
 	int waiting = in->life.phase == LIFE_SPAWNED;
 
@@ -558,11 +560,15 @@ run_pidwait(sd_event_source *s, uint64_t usec, void *arg)
 		return (0);
 	}
 	in->run.pidwait = sd_event_source_disable_unref(in->run.pidwait);
-	if (waiting)
-		log_warnx("%s: the starter exited 0 but no main process of "
-		          "the job was found (pid_file %s)",
-		    in->label,
+	if (waiting) {
+		/* A failed start: "failed to start: CAUSE", then backoff. */
+		xasprintf(&cause,
+		    "the starter exited 0 but no main process of the job was "
+		    "found (pid_file %s)",
 		    in->job->spec->pid_file ? in->job->spec->pid_file : "none");
+		inst_exec_failed(in, cause, 0);
+		free(cause);
+	}
 	run_ended(in, in->run.pidwait_status);
 	return (0);
 }
@@ -587,9 +593,11 @@ run_forking_started(struct inst *in, int status)
 	}
 	in->run.pidwait_status = status;
 	in->run.pidwait_step = RUN_PIDWAIT_FIRST;
+	/* ready_timeout (the lifecycle's timer) ends the wait; else this. */
 	in->run.pidwait_until = monotime_now() +
-	    (in->job->spec->ready_timeout > 0 ? in->job->spec->ready_timeout :
-	                                        RUN_PIDWAIT);
+	    (in->job->spec->ready_timeout > 0 ?
+	            in->job->spec->ready_timeout + RUN_PIDWAIT_STEP_MAX :
+	            RUN_PIDWAIT);
 	r = sd_event_add_time_relative(vigild.event, &in->run.pidwait,
 	    CLOCK_MONOTONIC, RUN_PIDWAIT_FIRST, 1000, run_pidwait, in);
 	if (r < 0)

@@ -7,6 +7,9 @@
 # process is never signalled.
 . "$(dirname "$0")/lib.sh"
 
+# logged PATTERN: vigild logged PATTERN since the line count in $N0.
+logged() { tail -n +$((N0 + 1)) "$VLOG" | grep -q -- "$1"; }
+
 # The test's own process, named in the pid file of job "liar".
 sleep 100000 &
 OTHER=$!
@@ -38,15 +41,35 @@ for mode in off auto; do
 	ctl stop late >/dev/null || fail "$mode: stop late"
 	retry 5 dead "$d" || fail "$mode: the daemon $d outlived the stop"
 
+	N0=$(wc -l <"$VLOG")
 	ctl start liar >/dev/null 2>&1 || true
-	warned() { grep -q "liar: the starter exited 0 but no main process of the job was found" "$VLOG"; }
-	retry 10 warned || fail "$mode: no warning for a foreign pid_file: $(cat "$VLOG")"
-	grep -q "liar: starter pid [0-9]* exited 0; main pid" "$VLOG" &&
+	retry 10 logged "liar: no main process within ready_timeout (500ms): stopping it" ||
+		fail "$mode: no warning for a foreign pid_file: $(cat "$VLOG")"
+	# A failed start (backoff), with the reason in history.
+	failed() { ctl history liar 2>/dev/null | grep -q 'ready timeout (exit 0)'; }
+	retry 5 failed || fail "$mode: liar's run: $(ctl history liar 2>&1)"
+	retry 5 logged "liar: restarting in .* (failed start 1)" ||
+		fail "$mode: liar's end was not a failed start: $(cat "$VLOG")"
+	logged "liar: starter pid [0-9]* exited 0; main pid" &&
 		fail "$mode: vigild believed a pid_file naming pid $OTHER"
 	ctl stop liar >/dev/null 2>&1 || true
 	alive "$OTHER" || fail "$mode: vigild signalled pid $OTHER, named by a job's pid_file"
 	stop_vigild
 	alive "$OTHER" || fail "$mode: pid $OTHER gone after vigild stopped"
+	if [ "$mode" = off ]; then
+		# Without a ready_timeout the wait ends after 10 s: a failed
+		# start, "failed to start: ..." with the cause.
+		sed -i 's/^ready_timeout = .*/ready_timeout = "0"/' "$JOBS/liar.conf"
+		N0=$(wc -l <"$VLOG")
+		start_vigild
+		ctl start liar >/dev/null 2>&1 || true
+		retry 20 logged 'liar: pid [0-9]* failed to start: the starter exited 0 but no main process of the job was found' ||
+			fail "no give-up after 10 s: $(cat "$VLOG")"
+		retry 5 logged "liar: restarting in .* (failed start 1)" ||
+			fail "the give-up was not a failed start: $(cat "$VLOG")"
+		stop_vigild
+		alive "$OTHER" || fail "pid $OTHER gone after the give-up"
+	fi
 	log "$mode: late daemon followed, foreign pid $OTHER left alone"
 done
 kill "$OTHER"

@@ -80,7 +80,7 @@ grep -q '^multi@1: vigil: started pid ' "$ML" || fail "markers not tagged: $(cat
 wait_state stubborn RUNNING
 ctl stop stubborn >/dev/null || fail "stop stubborn failed"
 SL=$LOGS/stubborn.log
-grep -q ' *vigil: stopping: sending TERM to process group ' "$SL" ||
+grep -Eq ' *vigil: stopping: sending TERM to (process group |its cgroup)' "$SL" ||
 	fail "no stopping marker: $(cat "$SL")"
 grep -q 'vigil: still running after stop_timeout (300ms): sending KILL' "$SL" ||
 	fail "no kill marker: $(cat "$SL")"

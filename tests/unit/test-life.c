@@ -698,6 +698,9 @@ TEST(forking_starter)
 	spec.forking = 1;
 	life_init(&l);
 	ASSERT_EQ(start_to_spawn(), 0);
+	/* The starter and the main pid together within ready_timeout. */
+	ASSERT_EQ(o.timer, LIFE_TIMER_READY);
+	ASSERT_EQ(o.usec, spec.ready_timeout);
 	/* The starter's exec is not the daemon's readiness. */
 	ASSERT_EQ(go(LIFE_EV_EXEC_OK), 0);
 	ASSERT_EQ(l.phase, LIFE_SPAWNED);
@@ -705,6 +708,25 @@ TEST(forking_starter)
 	    go(LIFE_EV_MAINPID), LIFE_A_REASON_CLEAR | LIFE_A_RECORD_READY);
 	ASSERT_EQ(l.phase, LIFE_RUNNING);
 	ASSERT_EQ(l.ready, 1);
+	ASSERT_EQ(o.timer_set, 1);
+	ASSERT_EQ(o.timer, LIFE_TIMER_NONE);
+	return (0);
+}
+
+TEST(forking_ready_timeout)
+{
+	spec_make(CONF_KIND_SERVICE, CONF_READY_EXEC);
+	spec.forking = 1;
+	life_init(&l);
+	ASSERT_EQ(start_to_spawn(), 0);
+	go(LIFE_EV_EXEC_OK);
+	/* No main pid in time: stopped, a failed start. */
+	ASSERT_OK(go(LIFE_EV_READY_TIMEOUT) & LIFE_A_TERM);
+	ASSERT_EQ(l.phase, LIFE_TERM);
+	ASSERT_EQ(l.cause, LIFE_CAUSE_READY_TIMEOUT);
+	go_exit(EXITED(0), 10 * SEC, 0);
+	ASSERT_EQ(o.decision.failed_start, 1);
+	ASSERT_EQ(l.phase, LIFE_BACKOFF);
 	return (0);
 }
 
@@ -1567,6 +1589,7 @@ main(void)
 	RUN(every_phase_event_kind);
 	RUN(start_ready_exec);
 	RUN(forking_starter);
+	RUN(forking_ready_timeout);
 	RUN(ready_notify);
 	RUN(ready_timeout_is_a_failed_start);
 	RUN(crash_in_min_uptime_backs_off);
