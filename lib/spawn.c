@@ -35,12 +35,10 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 
-#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
 #include <limits.h>
-#include <pwd.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -54,14 +52,9 @@
 
 #include "conf.h"
 #include "proc.h"
+#include "spawn-env.h"
 #include "spawn.h"
 #include "xmalloc.h"
-
-/* The largest env_file read, in bytes (vigil.conf(5)). */
-#define SPAWN_ENV_FILE_MAX (1024 * 1024)
-
-#define SPAWN_DEFAULT_PATH                                                     \
-	"/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 
 #if defined(__SANITIZE_ADDRESS__)
 #define SPAWN_ASAN 1
@@ -99,23 +92,6 @@ static char *spawn_stack; /* the clone child's; one child at a time */
 static struct rlimit spawn_nofile;
 static int spawn_nofile_raised;
 
-struct spawn_env {
-	char **v;
-	size_t n;
-};
-
-/* Who the child runs as, looked up in the parent (no NSS in the child). */
-struct spawn_user {
-	uid_t uid;
-	char *name; /* NULL: no passwd entry */
-	char *home;
-	char *shell;
-	int has_gid;
-	gid_t gid;     /* group, else the user's primary group */
-	gid_t *groups; /* supplementary groups for setgroups() */
-	int ngroups;
-};
-
 /* What the child needs, prepared by the parent. */
 struct spawn_plan {
 	const struct spawn_request *req;
@@ -130,287 +106,6 @@ struct spawn_plan {
 	int born_in_cgroup; /* clone3 put the child in req->cgroup_fd */
 	char fail[PATH_MAX + 128];
 };
-
-/* Set KEY=value in env, replacing an earlier KEY. */
-static void
-spawn_env_put(struct spawn_env *env, const char *kv)
-{
-	size_t i, klen;
-
-	klen = strcspn(kv, "=");
-	for (i = 0; i < env->n; i++) {
-		if (strncmp(env->v[i], kv, klen) == 0 &&
-		    env->v[i][klen] == '=') {
-			free(env->v[i]);
-			env->v[i] = xstrdup(kv);
-			return;
-		}
-	}
-	env->v = xreallocarray(env->v, env->n + 2, sizeof(*env->v));
-	env->v[env->n++] = xstrdup(kv);
-	env->v[env->n] = NULL;
-}
-
-static void
-spawn_env_putf(struct spawn_env *env, const char *key, const char *value)
-{
-	char *kv;
-
-	xasprintf(&kv, "%s=%s", key, value);
-	spawn_env_put(env, kv);
-	free(kv);
-}
-
-/* Strip one level of matching quotes from an env_file value, in place. */
-static char *
-spawn_env_unquote(char *v)
-{
-	size_t len = strlen(v);
-
-	if (len >= 2 && (v[0] == '"' || v[0] == '\'') && v[len - 1] == v[0]) {
-		v[len - 1] = '\0';
-		return (v + 1);
-	}
-	return (v);
-}
-
-/*
- * Read what fd holds, at most max bytes, into a NUL-terminated buffer
- * (the caller's to free), starting with room for hint bytes.  Return it
- * with its length in *len, or NULL with errno (EFBIG: more than max).
- */
-static char *
-spawn_read_bounded(int fd, size_t hint, size_t max, size_t *len)
-{
-	size_t cap = (hint < max ? hint : max) + 1, n = 0;
-	char *buf = xmalloc(cap + 1);
-	ssize_t r;
-	int err;
-
-	for (;;) {
-		if (n == cap) {
-			if (cap > max) {
-				free(buf);
-				errno = EFBIG;
-				return (NULL);
-			}
-			cap = max + 1;
-			buf = xreallocarray(buf, cap + 1, 1);
-		}
-		if ((r = read(fd, buf + n, cap - n)) == -1 && errno == EINTR)
-			continue;
-		if (r == -1) {
-			err = errno;
-			free(buf);
-			errno = err;
-			return (NULL);
-		}
-		if (r == 0)
-			break;
-		n += (size_t)r;
-	}
-	buf[n] = '\0';
-	*len = n;
-	return (buf);
-}
-
-/*
- * Read the env_file at path into a NUL-terminated buffer (the caller's to
- * free), or return NULL with *cause naming the file.  Its directory may
- * be writable by the job's user, who must neither stall vigild (a FIFO, a
- * device) nor read through the job's environment what the user may not
- * (a symbolic link to /etc/shadow): the file is opened without blocking
- * and without following a link, and must be a regular file of at most
- * SPAWN_ENV_FILE_MAX bytes, also while it is read (it may grow).
- */
-static char *
-spawn_env_file_read(const char *path, char **cause)
-{
-	struct stat st;
-	char *buf = NULL;
-	size_t len;
-	int fd;
-
-	fd = open(
-	    path, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY);
-	if (fd == -1) {
-		if (errno == ELOOP)
-			xasprintf(cause,
-			    "env_file %s: is a symbolic link, refused", path);
-		else
-			xasprintf(
-			    cause, "env_file %s: %s", path, strerror(errno));
-		return (NULL);
-	}
-	if (fstat(fd, &st) == -1)
-		xasprintf(cause, "env_file %s: %s", path, strerror(errno));
-	else if (!S_ISREG(st.st_mode))
-		xasprintf(
-		    cause, "env_file %s: not a regular file, refused", path);
-	else if (st.st_size > SPAWN_ENV_FILE_MAX ||
-	    (buf = spawn_read_bounded(
-	         fd, (size_t)st.st_size, SPAWN_ENV_FILE_MAX, &len)) == NULL) {
-		if (st.st_size > SPAWN_ENV_FILE_MAX || errno == EFBIG)
-			xasprintf(cause, "env_file %s: larger than %d bytes",
-			    path, SPAWN_ENV_FILE_MAX);
-		else
-			xasprintf(
-			    cause, "env_file %s: %s", path, strerror(errno));
-	}
-	close(fd);
-	return (buf);
-}
-
-/*
- * Read an env_file: KEY=value lines, '#' and ';' comments, blank lines,
- * optional "export " and quotes around the value (the common subset of
- * systemd's EnvironmentFile= syntax).
- */
-static int
-spawn_env_file(struct spawn_env *env, const char *path, char **cause)
-{
-	char *buf, *line, *next, *p, *eq, *kv;
-	size_t n;
-
-	if ((buf = spawn_env_file_read(path, cause)) == NULL)
-		return (-1);
-	for (line = buf; line != NULL; line = next) {
-		if ((next = strchr(line, '\n')) != NULL)
-			*next++ = '\0';
-		n = strlen(line);
-		while (n > 0 && isspace((unsigned char)line[n - 1]))
-			line[--n] = '\0';
-		p = line + strspn(line, " \t");
-		if (*p == '\0' || *p == '#' || *p == ';')
-			continue;
-		if (strncmp(p, "export ", 7) == 0)
-			p += 7 + strspn(p + 7, " \t");
-		if ((eq = strchr(p, '=')) == NULL || eq == p)
-			continue;
-		*eq = '\0';
-		xasprintf(&kv, "%s=%s", p, spawn_env_unquote(eq + 1));
-		spawn_env_put(env, kv);
-		free(kv);
-	}
-	free(buf);
-	return (0);
-}
-
-/*
- * Look up the user a job runs as (its own user, else vigild's), with the
- * group and supplementary groups it gets.  Return 0, or -1 with *cause.
- */
-static int
-spawn_user_init(struct spawn_user *u, const struct job_spec *spec, char **cause)
-{
-	struct passwd *pw;
-	int n = 16;
-
-	memset(u, 0, sizeof(*u));
-	u->uid = spec->has_uid ? spec->uid : geteuid();
-	u->has_gid = spec->has_gid;
-	u->gid = spec->gid;
-	if ((pw = getpwuid(u->uid)) != NULL) {
-		u->name = xstrdup(pw->pw_name);
-		u->home = xstrdup(pw->pw_dir);
-		u->shell =
-		    xstrdup(pw->pw_shell[0] != '\0' ? pw->pw_shell : "/bin/sh");
-		if (spec->has_uid && !spec->has_gid) {
-			u->has_gid = 1;
-			u->gid = pw->pw_gid;
-		}
-	} else if (spec->has_uid && !spec->has_gid) {
-		xasprintf(cause, "user %ld has no passwd entry: set group too",
-		    (long)u->uid);
-		return (-1);
-	}
-	if (!spec->has_uid || u->name == NULL)
-		return (0);
-	/* initgroups() would need NSS in the child: ask here instead. */
-	for (;;) {
-		u->groups =
-		    xreallocarray(u->groups, (size_t)n, sizeof(*u->groups));
-		if (getgrouplist(u->name, u->gid, u->groups, &n) != -1)
-			break;
-	}
-	u->ngroups = n;
-	return (0);
-}
-
-static void
-spawn_user_clear(struct spawn_user *u)
-{
-	free(u->name);
-	free(u->home);
-	free(u->shell);
-	free(u->groups);
-}
-
-/*
- * Build the child's environment: a clean base (PATH, and HOME, USER,
- * LOGNAME, SHELL of the user it runs as), then environment, then env_file
- * (which wins, as in systemd), then extra_env and VIGIL_JOB,
- * VIGIL_INSTANCE, VIGIL_RUN_ID, which cannot be overridden.  Return a
- * NULL-terminated array (free each string, then the array), or NULL with
- * *cause set.
- */
-static char **
-spawn_environment(
-    const struct spawn_request *req, const struct spawn_user *u, char **cause)
-{
-	const struct job_spec *spec = req->spec;
-	struct spawn_env env = { NULL, 0 };
-	char buf[32];
-	size_t i;
-
-	env.v = xcalloc(1, sizeof(*env.v));
-	spawn_env_putf(&env, "PATH", SPAWN_DEFAULT_PATH);
-	if (u->name != NULL) {
-		spawn_env_putf(&env, "HOME", u->home);
-		spawn_env_putf(&env, "USER", u->name);
-		spawn_env_putf(&env, "LOGNAME", u->name);
-		spawn_env_putf(&env, "SHELL", u->shell);
-	}
-	for (i = 0; i < spec->nenvironment; i++)
-		spawn_env_put(&env, spec->environment[i]);
-	if (spec->env_file != NULL &&
-	    spawn_env_file(&env, spec->env_file, cause) == -1)
-		goto fail;
-	for (i = 0; req->extra_env != NULL && req->extra_env[i] != NULL; i++)
-		spawn_env_put(&env, req->extra_env[i]);
-	spawn_env_putf(&env, "VIGIL_JOB", spec->name);
-	snprintf(buf, sizeof(buf), "%d", req->instance);
-	spawn_env_putf(&env, "VIGIL_INSTANCE", buf);
-	spawn_env_putf(&env, "VIGIL_RUN_ID", req->run_id);
-	return (env.v);
-fail:
-	for (i = 0; i < env.n; i++)
-		free(env.v[i]);
-	free(env.v);
-	return (NULL);
-}
-
-static void
-spawn_env_free(char **envp)
-{
-	size_t i;
-
-	for (i = 0; envp != NULL && envp[i] != NULL; i++)
-		free(envp[i]);
-	free(envp);
-}
-
-static const char *
-spawn_env_get(char **envp, const char *key)
-{
-	size_t i, klen = strlen(key);
-
-	for (i = 0; envp[i] != NULL; i++) {
-		if (strncmp(envp[i], key, klen) == 0 && envp[i][klen] == '=')
-			return (envp[i] + klen + 1);
-	}
-	return (NULL);
-}
 
 /*
  * In the child: tell the parent "what: strerror(err)", in the plan and on

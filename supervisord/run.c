@@ -476,7 +476,7 @@ run_pid_file(const struct inst *in)
 }
 
 /*
- * The main process of a forking job whose starter exited 0: the pid in
+ * The daemon of a forking job whose starter exited 0: the pid in
  * pid_file if it is one of the run's; without a pid_file, the only
  * process left in the cgroup; else 0.  One of the run's: a member of its cgroup, or
  * without one, a child of vigild (the subreaper the daemon was handed
@@ -505,11 +505,11 @@ run_forking_main(struct inst *in)
 	return (m);
 }
 
-/* The run's main process is m: it is the run now, and the run is ready. */
+/* The run's daemon is m: it is the run now, and the run is ready. */
 static void
 run_forking_main_found(struct inst *in, pid_t m)
 {
-	log_info("%s: starter pid %ld exited 0; main pid %ld", in->label,
+	log_info("%s: starter pid %ld exited 0; daemon pid %ld", in->label,
 	    (long)in->run.pid, (long)m);
 	in->run.pid = m;
 	in->run.starttime = 0;
@@ -524,7 +524,7 @@ run_forking_main_found(struct inst *in, pid_t m)
 static void run_ended(struct inst *, int);
 
 /*
- * Look for the main process again (a daemon may write its pid_file after
+ * Look for the daemon again (a daemon may write its pid_file after
  * its starter exits): every 10 ms, doubling to 320 ms, until the run is
  * stopped (ready_timeout, counted from the spawn, stops it) or, without
  * a ready_timeout, for RUN_PIDWAIT; then it is a failed start.
@@ -563,7 +563,7 @@ run_pidwait(sd_event_source *s, uint64_t usec, void *arg)
 	if (waiting) {
 		/* A failed start: "failed to start: CAUSE", then backoff. */
 		xasprintf(&cause,
-		    "the starter exited 0 but no main process of the job was "
+		    "the starter exited 0 but no daemon pid of the job was "
 		    "found (pid_file %s)",
 		    in->job->spec->pid_file ? in->job->spec->pid_file : "none");
 		inst_exec_failed(in, cause, 0);

@@ -36,21 +36,21 @@ for mode in off auto; do
 	[ -s "$T/late.pid" ] || fail "$mode: late is RUNNING before its pid file"
 	d=$(cat "$T/late.pid")
 	[ "$(job_pid late)" = "$d" ] || fail "$mode: late's pid is $(job_pid late), the daemon $d"
-	grep -q "late: starter pid [0-9]* exited 0; main pid $d" "$VLOG" ||
+	grep -q "late: starter pid [0-9]* exited 0; daemon pid $d" "$VLOG" ||
 		fail "$mode: no main pid line: $(cat "$VLOG")"
 	ctl stop late >/dev/null || fail "$mode: stop late"
 	retry 5 dead "$d" || fail "$mode: the daemon $d outlived the stop"
 
 	N0=$(wc -l <"$VLOG")
 	ctl start liar >/dev/null 2>&1 || true
-	retry 10 logged "liar: no main process within ready_timeout (500ms): stopping it" ||
+	retry 10 logged "liar: no daemon pid within ready_timeout (500ms): stopping it" ||
 		fail "$mode: no warning for a foreign pid_file: $(cat "$VLOG")"
 	# A failed start (backoff), with the reason in history.
 	failed() { ctl history liar 2>/dev/null | grep -q 'ready timeout (exit 0)'; }
 	retry 5 failed || fail "$mode: liar's run: $(ctl history liar 2>&1)"
 	retry 5 logged "liar: restarting in .* (failed start 1)" ||
 		fail "$mode: liar's end was not a failed start: $(cat "$VLOG")"
-	logged "liar: starter pid [0-9]* exited 0; main pid" &&
+	logged "liar: starter pid [0-9]* exited 0; daemon pid" &&
 		fail "$mode: vigild believed a pid_file naming pid $OTHER"
 	ctl stop liar >/dev/null 2>&1 || true
 	alive "$OTHER" || fail "$mode: vigild signalled pid $OTHER, named by a job's pid_file"
@@ -63,7 +63,7 @@ for mode in off auto; do
 		N0=$(wc -l <"$VLOG")
 		start_vigild
 		ctl start liar >/dev/null 2>&1 || true
-		retry 20 logged 'liar: pid [0-9]* failed to start: the starter exited 0 but no main process of the job was found' ||
+		retry 20 logged 'liar: pid [0-9]* failed to start: the starter exited 0 but no daemon pid of the job was found' ||
 			fail "no give-up after 10 s: $(cat "$VLOG")"
 		retry 5 logged "liar: restarting in .* (failed start 1)" ||
 			fail "the give-up was not a failed start: $(cat "$VLOG")"

@@ -49,7 +49,7 @@ wait_state red RUNNING
 retry 10 one_redis || fail "not one redis: $(redises)"
 p=$(redises)
 [ "$(job_pid red)" = "$p" ] || fail "red's pid is $(job_pid red), redis is $p"
-grep -q "red: starter pid [0-9]* exited 0; main pid $p" "$VLOG" ||
+grep -q "red: starter pid [0-9]* exited 0; daemon pid $p" "$VLOG" ||
 	fail "no main pid line: $(cat "$VLOG")"
 
 # A crash of the daemon is a crash of the run.
