@@ -16,6 +16,7 @@
 
 #include <sys/types.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/xattr.h>
 
 #include <errno.h>
@@ -371,36 +372,93 @@ cgroup_seen(const pid_t *v, size_t n, pid_t pid)
 	return (0);
 }
 
+/* A pidfd for pid, or -1 (gone, or a kernel or valgrind without it). */
+static int
+cgroup_pidfd(pid_t pid)
+{
+#ifdef SYS_pidfd_open
+	return ((int)syscall(SYS_pidfd_open, pid, 0));
+#else
+	(void)pid;
+	errno = ENOSYS;
+	return (-1);
+#endif
+}
+
+/* sig to the process behind pidfd pfd, else (no pidfd) to pid. */
+static void
+cgroup_send(int pfd, pid_t pid, int sig)
+{
+#ifdef SYS_pidfd_send_signal
+	if (pfd != -1 && syscall(SYS_pidfd_send_signal, pfd, sig, NULL, 0) == 0)
+		return;
+	if (pfd != -1 && errno != ENOSYS)
+		return; /* it is gone */
+#endif
+	(void)pfd;
+	(void)kill(pid, sig);
+}
+
+/*
+ * One pass of cgroup_signal over the members *cur (n of them): pin each
+ * one not in done with a pidfd, read the members again into *cur (for
+ * the next pass), and signal the pinned ones the cgroup still lists, so
+ * that a pid reused by a process outside the cgroup between the two
+ * reads is never signalled.  Return the number of new members.
+ */
+static size_t
+cgroup_signal_pass(
+    int fd, int sig, pid_t **cur, size_t *n, pid_t **done, size_t *ndone)
+{
+	pid_t *was = *cur;
+	size_t nwas = *n, i, fresh = 0;
+	int *pfd = xreallocarray(NULL, nwas + 1, sizeof(*pfd));
+
+	for (i = 0; i < nwas; i++) {
+		pfd[i] = -2;
+		if (!cgroup_seen(*done, *ndone, was[i])) {
+			pfd[i] = cgroup_pidfd(was[i]);
+			fresh++;
+		}
+	}
+	*cur = NULL;
+	*n = 0;
+	if (fresh > 0)
+		(void)cgroup_pids(fd, cur, n); /* none on failure: none sent */
+	for (i = 0; i < nwas; i++) {
+		if (pfd[i] == -2)
+			continue;
+		if (cgroup_seen(*cur, *n, was[i]))
+			cgroup_send(pfd[i], was[i], sig);
+		if (pfd[i] >= 0)
+			close(pfd[i]);
+		*done = xreallocarray(*done, *ndone + 1, sizeof(**done));
+		(*done)[(*ndone)++] = was[i];
+	}
+	free(pfd);
+	free(was);
+	return (fresh);
+}
+
 /*
  * Send sig to every process of the cgroup fd, those that arrive while it
  * goes included: the members are read again until no new one shows up.
- * Return the number signalled, or -1.
+ * Return the number of members seen, or -1.
  */
 int
 cgroup_signal(int fd, int sig)
 {
-	pid_t *pids, *done = NULL;
-	size_t n, ndone = 0, i;
-	int pass, fresh;
+	pid_t *cur, *done = NULL;
+	size_t n, ndone = 0;
+	int pass;
 
+	if (cgroup_pids(fd, &cur, &n) == -1)
+		return (-1);
 	for (pass = 0; pass < CGROUP_SIGNAL_PASSES; pass++) {
-		if (cgroup_pids(fd, &pids, &n) == -1) {
-			free(done);
-			return (-1);
-		}
-		fresh = 0;
-		for (i = 0; i < n; i++) {
-			if (cgroup_seen(done, ndone, pids[i]))
-				continue;
-			(void)kill(pids[i], sig);
-			done = xreallocarray(done, ndone + 1, sizeof(*done));
-			done[ndone++] = pids[i];
-			fresh = 1;
-		}
-		free(pids);
-		if (!fresh)
+		if (cgroup_signal_pass(fd, sig, &cur, &n, &done, &ndone) == 0)
 			break;
 	}
+	free(cur);
 	free(done);
 	return ((int)ndone);
 }
