@@ -192,6 +192,8 @@ struct job_spec *job_spec_load(
     const char *, const char *, struct conf_errors *);
 void job_spec_free(struct job_spec *);
 int job_spec_equal(const struct job_spec *, const struct job_spec *);
+int job_spec_equal_but_instances(
+    const struct job_spec *, const struct job_spec *);
 int job_spec_is_success(const struct job_spec *, int);
 
 int conf_jobs_load(const char *, struct conf_jobs *, struct conf_errors *);

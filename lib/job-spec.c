@@ -364,6 +364,19 @@ job_spec_equal(const struct job_spec *a, const struct job_spec *b)
 	    job_spec_equal_process(a, b) && job_spec_equal_policy(a, b));
 }
 
+/* Are a and b equal but for `instances`, which differs? */
+int
+job_spec_equal_but_instances(const struct job_spec *a, const struct job_spec *b)
+{
+	struct job_spec c;
+
+	if (a == NULL || b == NULL || a->instances == b->instances)
+		return (0);
+	c = *b; /* a shallow copy, only compared */
+	c.instances = a->instances;
+	return (job_spec_equal(a, &c));
+}
+
 /* Does exit code count as success for spec (success_exit_codes)? */
 int
 job_spec_is_success(const struct job_spec *spec, int code)

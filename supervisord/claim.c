@@ -231,9 +231,9 @@ claim_is_ours(const struct job *j, const char *name)
 	int i;
 
 	for (i = 0; i < j->ninsts; i++) {
-		len = strlen(j->insts[i].label);
-		if (j->insts[i].lock_fd != -1 &&
-		    strncmp(name, j->insts[i].label, len) == 0 &&
+		len = strlen(j->insts[i]->label);
+		if (j->insts[i]->lock_fd != -1 &&
+		    strncmp(name, j->insts[i]->label, len) == 0 &&
 		    strcmp(name + len, ".lock") == 0)
 			return (1);
 	}

@@ -53,9 +53,9 @@ const struct cmd_entry cmd_stop_entry = {
 
 const struct cmd_entry cmd_restart_entry = {
 	.name = "restart",
-	.usage = "[--no-wait] [--quiet] [--with-deps] job|all ...",
-	.optstring = "DWq",
-	.longopts = "no-wait=W,quiet=q,with-deps=D",
+	.usage = "[--no-wait | --rolling] [--quiet] [--with-deps] job|all ...",
+	.optstring = "DRWq",
+	.longopts = "no-wait=W,quiet=q,rolling=R,with-deps=D",
 	.min_args = 1,
 	.max_args = -1,
 	.target = CMD_TARGET_INSTANCES,
@@ -78,9 +78,9 @@ const struct cmd_entry cmd_signal_entry = {
 };
 
 static void
-cmd_control_one(struct cmd_ctx *ctx, const char *verb, struct inst *in)
+cmd_control_one(struct client *c, const char *verb, struct inst *in)
 {
-	long uid = (long)server_client_uid(ctx->client);
+	long uid = (long)server_client_uid(c);
 
 	/* restart is a stop, then a start once the stop completed. */
 	if (strcmp(verb, "start") != 0)
@@ -117,11 +117,11 @@ cmd_control_held_dep(const struct job *j, unsigned int mark)
 			continue;
 		targeted = 1;
 		for (i = 0; i < d->ninsts; i++) {
-			if (d->insts[i].resolve_mark == mark)
+			if (d->insts[i]->resolve_mark == mark)
 				continue;
 			targeted = 0;
-			if (d->insts[i].held)
-				return (&d->insts[i]);
+			if (d->insts[i]->held)
+				return (d->insts[i]);
 		}
 		if (!targeted && (in = cmd_control_held_dep(d, mark)) != NULL)
 			return (in);
@@ -172,6 +172,40 @@ cmd_control_deps(struct cmd_ctx *ctx, struct inst ***v, size_t *n)
 	return (refused ? -1 : 0);
 }
 
+/* One step of a roll: restart the instance. */
+static void
+cmd_control_roll_step(struct client *c, struct inst *in)
+{
+	cmd_control_one(c, "restart", in);
+}
+
+/*
+ * restart --rolling: the dependencies --with-deps added (past ntargets)
+ * start now; the targets restart one at a time (waiters_roll).
+ */
+static enum cmd_retval
+cmd_control_roll(struct cmd_ctx *ctx, size_t ntargets)
+{
+	size_t i;
+
+	if (ctx->opts['W']) {
+		cmd_error(ctx,
+		    "--rolling waits for each instance: not with "
+		    "--no-wait");
+		ctx->code = CMD_EXIT_USAGE;
+		return (CMD_ERROR);
+	}
+	for (i = ntargets; i < ctx->ninsts; i++)
+		cmd_control_one(ctx->client, "start", ctx->insts[i]);
+	if (!ctx->opts['q'])
+		waiters_report(ctx->client, "started");
+	if (waiters_roll(
+	        ctx->client, ctx->insts, ntargets, cmd_control_roll_step))
+		return (CMD_WAIT);
+	ctx->code = waiters_code(ctx->client);
+	return (ctx->code == 0 ? CMD_OK : CMD_ERROR);
+}
+
 static enum cmd_retval
 cmd_control_exec(struct cmd_ctx *ctx)
 {
@@ -186,8 +220,11 @@ cmd_control_exec(struct cmd_ctx *ctx)
 		return (CMD_ERROR);
 	v = ctx->insts;
 	ctx->ninsts = n;
+	if (ctx->opts['R'])
+		return (cmd_control_roll(ctx, ntargets));
 	for (i = 0; i < n; i++)
-		cmd_control_one(ctx, i < ntargets ? verb : "start", v[i]);
+		cmd_control_one(
+		    ctx->client, i < ntargets ? verb : "start", v[i]);
 	kind = strcmp(verb, "stop") == 0 ? WAIT_STOP : WAIT_START;
 	/* One line per instance once it settled well: "web@0: started". */
 	if (!ctx->opts['q'])

@@ -527,7 +527,7 @@ cmd_push_job(struct cmd_ctx *ctx, size_t *cap, struct job *j)
 	int i;
 
 	for (i = 0; i < j->ninsts; i++)
-		cmd_push(ctx, cap, &j->insts[i]);
+		cmd_push(ctx, cap, j->insts[i]);
 }
 
 /* Start a new mark: no instance is taken yet. */
@@ -542,7 +542,7 @@ cmd_resolve_begin(void)
 	/* Wrapped around: forget every old mark. */
 	RB_FOREACH(j, job_tree, &vigild.jobs) {
 		for (i = 0; i < j->ninsts; i++)
-			j->insts[i].resolve_mark = 0;
+			j->insts[i]->resolve_mark = 0;
 	}
 	cmd_resolve_mark = 1;
 }
@@ -625,7 +625,7 @@ cmd_resolve_one(struct cmd_ctx *ctx, const char *name, size_t *cap, int *all)
 		return (-1);
 	}
 	if (idx >= 0)
-		cmd_push(ctx, cap, &j->insts[idx]);
+		cmd_push(ctx, cap, j->insts[idx]);
 	else
 		cmd_push_job(ctx, cap, j);
 	return (0);

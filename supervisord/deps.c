@@ -37,8 +37,8 @@ deps_pull(const char *name)
 	if ((j = job_find(name)) == NULL || j->retiring)
 		return;
 	for (i = 0; i < j->ninsts; i++) {
-		if (j->insts[i].state == JOB_STOPPED && !j->insts[i].held)
-			inst_start(&j->insts[i]);
+		if (j->insts[i]->state == JOB_STOPPED && !j->insts[i]->held)
+			inst_start(j->insts[i]);
 	}
 }
 
@@ -52,7 +52,7 @@ deps_is_up(const char *name)
 	if ((j = job_find(name)) == NULL || j->retiring)
 		return (0);
 	for (i = 0; i < j->ninsts; i++) {
-		if (j->insts[i].state != JOB_RUNNING)
+		if (j->insts[i]->state != JOB_RUNNING)
 			return (0);
 	}
 	return (1);
@@ -133,7 +133,7 @@ deps_job_down(struct job *j)
 		    dep->dependents == 0 || --dep->dependents > 0)
 			continue;
 		for (i = 0; i < dep->ninsts; i++)
-			inst_stop(&dep->insts[i]);
+			inst_stop(dep->insts[i]);
 		/* Each step of a dependency chain may take a stop_timeout. */
 		sdnotify_extend_timeout();
 	}
@@ -176,7 +176,7 @@ deps_shutdown(void)
 		if (j->dependents > 0)
 			continue;
 		for (i = 0; i < j->ninsts; i++)
-			inst_stop(&j->insts[i]);
+			inst_stop(j->insts[i]);
 	}
 }
 

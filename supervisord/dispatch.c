@@ -78,7 +78,7 @@ dispatch_recover(struct job *j, struct queue *q)
 	int i;
 
 	for (i = 0; i < j->ninsts; i++) {
-		if (dispatch_slot_settling(&j->insts[i]))
+		if (dispatch_slot_settling(j->insts[i]))
 			return (-1); /* its slot_ready kicks again */
 	}
 	if (claim_held_elsewhere(j)) {
@@ -113,8 +113,8 @@ dispatch_run(struct job *j)
 	if (vigild.shutting_down || j->retiring || j->next_spec != NULL)
 		return;
 	for (i = 0; i < j->ninsts && nfree < DISPATCH_BATCH; i++) {
-		if (dispatch_slot_free(&j->insts[i]))
-			free_slots[nfree++] = &j->insts[i];
+		if (dispatch_slot_free(j->insts[i]))
+			free_slots[nfree++] = j->insts[i];
 	}
 	if (nfree == 0)
 		return; /* a slot coming free kicks again */
@@ -322,8 +322,8 @@ dispatch_msg_deleted(int64_t id)
 		if (j->spec->kind != CONF_KIND_QUEUE)
 			continue;
 		for (i = 0; i < j->ninsts; i++) {
-			if (j->insts[i].q.msg.id == id)
-				j->insts[i].q.deleted = 1;
+			if (j->insts[i]->q.msg.id == id)
+				j->insts[i]->q.deleted = 1;
 		}
 	}
 }

@@ -213,8 +213,8 @@ periodic_clock_changed(sd_event_source *s, int fd, uint32_t revents, void *arg)
 		    j->spec->schedule == NULL)
 			continue;
 		for (i = 0; i < j->ninsts; i++) {
-			if (j->insts[i].per.src != NULL)
-				periodic_slot_arm(&j->insts[i], 0);
+			if (j->insts[i]->per.src != NULL)
+				periodic_slot_arm(j->insts[i], 0);
 		}
 	}
 	return (0);

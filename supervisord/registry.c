@@ -37,25 +37,30 @@ registry_build(struct job *j)
 	j->ninsts = inst_kind_ninsts(j->spec);
 	j->insts = xcalloc((size_t)j->ninsts, sizeof(*j->insts));
 	joblog_job_attach(j);
-	for (i = 0; i < j->ninsts; i++)
-		inst_init(&j->insts[i], j, i);
+	for (i = 0; i < j->ninsts; i++) {
+		j->insts[i] = xcalloc(1, sizeof(**j->insts));
+		inst_init(j->insts[i], j, i);
+	}
 }
 
 /* Free an array of instances; each must be inactive. */
 static void
-registry_insts_free(struct inst *insts, int n)
+registry_insts_free(struct inst **insts, int n, int array_too)
 {
 	int i;
 
-	for (i = 0; i < n; i++)
-		inst_clear(&insts[i]);
-	free(insts);
+	for (i = 0; i < n; i++) {
+		inst_clear(insts[i]);
+		free(insts[i]);
+	}
+	if (array_too)
+		free(insts);
 }
 
 static void
 registry_job_free(struct job *j)
 {
-	registry_insts_free(j->insts, j->ninsts);
+	registry_insts_free(j->insts, j->ninsts, 1);
 	j->insts = NULL;
 	j->ninsts = 0;
 	if (j->kind->job_free != NULL)
@@ -93,10 +98,10 @@ registry_autostart(struct job *j)
 
 	/* The operator's word, kept in state.db, beats autostart. */
 	for (i = 0; i < j->ninsts; i++) {
-		if (j->insts[i].held ||
-		    (!j->spec->autostart && !j->insts[i].by_hand))
+		if (j->insts[i]->held ||
+		    (!j->spec->autostart && !j->insts[i]->by_hand))
 			continue;
-		inst_arm(&j->insts[i]);
+		inst_arm(j->insts[i]);
 	}
 }
 
@@ -124,7 +129,7 @@ registry_swap_starts(const struct job *j, const struct job_spec *next)
 			start[i] = next->autostart;
 			continue;
 		}
-		old = &j->insts[i];
+		old = j->insts[i];
 		start[i] = !old->held && (old->reload_start || next->autostart);
 	}
 	return (start);
@@ -134,7 +139,7 @@ registry_swap_starts(const struct job *j, const struct job_spec *next)
 static void
 registry_swap(struct job *j)
 {
-	struct inst *old = j->insts;
+	struct inst **old = j->insts;
 	const struct kind_ops *oldkind = j->kind;
 	int *start, i, oldn = j->ninsts;
 
@@ -144,24 +149,43 @@ registry_swap(struct job *j)
 	j->next_spec = NULL;
 	registry_build(j);
 	for (i = 0; i < oldn && i < j->ninsts; i++) {
-		j->insts[i].held = old[i].held;
-		waiters_move(&old[i], &j->insts[i]);
+		j->insts[i]->held = old[i]->held;
+		waiters_move(old[i], j->insts[i]);
 	}
 	/* The old instances go as their kind made them. */
 	j->kind = oldkind;
-	registry_insts_free(old, oldn);
+	registry_insts_free(old, oldn, 1);
 	j->kind = inst_kind_of(j->spec);
 	log_info("%s: new configuration applied", j->name);
 	for (i = 0; i < j->ninsts; i++) {
 		if (start[i])
-			inst_arm(&j->insts[i]);
+			inst_arm(j->insts[i]);
 	}
 	free(start);
 }
 
+/* A shrink's instances past shrink_to are all down: they go. */
+static void
+registry_shrink(struct job *j)
+{
+	int i;
+
+	for (i = j->shrink_to; i < j->ninsts; i++) {
+		if (job_state_is_active(j->insts[i]->state))
+			return;
+	}
+	log_info("%s: instances %d to %d removed", j->name, j->shrink_to,
+	    j->ninsts - 1);
+	registry_insts_free(
+	    j->insts + j->shrink_to, j->ninsts - j->shrink_to, 0);
+	j->ninsts = j->shrink_to;
+	j->shrink_to = 0;
+}
+
 /*
  * Every instance of a job that reload changed or removed has stopped: swap
- * in the new spec and start what should run, or free the job.
+ * in the new spec and start what should run, or free the job.  Or the
+ * instances a shrink stopped are down: they go.
  */
 static int
 registry_settle(sd_event_source *s, void *arg)
@@ -169,6 +193,8 @@ registry_settle(sd_event_source *s, void *arg)
 	struct job *j = arg;
 
 	j->settle = sd_event_source_disable_unref(j->settle);
+	if (j->shrink_to > 0 && !vigild.shutting_down)
+		registry_shrink(j);
 	if (!registry_is_idle(j) || vigild.shutting_down)
 		return (0);
 	if (j->retiring) {
@@ -185,7 +211,7 @@ registry_settle_later(struct job *j)
 {
 	int r;
 
-	if (j->settle != NULL || !registry_is_idle(j))
+	if (j->settle != NULL || (!registry_is_idle(j) && j->shrink_to == 0))
 		return;
 	r = sd_event_add_defer(vigild.event, &j->settle, registry_settle, j);
 	if (r < 0)
@@ -207,13 +233,77 @@ registry_replace(struct job *j, struct job_spec *next)
 	j->next_spec = next;
 	j->retiring = next == NULL;
 	for (i = 0; i < j->ninsts; i++) {
-		in = &j->insts[i];
+		in = j->insts[i];
 		if (!in->reload_start)
 			in->reload_start =
 			    in->life.want || job_state_is_active(in->state);
 		inst_stop(in);
 	}
 	registry_settle_later(j);
+}
+
+/* Can reload apply next by adding or removing instances only? */
+static int
+registry_resizable(const struct job *j, const struct job_spec *next)
+{
+	return (j->spec->kind == CONF_KIND_SERVICE && !j->retiring &&
+	    j->next_spec == NULL && j->shrink_to == 0 &&
+	    j->spec->instances >= 2 && next->instances >= 2 &&
+	    job_spec_equal_but_instances(j->spec, next));
+}
+
+/* Does the operator or the config want the job's instances to run? */
+static int
+registry_wanted(const struct job *j)
+{
+	int i;
+
+	if (j->spec->autostart)
+		return (1);
+	for (i = 0; i < j->ninsts; i++) {
+		if (!j->insts[i]->held &&
+		    (j->insts[i]->life.want ||
+		        job_state_is_active(j->insts[i]->state)))
+			return (1);
+	}
+	return (0);
+}
+
+/*
+ * Reload changed only `instances` of a service that has two or more
+ * before and after (so every instance keeps its name): the new ones are
+ * made, and started if the job is meant to run; those past the new count
+ * are stopped and go once down (registry_shrink); the others are not
+ * touched.  Return 1 (next is the job's now), or 0: not such a change.
+ */
+int
+registry_resize(struct job *j, struct job_spec *next)
+{
+	int n = j->ninsts, m, i, start;
+
+	if (!registry_resizable(j, next))
+		return (0);
+	start = registry_wanted(j) || next->autostart;
+	m = inst_kind_ninsts(next);
+	job_spec_free(j->spec);
+	j->spec = next;
+	log_info("%s: instances %d -> %d", j->name, n, m);
+	if (m < n) {
+		j->shrink_to = m;
+		for (i = m; i < n; i++)
+			inst_stop(j->insts[i]);
+		registry_settle_later(j);
+		return (1);
+	}
+	j->insts = xreallocarray(j->insts, (size_t)m, sizeof(*j->insts));
+	j->ninsts = m;
+	for (i = n; i < m; i++) {
+		j->insts[i] = xcalloc(1, sizeof(**j->insts));
+		inst_init(j->insts[i], j, i);
+		if (start)
+			inst_arm(j->insts[i]);
+	}
+	return (1);
 }
 
 /*
@@ -224,7 +314,8 @@ void
 registry_changed(struct inst *in, enum job_state was)
 {
 	if (job_state_is_active(was) && !job_state_is_active(in->state) &&
-	    (in->job->next_spec != NULL || in->job->retiring))
+	    (in->job->next_spec != NULL || in->job->retiring ||
+	        in->job->shrink_to > 0))
 		registry_settle_later(in->job);
 	if (vigild.shutting_down && vigild.nactive == 0)
 		sd_event_exit(vigild.event, 0);

@@ -108,7 +108,8 @@ reload_apply(struct conf_jobs *jobs, const struct reload_report *r)
 		} else if (j->retiring ||
 		    !job_spec_equal(reload_current_spec(j), spec)) {
 			jobs->specs[i] = NULL;
-			registry_replace(j, spec);
+			if (!registry_resize(j, spec))
+				registry_replace(j, spec);
 		}
 	}
 }

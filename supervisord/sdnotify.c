@@ -69,7 +69,7 @@ sdnotify_extend_timeout(void)
 	RB_FOREACH(j, job_tree, &vigild.jobs) {
 		t = inst_kind_stop_time(j->spec);
 		for (i = 0; i < j->ninsts; i++) {
-			if (job_state_is_active(j->insts[i].state) &&
+			if (job_state_is_active(j->insts[i]->state) &&
 			    t > longest)
 				longest = t;
 		}

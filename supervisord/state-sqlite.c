@@ -317,7 +317,7 @@ state_recs_settle(void)
 		if (r->op == STATE_RUN && r->ended == 0 &&
 		    (j = job_find(r->it.job)) != NULL &&
 		    r->it.instance < j->ninsts) {
-			in = &j->insts[r->it.instance];
+			in = j->insts[r->it.instance];
 			if (in->run.row == -r->seq)
 				in->run.row = r->row;
 		}
@@ -599,7 +599,7 @@ state_intent_apply(const struct store_intent *it, void *arg)
 	if ((j = job_find(it->job)) == NULL || it->instance < 0 ||
 	    it->instance >= j->ninsts)
 		return;
-	in = &j->insts[it->instance];
+	in = j->insts[it->instance];
 	in->held = it->held;
 	in->by_hand = it->started;
 	in->intent_uid = it->uid;

@@ -146,11 +146,12 @@ struct job {
 	unsigned int cg_warned;      /* cgroup limits said to be ignored */
 	struct job_spec *next_spec;  /* reload: replaces spec once all stop */
 	int retiring;                /* reload: removed once all stop */
+	int shrink_to; /* reload: instances past this go once down, or 0 */
 	int nactive;                 /* instances in an active state */
 	int dependents;              /* shutdown: active jobs needing this */
 	sd_event_source *settle;     /* deferred replace or removal */
 	struct logfile *log;         /* LOG_DIR/NAME.log, its followers */
-	struct inst *insts;
+	struct inst **insts; /* each allocated alone: it never moves */
 	int ninsts;
 	/* kind = "queue" */
 	sd_event_source *kick; /* deferred dispatch */
@@ -378,6 +379,7 @@ void deps_shutdown(void);
 void registry_add(struct job_spec *);
 void registry_autostart(struct job *);
 void registry_replace(struct job *, struct job_spec *);
+int registry_resize(struct job *, struct job_spec *);
 void registry_changed(struct inst *, enum job_state);
 void registry_start_all(void);
 void registry_shutdown(void);
@@ -526,6 +528,8 @@ int server_client_may_wait(struct client *);
 
 /* waiters.c */
 int waiters_add(struct client *, struct inst *, enum wait_kind, enum job_state);
+typedef void (*waiters_step_fn)(struct client *, struct inst *);
+int waiters_roll(struct client *, struct inst **, size_t, waiters_step_fn);
 void waiters_report(struct client *, const char *);
 int waiters_code(struct client *);
 void waiters_timeout(struct client *, uint64_t);

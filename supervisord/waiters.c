@@ -7,7 +7,9 @@
  * sits on two lists, its instance's and its client's; the supervisor
  * calls waiters_notify() on every change of an instance, and the reply
  * ends, with exit 0 if every wait succeeded and 1 otherwise, once the
- * last wait of the client is over.  The client stays with server.c,
+ * last wait of the client is over.  A roll chains waits: the next
+ * instance is restarted only once the one before has started well, and a
+ * failure ends the roll.  The client stays with server.c,
  * which only keeps this module's per-client record for it (its park).
  */
 
@@ -15,6 +17,7 @@
 
 #include <sys/types.h>
 
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -41,6 +44,11 @@ struct waiters_client {
 	int code;               /* exit code once the waits end */
 	const char *report;     /* "started": "LABEL: started" per success */
 	sd_event_source *timer; /* ends the waits with a failure */
+	/* A roll (restart --rolling): the labels still to do, in order, and
+	 * what is done to each before its wait. */
+	char **roll;
+	size_t nroll, iroll;
+	waiters_step_fn step;
 };
 
 static void waiters_client_gone(struct client *);
@@ -71,10 +79,24 @@ waiters_client_get(struct client *c)
 	return (wc);
 }
 
+/* Forget what is left of the client's roll. */
+static void
+waiters_roll_clear(struct waiters_client *wc)
+{
+	size_t i;
+
+	for (i = 0; i < wc->nroll; i++)
+		free(wc->roll[i]);
+	free(wc->roll);
+	wc->roll = NULL;
+	wc->nroll = wc->iroll = 0;
+}
+
 /* Forget the client's record (its waits are gone already). */
 static void
 waiters_client_free(struct waiters_client *wc)
 {
+	waiters_roll_clear(wc);
 	wc->timer = sd_event_source_disable_unref(wc->timer);
 	server_client_park(wc->client, NULL, NULL);
 	free(wc);
@@ -190,6 +212,64 @@ waiters_outcome(struct waiters_client *wc, const struct inst *in, int ok)
 		    in->label, wc->report);
 }
 
+/* The instance a roll's label names now, or NULL (gone by a reload). */
+static struct inst *
+waiters_roll_find(const char *label)
+{
+	const char *at = strrchr(label, '@');
+	char name[NAME_MAX + 1];
+	struct job *j;
+	long i = 0;
+
+	if (at == NULL)
+		return ((j = job_find(label)) != NULL && j->ninsts == 1 ?
+		        j->insts[0] :
+		        NULL);
+	if ((size_t)(at - label) >= sizeof(name))
+		return (NULL);
+	memcpy(name, label, (size_t)(at - label));
+	name[at - label] = '\0';
+	i = strtol(at + 1, NULL, 10);
+	if ((j = job_find(name)) == NULL || i < 0 || i >= j->ninsts ||
+	    strcmp(j->insts[i]->label, label) != 0)
+		return (NULL);
+	return (j->insts[i]);
+}
+
+/*
+ * Go on with the client's roll: step the next instance and wait for it,
+ * until one is waited for (return 1) or the roll is over (0).  After a
+ * failure (ok == 0) the roll ends, saying what was not done.
+ */
+static int
+waiters_roll_on(struct waiters_client *wc, int ok)
+{
+	struct inst *in;
+	int settled;
+
+	while (ok && wc->iroll < wc->nroll) {
+		in = waiters_roll_find(wc->roll[wc->iroll++]);
+		if (in == NULL)
+			continue;
+		wc->step(wc->client, in);
+		if (!waiters_settled(in, WAIT_START, JOB_RUNNING, &settled))
+			return (waiters_add(
+			    wc->client, in, WAIT_START, JOB_RUNNING));
+		waiters_outcome(wc, in, settled);
+		ok = settled;
+	}
+	if (wc->iroll < wc->nroll) {
+		server_client_printf(wc->client, PROTO_STDERR,
+		    "rolling restart stopped; not restarted:");
+		for (; wc->iroll < wc->nroll; wc->iroll++)
+			server_client_printf(wc->client, PROTO_STDERR, " %s",
+			    wc->roll[wc->iroll]);
+		server_client_printf(wc->client, PROTO_STDERR, "\n");
+	}
+	waiters_roll_clear(wc);
+	return (0);
+}
+
 /* A wait is over: the last one of its client ends the reply. */
 static void
 waiters_end(struct waiter *w, int ok)
@@ -201,6 +281,8 @@ waiters_end(struct waiter *w, int ok)
 	waiters_outcome(wc, w->inst, ok);
 	waiters_remove(w);
 	if (!TAILQ_EMPTY(&wc->waits))
+		return;
+	if (wc->roll != NULL && waiters_roll_on(wc, ok))
 		return;
 	code = wc->code;
 	waiters_client_free(wc);
@@ -233,6 +315,27 @@ waiters_add(struct client *c, struct inst *in, enum wait_kind kind,
 	TAILQ_INSERT_TAIL(&in->waiters, w, ientry);
 	TAILQ_INSERT_TAIL(&wc->waits, w, centry);
 	return (1);
+}
+
+/*
+ * A roll: step (restart) the instances one at a time, in order, each
+ * once the one before it started well (RUNNING past min_uptime); the
+ * first that fails ends the roll, and the others are left as they are.
+ * Return 1 while the client waits, 0 when the roll ended at once.
+ */
+int
+waiters_roll(struct client *c, struct inst **v, size_t n, waiters_step_fn step)
+{
+	struct waiters_client *wc = waiters_client_get(c);
+	size_t i;
+
+	waiters_roll_clear(wc);
+	wc->roll = xcalloc(n + 1, sizeof(*wc->roll));
+	for (i = 0; i < n; i++)
+		wc->roll[i] = xstrdup(v[i]->label);
+	wc->nroll = n;
+	wc->step = step;
+	return (waiters_roll_on(wc, 1));
 }
 
 /*

@@ -1,0 +1,92 @@
+#!/bin/bash
+# restart --rolling: one instance at a time, each RUNNING past min_uptime
+# before the next goes down, so that at every moment (sampled every 10 ms
+# from outside) at least 3 of 4 run; all 4 pids change.  An instance that
+# fails to come back ends the roll with exit 1, naming the instances not
+# restarted, which keep running as they were.
+. "$(dirname "$0")/lib.sh"
+
+# Each instance takes 200 ms to stop (STOPPING meanwhile, which the
+# sampler sees); w@2 fails to start while $T/broken exists.
+cat >"$T/w.sh" <<END
+trap 'sleep 0.2; exit 0' TERM
+[ "\$VIGIL_INSTANCE" = 2 ] && [ -e $T/broken ] && exit 1
+sleep 100000 &
+wait
+END
+job w "command = {\"sh\", \"$T/w.sh\"}" \
+	'instances = 4' 'min_uptime = "300ms"' 'restart_delay = "5s"'
+start_vigild
+for i in 0 1 2 3; do wait_state "w@$i" RUNNING; done
+pids() { for i in 0 1 2 3; do job_pid "w@$i"; done | tr '\n' ' '; }
+before=$(pids)
+# shellcheck disable=SC2086
+track $before
+
+# sampled CMD...: run CMD while counting RUNNING instances every 10 ms
+# into $T/samples; CMD's exit status.
+sampled() {
+	local rc=0
+	rm -f "$T/stop-sampling"
+	(
+		while [ ! -e "$T/stop-sampling" ]; do
+			ctl status w 2>/dev/null | grep -c '^w@[0-9] *RUNNING' || true
+			sleep 0.01
+		done
+	) >"$T/samples" &
+	SAMPLER=$!
+	track "$SAMPLER"
+	"$@" || rc=$?
+	touch "$T/stop-sampling"
+	wait "$SAMPLER"
+	return "$rc"
+}
+lowest() { sort -n "$T/samples" | head -n 1; }
+all_running() { [ "$(ctl status w | grep -c '^w@[0-9] *RUNNING')" -eq 4 ]; }
+
+# The control: a plain restart takes all 4 down at once, and the sampler
+# sees it.
+sampled ctl restart w >"$T/out0" 2>&1 || fail "restart: $(cat "$T/out0")"
+[ "$(lowest)" -le 1 ] || fail "the sampler missed a plain restart (lowest $(lowest))"
+retry 5 all_running || fail "not all running: $(ctl status w)"
+before=$(pids)
+# shellcheck disable=SC2086
+track $before
+
+sampled ctl restart --rolling w >"$T/out" 2>&1 ||
+	fail "restart --rolling: $(cat "$T/out")"
+for i in 0 1 2 3; do
+	grep -qx "w@$i: started" "$T/out" || fail "no 'w@$i: started': $(cat "$T/out")"
+done
+# In order: w@0 before w@1 before w@2 before w@3.
+[ "$(grep -o 'w@[0-9]' "$T/out" | tr '\n' ' ')" = "w@0 w@1 w@2 w@3 " ] ||
+	fail "not in order: $(cat "$T/out")"
+n=$(wc -l <"$T/samples")
+[ "$n" -ge 20 ] || fail "only $n samples"
+low=$(lowest)
+[ "$low" -eq 3 ] || fail "lowest sample $low RUNNING of 4 (of $n samples), not 3"
+after=$(pids)
+for p in $before; do
+	case " $after " in *" $p "*) fail "pid $p survived the roll: $before -> $after" ;; esac
+done
+log "rolled 4 instances; $n samples, never fewer than $low running"
+
+# A failure ends the roll: w@2 does not come back, w@3 is not touched.
+# shellcheck disable=SC2086
+track $after
+p3=$(job_pid w@3)
+touch "$T/broken"
+rc=0
+ctl restart --rolling w >"$T/out2" 2>&1 || rc=$?
+[ "$rc" -eq 1 ] || fail "a failed roll exited $rc: $(cat "$T/out2")"
+grep -q '^w@2: BACKOFF' "$T/out2" || fail "no failure of w@2: $(cat "$T/out2")"
+grep -qx 'rolling restart stopped; not restarted: w@3' "$T/out2" ||
+	fail "no 'not restarted' line: $(cat "$T/out2")"
+[ "$(job_pid w@3)" = "$p3" ] || fail "w@3 was restarted after the failure"
+is_state w@3 RUNNING || fail "w@3 is $(state w@3)"
+
+# --rolling needs the waits.
+rc=0
+ctl restart --rolling --no-wait w >"$T/out3" 2>&1 || rc=$?
+[ "$rc" -eq 2 ] || fail "--rolling --no-wait exited $rc: $(cat "$T/out3")"
+stop_vigild
