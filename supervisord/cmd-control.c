@@ -9,7 +9,8 @@
  * that would wait for a dependency the operator stopped is refused at once,
  * unless --with-deps starts that dependency too.  Each success prints
  * "LABEL: started" or "LABEL: stopped" unless --quiet; --no-wait prints
- * nothing, as nothing is known yet.
+ * nothing, as nothing is known yet.  restart --rolling restarts one
+ * instance at a time, each once the one before started well.
  */
 
 #include "config.h"

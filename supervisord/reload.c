@@ -6,7 +6,9 @@
  * parsed and validated first; any error leaves every job as it was.  Then,
  * by name: new jobs are added (and started if autostart), removed jobs are
  * stopped and dropped, jobs whose spec changed are stopped and started
- * again with the new spec, and the others are not touched at all.
+ * again with the new spec (a service whose `instances` alone changed, two
+ * or more before and after, gets only the difference: registry_resize),
+ * and the others are not touched at all.
  *
  * The job files that did not load are remembered (vigild.broken) for
  * status, after a reload with errors too: such a reload changes no job,
