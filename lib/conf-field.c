@@ -370,6 +370,46 @@ conf_parse_path(struct conf_ctx *ctx, const struct conf_field *f,
 /* ------------------------------------------------------------------ */
 /* Parsers of job options. */
 
+/* ready: "exec", "notify", or a probe (probe.h). */
+static int
+conf_parse_ready(struct conf_ctx *ctx, const struct conf_field *f,
+    cfg_opt_t *opt, char **cause)
+{
+	struct job_spec *spec = ctx->obj;
+	const char *s = conf_str(opt);
+	int i;
+
+	(void)f;
+	probe_spec_free(&spec->ready_probe);
+	if ((i = conf_word_index(conf_ready_words, s)) != -1) {
+		spec->ready = (enum conf_ready)i;
+		return (0);
+	}
+	if (strchr(s, ':') == NULL) {
+		xasprintf(cause,
+		    "invalid value \"%s\" (exec, notify, tcp:PORT, "
+		    "tcp:HOST:PORT, http:URL or exec:COMMAND)",
+		    s);
+		return (-1);
+	}
+	if (probe_parse(s, &spec->ready_probe, cause) == -1)
+		return (-1);
+	spec->ready = CONF_READY_PROBE;
+	return (0);
+}
+
+/* health: a probe (probe.h). */
+static int
+conf_parse_health(struct conf_ctx *ctx, const struct conf_field *f,
+    cfg_opt_t *opt, char **cause)
+{
+	struct job_spec *spec = ctx->obj;
+
+	(void)f;
+	probe_spec_free(&spec->health);
+	return (probe_parse(conf_str(opt), &spec->health, cause));
+}
+
 static int
 conf_parse_command(struct conf_ctx *ctx, const struct conf_field *f,
     cfg_opt_t *opt, char **cause)
@@ -726,7 +766,10 @@ const struct conf_field conf_field_job[] = {
 	JOB_DUR("restart_delay", restart_delay),
 	JOB_DUR("restart_delay_max", restart_delay_max),
 	JOB_INT("max_restarts", max_restarts, 0, INT_MAX),
-	JOB_WORD("ready", ready, conf_ready_words),
+	JOB_FN("ready", conf_parse_ready),
+	JOB_FN("health", conf_parse_health),
+	JOB_DUR("health_interval", health_interval),
+	JOB_INT("health_failures", health_failures, 1, 1000),
 	JOB_WORD("type", forking, conf_type_words),
 	{ "pid_file", 0, conf_parse_path, JOB_OFF(pid_file), 0, 0, NULL },
 	JOB_DUR("ready_timeout", ready_timeout),

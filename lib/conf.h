@@ -18,6 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "probe.h"
 #include "schedule.h"
 
 #define CONF_NAME_MAX 64
@@ -37,6 +38,7 @@ enum conf_restart {
 enum conf_ready {
 	CONF_READY_EXEC = 0,
 	CONF_READY_NOTIFY,
+	CONF_READY_PROBE, /* ready_probe answers */
 };
 
 /* What a job's stdin is (option stdin). */
@@ -95,7 +97,11 @@ struct job_spec {
 	uint64_t restart_delay_max;
 	int max_restarts; /* 0: never give up */
 	enum conf_ready ready;
+	struct probe_spec ready_probe; /* ready = "tcp:..." and the like */
 	uint64_t ready_timeout;
+	struct probe_spec health; /* PROBE_NONE: no health checks */
+	uint64_t health_interval;
+	int health_failures; /* in a row, to restart it */
 	int forking;    /* type = "forking": the command daemonizes */
 	char *pid_file; /* forking: where the main pid is, or NULL */
 	char **depends; /* job names */

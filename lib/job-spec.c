@@ -58,6 +58,8 @@ job_spec_create(const char *name, const char *path)
 	spec->restart_delay_max = 30 * DURATION_USEC_PER_SEC;
 	spec->ready = CONF_READY_EXEC;
 	spec->ready_timeout = 90 * DURATION_USEC_PER_SEC;
+	spec->health_interval = 10 * DURATION_USEC_PER_SEC;
+	spec->health_failures = 3;
 	spec->stop_signal = SIGTERM;
 	spec->stop_timeout = 10 * DURATION_USEC_PER_SEC;
 	spec->kill_group = 1;
@@ -87,6 +89,9 @@ job_spec_check_kinds(struct conf_ctx *ctx, struct job_spec *spec)
 		{ "instances", 1U << CONF_KIND_SERVICE },
 		{ "type", 1U << CONF_KIND_SERVICE },
 		{ "pid_file", 1U << CONF_KIND_SERVICE },
+		{ "health", 1U << CONF_KIND_SERVICE },
+		{ "health_interval", 1U << CONF_KIND_SERVICE },
+		{ "health_failures", 1U << CONF_KIND_SERVICE },
 		{ "every", 1U << CONF_KIND_PERIODIC },
 		{ "schedule", 1U << CONF_KIND_PERIODIC },
 		{ "catch_up", 1U << CONF_KIND_PERIODIC },
@@ -112,6 +117,13 @@ job_spec_check_kinds(struct conf_ctx *ctx, struct job_spec *spec)
 	if (spec->forking && spec->ready == CONF_READY_NOTIFY)
 		conf_ctx_error(ctx, "ready",
 		    "\"notify\" is not valid with type = \"forking\": the "
+		    "daemon is ready once its starter has exited 0");
+	if (spec->kind != CONF_KIND_SERVICE && spec->ready == CONF_READY_PROBE)
+		conf_ctx_error(
+		    ctx, "ready", "a probe is only for kind \"service\"");
+	if (spec->forking && spec->ready == CONF_READY_PROBE)
+		conf_ctx_error(ctx, "ready",
+		    "a probe is not valid with type = \"forking\": the "
 		    "daemon is ready once its starter has exited 0");
 	if (spec->kind == CONF_KIND_QUEUE && spec->ready == CONF_READY_NOTIFY)
 		conf_ctx_error(
@@ -164,6 +176,8 @@ job_spec_check(struct conf_ctx *ctx, struct job_spec *spec)
 	    "retry_delay_max", spec->retry_delay_max);
 	if (spec->watchdog != 0 && spec->ready != CONF_READY_NOTIFY)
 		conf_ctx_error(ctx, "watchdog", "needs ready = \"notify\"");
+	if (spec->health_interval == 0 && spec->health.kind != PROBE_NONE)
+		conf_ctx_error(ctx, "health_interval", "must be more than 0");
 	if (!conf_ctx_given(ctx, "parent_death_signal"))
 		spec->pdeath_signal = spec->stop_signal;
 	if (!conf_ctx_given(ctx, "drain_timeout"))
@@ -262,6 +276,8 @@ job_spec_free(struct job_spec *spec)
 	words_free(spec->environment);
 	free(spec->env_file);
 	free(spec->pid_file);
+	probe_spec_free(&spec->ready_probe);
+	probe_spec_free(&spec->health);
 	free(spec->schedule);
 	free(spec);
 }
@@ -332,6 +348,10 @@ job_spec_equal_policy(const struct job_spec *a, const struct job_spec *b)
 	    a->restart_delay == b->restart_delay &&
 	    a->restart_delay_max == b->restart_delay_max &&
 	    a->max_restarts == b->max_restarts && a->ready == b->ready &&
+	    probe_spec_equal(&a->ready_probe, &b->ready_probe) &&
+	    probe_spec_equal(&a->health, &b->health) &&
+	    a->health_interval == b->health_interval &&
+	    a->health_failures == b->health_failures &&
 	    a->forking == b->forking &&
 	    job_spec_str_eq(a->pid_file, b->pid_file) &&
 	    a->ready_timeout == b->ready_timeout &&

@@ -467,7 +467,20 @@ static const struct {
 	    "restart: invalid value \"sometimes\" "
 	    "(always, on-failure or never)" },
 	{ "ready = socket",
-	    "ready: invalid value \"socket\" (exec or notify)" },
+	    "ready: invalid value \"socket\" (exec, notify, tcp:PORT, "
+	    "tcp:HOST:PORT, http:URL or exec:COMMAND)" },
+	{ "ready = \"tcp:notaport\"",
+	    "ready: \"notaport\": not a port (1-65535)" },
+	{ "ready = \"http:\"", "ready: \"\": not an http:// URL" },
+	{ "ready = \"tcp:db.example:5432\"",
+	    "ready: \"db.example\" is not an IP address or localhost (vigild "
+	    "looks up no host names)" },
+	{ "health = \"http:https://127.0.0.1/\"",
+	    "health: https is not supported (no TLS): probe the plain port, "
+	    "or use tcp: or exec:" },
+	{ "health = \"exec:\"", "health: exec: needs a command" },
+	{ "health_failures = 0",
+	    "health_failures: 0 is not between 1 and 1000" },
 	{ "stdout = syslog",
 	    "stdout: invalid value \"syslog\" "
 	    "(file, journal, null or inherit)" },
@@ -585,6 +598,17 @@ TEST(bad_values_by_kind)
 	    "3: concurrency: 10001 is not between 1 and 10000"));
 	ASSERT_OK(fails_with("command = x\nkind = queue\nready = notify\n",
 	    "3: ready: \"notify\" is not valid for kind \"queue\""));
+	ASSERT_OK(fails_with("command = x\nkind = queue\nready = \"tcp:80\"\n",
+	    "3: ready: a probe is only for kind \"service\""));
+	ASSERT_OK(fails_with("command = x\nkind = queue\nhealth = \"tcp:80\"\n",
+	    "3: health: not valid for kind \"queue\""));
+	ASSERT_OK(
+	    fails_with("command = x\ntype = forking\nready = \"tcp:80\"\n",
+	        "3: ready: a probe is not valid with type = \"forking\": the "
+	        "daemon is ready once its starter has exited 0"));
+	ASSERT_OK(fails_with("command = x\nhealth = \"tcp:80\"\n"
+	                     "health_interval = 0s\n",
+	    "3: health_interval: must be more than 0"));
 	ASSERT_OK(fails_with("command = x\nkind = queue\nstdin = pipe\n",
 	    "3: stdin: \"pipe\" is not valid for kind \"queue\": its stdin is "
 	    "the message's payload"));
@@ -594,6 +618,34 @@ TEST(bad_values_by_kind)
 	    "3: retry_delay: 1h is more than retry_delay_max (10m)"));
 	ASSERT_OK(fails_with("command = x\nkind = queue\nevery = 1s\n",
 	    "3: every: not valid for kind \"queue\""));
+	return (0);
+}
+
+TEST(probes)
+{
+	struct job_spec *spec;
+
+	spec = load("command = x\nready = \"http:http://127.0.0.1:8080/h\"\n"
+	            "health = \"exec:/bin/check --quick\"\n"
+	            "health_interval = 2s\nhealth_failures = 5\n");
+	ASSERT_OK(spec != NULL);
+	ASSERT_EQ(spec->ready, CONF_READY_PROBE);
+	ASSERT_EQ(spec->ready_probe.kind, PROBE_HTTP);
+	ASSERT_OK(strcmp(spec->ready_probe.path, "/h") == 0);
+	ASSERT_EQ(spec->health.kind, PROBE_EXEC);
+	ASSERT_OK(strcmp(spec->health.argv[1], "--quick") == 0);
+	ASSERT_EQ(spec->health_interval, 2 * DURATION_USEC_PER_SEC);
+	ASSERT_EQ(spec->health_failures, 5);
+	job_spec_free(spec);
+	/* The defaults: no health checks, every 10s, 3 in a row. */
+	spec = load("command = x\nready = notify\n");
+	ASSERT_OK(spec != NULL);
+	ASSERT_EQ(spec->ready, CONF_READY_NOTIFY);
+	ASSERT_EQ(spec->ready_probe.kind, PROBE_NONE);
+	ASSERT_EQ(spec->health.kind, PROBE_NONE);
+	ASSERT_EQ(spec->health_interval, 10 * DURATION_USEC_PER_SEC);
+	ASSERT_EQ(spec->health_failures, 3);
+	job_spec_free(spec);
 	return (0);
 }
 
@@ -940,6 +992,10 @@ static const char *const variants[] = {
 	"restart_delay_max = 31s\n",
 	"max_restarts = 1\n",
 	"ready = notify\n",
+	"ready = \"tcp:80\"\n",
+	"health = \"tcp:80\"\n",
+	"health = \"tcp:80\"\nhealth_interval = 1s\n",
+	"health = \"tcp:80\"\nhealth_failures = 1\n",
 	"ready_timeout = 1s\n",
 	"depends = { other }\n",
 	"stop_signal = INT\n",
@@ -1312,6 +1368,7 @@ main(void)
 	RUN(parent_death_signal_follows_stop_signal);
 	RUN(bad_values);
 	RUN(bad_values_by_kind);
+	RUN(probes);
 	RUN(bad_commands);
 	RUN(missing_command);
 	RUN(unknown_option);
