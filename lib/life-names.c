@@ -25,7 +25,7 @@ static const char *const life_event_names[LIFE_EV_COUNT] = {
 	"exec-ok", "exec-failed", "ready", "exit", "group-gone",
 	"backoff-done", "ready-timeout", "stop-timeout", "kill-poll",
 	"drain-timeout", "recheck", "watchdog", "timeout", "slot", "arm",
-	"mainpid",
+	"mainpid", "unhealthy",
 };
 /* clang-format on */
 

@@ -16,7 +16,8 @@
  *                                   life_settle;
  *   where is readiness decided?     row LIFE_SPAWNED, columns
  *                                   LIFE_EV_EXEC_OK (ready = "exec"),
- *                                   LIFE_EV_READY (ready = "notify") and
+ *                                   LIFE_EV_READY (ready = "notify" or a
+ *                                   probe) and
  *                                   LIFE_EV_MAINPID (type = "forking").
  */
 
@@ -539,8 +540,9 @@ life_spawned(struct life_ctx *c)
 	c->l->cause = LIFE_CAUSE_NONE;
 	c->l->then = LIFE_THEN_POLICY;
 	life_phase(c, LIFE_SPAWNED);
-	/* notify: READY=1; forking: the starter's exit and the main pid. */
-	if ((spec->ready == CONF_READY_NOTIFY || spec->forking) &&
+	/* notify: READY=1; a probe: its answer; forking: the starter's exit
+	 * and the main pid. */
+	if ((spec->ready != CONF_READY_EXEC || spec->forking) &&
 	    spec->ready_timeout > 0)
 		life_timer(c, LIFE_TIMER_READY, spec->ready_timeout);
 	else
@@ -590,11 +592,14 @@ life_mainpid(struct life_ctx *c)
 	life_do(c, LIFE_A_REASON_CLEAR | LIFE_A_RECORD_READY);
 }
 
-/* READY=1 of a ready = "notify" job: RUNNING, the watchdog armed. */
+/*
+ * READY=1 of a ready = "notify" job, or the first answer of its ready
+ * probe: RUNNING, the watchdog armed.
+ */
 static void
 life_ready(struct life_ctx *c)
 {
-	if (c->p->spec->ready != CONF_READY_NOTIFY || c->l->ready) {
+	if (c->p->spec->ready == CONF_READY_EXEC || c->l->ready) {
 		c->out->ignored = 1;
 		return;
 	}
@@ -625,9 +630,11 @@ life_exit(struct life_ctx *c)
 	c->out->stop_asked = o.stop_requested;
 	c->out->then = l->then;
 	/* notify without READY=1, forking without its main pid */
-	o.never_ready = (spec->ready == CONF_READY_NOTIFY || spec->forking) &&
+	o.never_ready = (spec->ready != CONF_READY_EXEC || spec->forking) &&
 	    !l->ready && !l->exec_failed;
-	o.watchdog = l->cause == LIFE_CAUSE_WATCHDOG;
+	/* Stopped for hanging: a failure, whatever the exit status. */
+	o.watchdog = l->cause == LIFE_CAUSE_WATCHDOG ||
+	    l->cause == LIFE_CAUSE_UNHEALTHY;
 	job_decide(spec, &o, c->in->rnd, &l->pending);
 	c->out->decided = 1;
 	c->out->decision = l->pending;
@@ -712,6 +719,13 @@ life_watchdog(struct life_ctx *c)
 	life_stop_for(c, LIFE_CAUSE_WATCHDOG);
 }
 
+/* health_failures health probes failed in a row: restart it. */
+static void
+life_unhealthy(struct life_ctx *c)
+{
+	life_stop_for(c, LIFE_CAUSE_UNHEALTHY);
+}
+
 static void
 life_timeout(struct life_ctx *c)
 {
@@ -782,7 +796,8 @@ static const life_rule life_table[LIFE_PHASE_COUNT][LIFE_EV_COUNT] = {
 	[LIFE_SPAWNED] = { LIFE_RUN_ROW, [LIFE_EV_EXEC_OK] = life_exec_ok,
 	    [LIFE_EV_MAINPID] = life_mainpid, [LIFE_EV_READY] = life_ready,
 	    [LIFE_EV_READY_TIMEOUT] = life_ready_timeout },
-	[LIFE_RUNNING] = { LIFE_RUN_ROW, [LIFE_EV_WATCHDOG] = life_watchdog },
+	[LIFE_RUNNING] = { LIFE_RUN_ROW, [LIFE_EV_WATCHDOG] = life_watchdog,
+	    [LIFE_EV_UNHEALTHY] = life_unhealthy },
 	[LIFE_BACKOFF] = { [LIFE_EV_START] = life_start_backoff,
 	    [LIFE_EV_ARM] = life_start_busy,
 	    [LIFE_EV_STOP] = life_stop_delayed,

@@ -70,6 +70,7 @@ enum life_event {
 	LIFE_EV_ARM,           /* autostart: periodic waits for its slot */
 	LIFE_EV_MAINPID,       /* forking: the starter exited 0, its daemon's
 	                          main process is known */
+	LIFE_EV_UNHEALTHY,     /* health: health_failures failures in a row */
 	LIFE_EV_COUNT,
 };
 
@@ -93,6 +94,7 @@ enum life_cause {
 	LIFE_CAUSE_TIMEOUT,       /* the run outlived timeout */
 	LIFE_CAUSE_READY_TIMEOUT, /* no READY=1 within ready_timeout */
 	LIFE_CAUSE_WATCHDOG,      /* no WATCHDOG=1 in time */
+	LIFE_CAUSE_UNHEALTHY,     /* its health probe failed, in a row */
 	LIFE_CAUSE_DRAIN,         /* queue: cancelled, or drain_timeout */
 };
 

@@ -128,7 +128,8 @@ spawn_child_fail(struct spawn_plan *p, const char *what, int err)
 /* In the child: exec argv[0], searching PATH when it has no slash. */
 static void __attribute__((noreturn)) spawn_child_exec(struct spawn_plan *p)
 {
-	char *const *argv = p->req->spec->argv;
+	char *const *argv =
+	    p->req->argv != NULL ? p->req->argv : p->req->spec->argv;
 	char full[PATH_MAX], what[PATH_MAX + 8];
 	const char *dir, *end;
 	int err = ENOENT;

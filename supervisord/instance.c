@@ -273,7 +273,9 @@ inst_said(
 	case LIFE_EV_READY_TIMEOUT:
 		log_warnx("%s: no %s within ready_timeout (%s): stopping it",
 		    in->label,
-		    spec->forking ? "daemon pid" : "READY=1",
+		    spec->forking                      ? "daemon pid" :
+		    spec->ready == CONF_READY_PROBE ? "answer to its ready probe" :
+		                                      "READY=1",
 		    duration_format(spec->ready_timeout, buf, sizeof(buf)));
 		inst_reason(in, "ready timeout");
 		break;
@@ -286,6 +288,15 @@ inst_said(
 			    in->label,
 			    duration_format(spec->watchdog, buf, sizeof(buf)));
 		inst_reason(in, "watchdog");
+		break;
+	case LIFE_EV_UNHEALTHY:
+		log_warnx("%s: %d health checks failed in a row (%s): "
+		          "restarting it",
+		    in->label, spec->health_failures, spec->health.text);
+		joblog_mark(in, "unhealthy: %d health checks failed in a row "
+		                "(%s): stopping it",
+		    spec->health_failures, spec->health.text);
+		inst_reason(in, "unhealthy");
 		break;
 	case LIFE_EV_TIMEOUT:
 		duration_format(spec->timeout, buf, sizeof(buf));
@@ -543,6 +554,7 @@ inst_feed_event(struct inst *in, struct inst_event *e)
 	}
 	inst_said(in, e, &st);
 	inst_do(in, e, &st);
+	inst_hooks.probe_sync(in);
 }
 
 /* Put an event without facts of its own through the lifecycle. */

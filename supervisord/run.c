@@ -328,7 +328,7 @@ run_begin(struct inst *in, char **cause, int *done, char **exec_cause)
 
 /*
  * The run was stopped for a reason of its own: "ready timeout",
- * "watchdog", or timeout (the word given), or the OOM killer took a
+ * "watchdog", "unhealthy", or timeout (the word given), or the OOM killer took a
  * process of it ("oom"); else NULL.
  */
 static const char *
@@ -339,6 +339,8 @@ run_cause(const struct inst *in, const char *timeout)
 		return ("ready timeout");
 	case LIFE_CAUSE_WATCHDOG:
 		return ("watchdog");
+	case LIFE_CAUSE_UNHEALTHY:
+		return ("unhealthy");
 	case LIFE_CAUSE_TIMEOUT:
 		return (timeout);
 	default:
@@ -654,7 +656,7 @@ run_reap_all(void)
 		key.run.pid = pid;
 		if ((in = RB_FIND(pid_tree, &run_pids, &key)) != NULL)
 			run_reaped(in, status);
-		else
+		else if (!prober_reaped(pid, status))
 			log_debug(
 			    "reaped pid %ld (not a job leader)", (long)pid);
 	}
@@ -668,6 +670,7 @@ run_clear(struct inst *in)
 	run_report_close(in);
 	run_stdin_close(in);
 	in->run.pidwait = sd_event_source_disable_unref(in->run.pidwait);
+	prober_forget(in);
 	joblog_inst_release(in);
 	ready_forget(in);
 	track_release(in);

@@ -633,6 +633,7 @@ vigild_core_init(void)
 		.session_remove = ready_session_remove,
 		.changed = vigild_changed,
 		.gone = waiters_cancel,
+		.probe_sync = prober_sync,
 	};
 
 	inst_hooks = hooks;

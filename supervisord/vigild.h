@@ -126,6 +126,7 @@ struct inst {
 	sd_event_source *deadline; /* the run's timeout */
 	sd_event_source *watchdog; /* fires when WATCHDOG=1 is late */
 	sd_event_source *stable;   /* wakes start waiters at min_uptime */
+	struct prober *probe;      /* its ready or health probe (prober.c) */
 
 	struct periodic_slot per; /* kind = "periodic" */
 	struct queue_slot q;      /* kind = "queue" */
@@ -263,6 +264,8 @@ struct inst_hooks {
 	/* waiters, dependencies, reload, STATUS=: the state changed */
 	void (*changed)(struct inst *, enum job_state); /* was */
 	void (*gone)(struct inst *); /* the instance is freed */
+	/* prober.c: after each step, the probe the phase calls for */
+	void (*probe_sync)(struct inst *);
 };
 extern struct inst_hooks inst_hooks;
 
@@ -328,6 +331,11 @@ void run_signal(struct inst *, int);
 int run_alive(struct inst *);
 
 /* track.c */
+/* prober.c */
+void prober_sync(struct inst *);
+void prober_forget(struct inst *);
+int prober_reaped(pid_t, int);
+
 void track_init(void);
 void track_free(void);
 int track_enabled(void);

@@ -297,6 +297,9 @@ static const struct expect expects[] = {
 	E(PH(RUNNING), EV(WATCHDOG), KALL, LIFE_TERM, LIFE_A_TERM, 0,
 	    X_SET(LIFE_TIMER_STOP), LIFE_CAUSE_WATCHDOG),
 	E(PHALL & ~PH(RUNNING), EV(WATCHDOG), KALL, IGN),
+	E(PH(RUNNING), EV(UNHEALTHY), KALL, LIFE_TERM, LIFE_A_TERM, 0,
+	    X_SET(LIFE_TIMER_STOP), LIFE_CAUSE_UNHEALTHY),
+	E(PHALL & ~PH(RUNNING), EV(UNHEALTHY), KALL, IGN),
 	E(RUN2, EV(TIMEOUT), KALL, LIFE_TERM, LIFE_A_TERM, 0,
 	    X_SET(LIFE_TIMER_STOP), LIFE_CAUSE_TIMEOUT),
 	E(PHALL & ~RUN2, EV(TIMEOUT), KALL, IGN),
@@ -710,6 +713,29 @@ TEST(forking_starter)
 	ASSERT_EQ(l.ready, 1);
 	ASSERT_EQ(o.timer_set, 1);
 	ASSERT_EQ(o.timer, LIFE_TIMER_NONE);
+	return (0);
+}
+
+TEST(probe_ready_and_unhealthy)
+{
+	spec_make(CONF_KIND_SERVICE, CONF_READY_PROBE);
+	life_init(&l);
+	ASSERT_EQ(start_to_spawn(), 0);
+	ASSERT_EQ(o.timer, LIFE_TIMER_READY); /* the probe has ready_timeout */
+	ASSERT_EQ(go(LIFE_EV_EXEC_OK), 0);
+	ASSERT_EQ(l.phase, LIFE_SPAWNED); /* exec is not ready */
+	go(LIFE_EV_UNHEALTHY);            /* not yet RUNNING: nothing */
+	ASSERT_EQ(o.ignored, 1);
+	ASSERT_OK(go(LIFE_EV_READY) & LIFE_A_RECORD_READY);
+	ASSERT_EQ(l.phase, LIFE_RUNNING);
+	ASSERT_EQ(o.timer, LIFE_TIMER_NONE);
+	/* Unhealthy: stopped, then restarted however it exits. */
+	ASSERT_OK(go(LIFE_EV_UNHEALTHY) & LIFE_A_TERM);
+	ASSERT_EQ(l.cause, LIFE_CAUSE_UNHEALTHY);
+	ASSERT_EQ(l.phase, LIFE_TERM);
+	go_exit(EXITED(0), 10 * SEC, 0);
+	ASSERT_EQ(o.decision.success, 0);
+	ASSERT_EQ(o.decision.state, JOB_STARTING); /* restarted at once */
 	return (0);
 }
 
@@ -1310,6 +1336,7 @@ prop_event(struct world *w)
 			c[n++] = LIFE_EV_READY;
 		if (w->watchdog)
 			c[n++] = LIFE_EV_WATCHDOG;
+		c[n++] = LIFE_EV_UNHEALTHY; /* a health probe, any time */
 	}
 	if (w->run == LIFE_RUN_GROUP)
 		c[n++] = LIFE_EV_GROUP_GONE;
@@ -1447,7 +1474,8 @@ prop_check_step(
 	/* What the world says happened is never lost. */
 	PROP_CHECK(w,
 	    !s->ignored || in->ev == LIFE_EV_READY ||
-	        in->ev == LIFE_EV_WATCHDOG || in->ev == LIFE_EV_TIMEOUT ||
+	        in->ev == LIFE_EV_WATCHDOG || in->ev == LIFE_EV_UNHEALTHY ||
+	        in->ev == LIFE_EV_TIMEOUT ||
 	        in->ev == LIFE_EV_EXEC_OK || in->ev == LIFE_EV_EXEC_FAILED ||
 	        in->ev == LIFE_EV_SLOT || in->ev == LIFE_EV_MSG ||
 	        in->ev == LIFE_EV_START || in->ev == LIFE_EV_STOP ||
@@ -1590,6 +1618,7 @@ main(void)
 	RUN(start_ready_exec);
 	RUN(forking_starter);
 	RUN(forking_ready_timeout);
+	RUN(probe_ready_and_unhealthy);
 	RUN(ready_notify);
 	RUN(ready_timeout_is_a_failed_start);
 	RUN(crash_in_min_uptime_backs_off);
