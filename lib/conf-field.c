@@ -457,6 +457,34 @@ conf_parse_codes(struct conf_ctx *ctx, const struct conf_field *f,
 	return (0);
 }
 
+/* watch: absolute paths, each at most PATH_MAX. */
+static int
+conf_parse_watch(struct conf_ctx *ctx, const struct conf_field *f,
+    cfg_opt_t *opt, char **cause)
+{
+	struct job_spec *spec = ctx->obj;
+	size_t i, j, n = cfg_opt_size(opt);
+	char **paths;
+	const char *s;
+
+	(void)f;
+	paths = xcalloc(n + 1, sizeof *paths);
+	for (i = j = 0; i < n; i++) {
+		s = cfg_opt_getnstr(opt, i);
+		if (s[0] != '/' || strlen(s) >= PATH_MAX) {
+			xasprintf(cause, "\"%s\" is not an absolute path", s);
+			words_free(paths);
+			return (-1);
+		}
+		if (!conf_words_has(paths, s))
+			paths[j++] = xstrdup(s);
+	}
+	words_free(spec->watch);
+	spec->watch = paths;
+	spec->nwatch = j;
+	return (0);
+}
+
 static int
 conf_parse_depends(struct conf_ctx *ctx, const struct conf_field *f,
     cfg_opt_t *opt, char **cause)
@@ -774,6 +802,8 @@ const struct conf_field conf_field_job[] = {
 	{ "pid_file", 0, conf_parse_path, JOB_OFF(pid_file), 0, 0, NULL },
 	JOB_DUR("ready_timeout", ready_timeout),
 	JOB_LIST("depends", conf_parse_depends),
+	JOB_LIST("watch", conf_parse_watch),
+	JOB_DUR("watch_delay", watch_delay),
 	JOB_SIG("stop_signal", stop_signal),
 	JOB_DUR("stop_timeout", stop_timeout),
 	JOB_BOOL("kill_group", kill_group),

@@ -60,6 +60,7 @@ job_spec_create(const char *name, const char *path)
 	spec->ready_timeout = 90 * DURATION_USEC_PER_SEC;
 	spec->health_interval = 10 * DURATION_USEC_PER_SEC;
 	spec->health_failures = 3;
+	spec->watch_delay = 500 * DURATION_USEC_PER_MSEC;
 	spec->stop_signal = SIGTERM;
 	spec->stop_timeout = 10 * DURATION_USEC_PER_SEC;
 	spec->kill_group = 1;
@@ -92,6 +93,8 @@ job_spec_check_kinds(struct conf_ctx *ctx, struct job_spec *spec)
 		{ "health", 1U << CONF_KIND_SERVICE },
 		{ "health_interval", 1U << CONF_KIND_SERVICE },
 		{ "health_failures", 1U << CONF_KIND_SERVICE },
+		{ "watch", 1U << CONF_KIND_SERVICE },
+		{ "watch_delay", 1U << CONF_KIND_SERVICE },
 		{ "every", 1U << CONF_KIND_PERIODIC },
 		{ "schedule", 1U << CONF_KIND_PERIODIC },
 		{ "catch_up", 1U << CONF_KIND_PERIODIC },
@@ -278,6 +281,7 @@ job_spec_free(struct job_spec *spec)
 	free(spec->pid_file);
 	probe_spec_free(&spec->ready_probe);
 	probe_spec_free(&spec->health);
+	words_free(spec->watch);
 	free(spec->schedule);
 	free(spec);
 }
@@ -352,6 +356,8 @@ job_spec_equal_policy(const struct job_spec *a, const struct job_spec *b)
 	    probe_spec_equal(&a->health, &b->health) &&
 	    a->health_interval == b->health_interval &&
 	    a->health_failures == b->health_failures &&
+	    job_spec_words_eq(a->watch, b->watch) &&
+	    a->watch_delay == b->watch_delay &&
 	    a->forking == b->forking &&
 	    job_spec_str_eq(a->pid_file, b->pid_file) &&
 	    a->ready_timeout == b->ready_timeout &&

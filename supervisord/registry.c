@@ -41,6 +41,7 @@ registry_build(struct job *j)
 		j->insts[i] = xcalloc(1, sizeof(**j->insts));
 		inst_init(j->insts[i], j, i);
 	}
+	watch_job_attach(j);
 }
 
 /* Free an array of instances; each must be inactive. */
@@ -60,6 +61,7 @@ registry_insts_free(struct inst **insts, int n, int array_too)
 static void
 registry_job_free(struct job *j)
 {
+	watch_job_detach(j);
 	registry_insts_free(j->insts, j->ninsts, 1);
 	j->insts = NULL;
 	j->ninsts = 0;
@@ -144,6 +146,7 @@ registry_swap(struct job *j)
 	int *start, i, oldn = j->ninsts;
 
 	start = registry_swap_starts(j, j->next_spec);
+	watch_job_detach(j);
 	job_spec_free(j->spec);
 	j->spec = j->next_spec;
 	j->next_spec = NULL;

@@ -648,6 +648,7 @@ static void
 vigild_core_free(void)
 {
 	registry_free_all();
+	watch_free();
 	deps_free();
 	ready_close();
 	sdnotify_free();

@@ -148,6 +148,10 @@ struct job {
 	struct job_spec *next_spec;  /* reload: replaces spec once all stop */
 	int retiring;                /* reload: removed once all stop */
 	int shrink_to; /* reload: instances past this go once down, or 0 */
+	/* watch.c: changes seen, the last one, the wait for quiet */
+	sd_event_source *watch_timer;
+	unsigned int watch_changes;
+	char *watch_last;
 	int nactive;                 /* instances in an active state */
 	int dependents;              /* shutdown: active jobs needing this */
 	sd_event_source *settle;     /* deferred replace or removal */
@@ -331,6 +335,11 @@ void run_signal(struct inst *, int);
 int run_alive(struct inst *);
 
 /* track.c */
+/* watch.c */
+void watch_job_attach(struct job *);
+void watch_job_detach(struct job *);
+void watch_free(void);
+
 /* prober.c */
 void prober_sync(struct inst *);
 void prober_forget(struct inst *);

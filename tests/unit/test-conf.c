@@ -481,6 +481,8 @@ static const struct {
 	{ "health = \"exec:\"", "health: exec: needs a command" },
 	{ "health_failures = 0",
 	    "health_failures: 0 is not between 1 and 1000" },
+	{ "watch = {\"/srv/app\", \"app\"}",
+	    "watch: \"app\" is not an absolute path" },
 	{ "stdout = syslog",
 	    "stdout: invalid value \"syslog\" "
 	    "(file, journal, null or inherit)" },
@@ -645,6 +647,16 @@ TEST(probes)
 	ASSERT_EQ(spec->health.kind, PROBE_NONE);
 	ASSERT_EQ(spec->health_interval, 10 * DURATION_USEC_PER_SEC);
 	ASSERT_EQ(spec->health_failures, 3);
+	ASSERT_OK(spec->watch == NULL);
+	ASSERT_EQ(spec->watch_delay, 500 * DURATION_USEC_PER_MSEC);
+	job_spec_free(spec);
+	spec =
+	    load("command = x\nwatch = {\"/srv/a\", \"/srv/b\", \"/srv/a\"}\n"
+	         "watch_delay = 2s\n");
+	ASSERT_OK(spec != NULL);
+	ASSERT_EQ(spec->nwatch, 2);
+	ASSERT_OK(strcmp(spec->watch[1], "/srv/b") == 0);
+	ASSERT_EQ(spec->watch_delay, 2 * DURATION_USEC_PER_SEC);
 	job_spec_free(spec);
 	return (0);
 }
@@ -996,6 +1008,8 @@ static const char *const variants[] = {
 	"health = \"tcp:80\"\n",
 	"health = \"tcp:80\"\nhealth_interval = 1s\n",
 	"health = \"tcp:80\"\nhealth_failures = 1\n",
+	"watch = {\"/srv\"}\n",
+	"watch = {\"/srv\"}\nwatch_delay = 1s\n",
 	"ready_timeout = 1s\n",
 	"depends = { other }\n",
 	"stop_signal = INT\n",
