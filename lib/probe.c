@@ -150,7 +150,8 @@ probe_parse_http(struct probe_spec *p, const char *url, char **cause)
 }
 
 /*
- * Parse s ("tcp:PORT", "tcp:HOST:PORT", "http:URL", "exec:COMMAND") into
+ * Parse s ("tcp:PORT", "tcp:HOST:PORT", "http:URL" or the URL alone,
+ * "exec:COMMAND") into
  * *p.  Return 0, or -1 with *cause (p then holds nothing to free).
  */
 int
@@ -163,6 +164,10 @@ probe_parse(const char *s, struct probe_spec *p, char **cause)
 	if (strncmp(s, "tcp:", 4) == 0) {
 		p->kind = PROBE_TCP;
 		r = probe_hostport(p, s + 4, s + strlen(s), cause);
+	} else if (strncmp(s, "http://", 7) == 0 ||
+	    strncmp(s, "https://", 8) == 0) {
+		p->kind = PROBE_HTTP; /* the URL itself */
+		r = probe_parse_http(p, s, cause);
 	} else if (strncmp(s, "http:", 5) == 0) {
 		p->kind = PROBE_HTTP;
 		r = probe_parse_http(p, s + 5, cause);

@@ -3,8 +3,9 @@
 
 /*
  * A probe of a job (options ready and health): what to try, parsed from
- * "tcp:PORT", "tcp:HOST:PORT", "http:URL" or "exec:COMMAND", and how an
- * HTTP answer reads.  Pure: no socket is opened here (supervisord/probe.c
+ * "tcp:PORT", "tcp:HOST:PORT", "http:URL" (or the http:// URL alone) or
+ * "exec:COMMAND", and how an
+ * HTTP answer reads.  Pure: no socket is opened here (supervisord/prober.c
  * runs probes).  HOST is an address or "localhost", never a name to look
  * up: vigild's loop makes no DNS query.
  */

@@ -268,14 +268,16 @@ inst_said(
 
 	switch (e->in.ev) {
 	case LIFE_EV_READY:
-		log_info("%s: ready", in->label);
+		if (spec->ready != CONF_READY_PROBE) /* prober.c says which */
+			log_info("%s: ready", in->label);
 		break;
 	case LIFE_EV_READY_TIMEOUT:
 		log_warnx("%s: no %s within ready_timeout (%s): stopping it",
 		    in->label,
-		    spec->forking                      ? "daemon pid" :
-		    spec->ready == CONF_READY_PROBE ? "answer to its ready probe" :
-		                                      "READY=1",
+		    spec->forking ? "daemon pid" :
+		        spec->ready == CONF_READY_PROBE ?
+		                    "answer to its ready probe" :
+		                    "READY=1",
 		    duration_format(spec->ready_timeout, buf, sizeof(buf)));
 		inst_reason(in, "ready timeout");
 		break;
@@ -293,8 +295,9 @@ inst_said(
 		log_warnx("%s: %d health checks failed in a row (%s): "
 		          "restarting it",
 		    in->label, spec->health_failures, spec->health.text);
-		joblog_mark(in, "unhealthy: %d health checks failed in a row "
-		                "(%s): stopping it",
+		joblog_mark(in,
+		    "unhealthy: %d health checks failed in a row "
+		    "(%s): stopping it",
 		    spec->health_failures, spec->health.text);
 		inst_reason(in, "unhealthy");
 		break;

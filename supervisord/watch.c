@@ -121,6 +121,12 @@ watch_add(struct job *j, const char *path, const char *only)
 	size_t i;
 
 	key.wd = inotify_add_watch(watch_fd, path, WATCH_MASK);
+	if (key.wd == -1 && errno == ENOSPC) {
+		log_warnx("%s: watch %s: no inotify watch left (sysctl "
+		          "fs.inotify.max_user_watches; %zu in use by vigild)",
+		    j->name, path, watch_ndirs);
+		return (-1);
+	}
 	if (key.wd == -1) {
 		log_warn("%s: watch %s", j->name, path);
 		return (-1);
@@ -242,6 +248,31 @@ watch_job_detach(struct job *j)
 	}
 }
 
+/*
+ * Does a change restart the instance?  If it runs or is meant to, and
+ * after a crash too (FATAL, EXITED: the fix is what changed); never
+ * after an operator's stop, nor a job never started.
+ */
+static int
+watch_restarts(const struct inst *in)
+{
+	return (!in->held &&
+	    (in->life.want || job_state_is_active(in->state) ||
+	        in->state == JOB_FATAL || in->state == JOB_EXITED));
+}
+
+static int
+watch_restartable(const struct job *j)
+{
+	int i;
+
+	for (i = 0; i < j->ninsts; i++) {
+		if (watch_restarts(j->insts[i]))
+			return (1);
+	}
+	return (0);
+}
+
 /* Quiet for watch_delay after the last change: restart what runs. */
 static int
 watch_quiet(sd_event_source *s, uint64_t usec, void *arg)
@@ -252,15 +283,15 @@ watch_quiet(sd_event_source *s, uint64_t usec, void *arg)
 
 	(void)s;
 	(void)usec;
-	log_info("%s: %u change%s under its watched paths (last: %s): "
-	         "restarting",
+	log_info("%s: %u change%s under its watched paths (last: %s)%s",
 	    j->name, j->watch_changes, j->watch_changes == 1 ? "" : "s",
-	    j->watch_last != NULL ? j->watch_last : "?");
+	    j->watch_last != NULL ? j->watch_last : "?",
+	    watch_restartable(j) ? ": restarting" :
+	                           ": nothing runs, nothing restarted");
 	j->watch_changes = 0;
 	for (i = 0; i < j->ninsts; i++) {
 		in = j->insts[i];
-		if (in->held ||
-		    (!in->life.want && !job_state_is_active(in->state)))
+		if (!watch_restarts(in))
 			continue;
 		inst_stop(in);
 		inst_start(in);
@@ -309,8 +340,8 @@ watch_event(struct watch_dir *d, const struct inotify_event *ev)
 
 		if (r.only != NULL && strcmp(r.only, name) != 0)
 			continue;
-		if (r.only == NULL && is_dir &&
-		    (ev->mask & (IN_CREATE | IN_MOVED_TO)) != 0)
+		/* A new directory below, or a watched name made a directory. */
+		if (is_dir && (ev->mask & (IN_CREATE | IN_MOVED_TO)) != 0)
 			watch_tree_add(r.job, path);
 		watch_changed(r.job, path);
 	}

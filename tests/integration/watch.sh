@@ -10,6 +10,11 @@ echo a >"$T/conf/app.ini"
 job web 'command = "sleep 100000"' \
 	"watch = {\"$T/app\", \"$T/conf/app.ini\"}" 'watch_delay = "300ms"'
 job calm 'command = "sleep 100000"'
+# crashy crashes until "fixed" exists: FATAL, then a saved fix starts it.
+mkdir -p "$T/crashsrc"
+job crashy "command = {\"sh\", \"-c\", \"[ -e $T/fixed ] || exit 1; exec sleep 100000\"}" \
+	"watch = {\"$T/crashsrc\", \"$T/later\"}" 'max_restarts = 1' \
+	'restart_delay = "10ms"' 'watch_delay = "100ms"'
 start_vigild
 wait_state web RUNNING
 wait_state calm RUNNING
@@ -63,6 +68,22 @@ mv "$T/conf/app.ini.new" "$T/conf/app.ini"
 retry 5 dead "$p" || fail "replacing the watched file did not restart web"
 wait_state web RUNNING
 [ "$(job_pid calm)" = "$calm" ] || fail "a job without watch was restarted"
+
+# A crashed (FATAL) job is started again by a change: the fix.
+wait_state crashy FATAL
+touch "$T/fixed"
+echo fix >"$T/crashsrc/app.py"
+wait_state crashy RUNNING
+# A watched path that did not exist, made a directory: its files count.
+p=$(job_pid crashy)
+track "$p"
+mkdir "$T/later"
+retry 5 dead "$p" || fail "making the watched directory did not restart crashy"
+wait_state crashy RUNNING
+p=$(job_pid crashy)
+track "$p"
+echo z >"$T/later/x.py"
+retry 5 dead "$p" || fail "a change in the directory made later did not restart crashy"
 
 # An operator's stop is kept: a change does not start it.
 ctl stop web >/dev/null || fail "stop web"

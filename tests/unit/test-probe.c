@@ -100,6 +100,11 @@ TEST(http_forms)
 	probe_spec_free(&p);
 	ASSERT_EQ(port_of("http:http://[::1]:81/a"), 81);
 	probe_spec_free(&p);
+	/* The URL alone is the same probe. */
+	ASSERT_EQ(port_of("http://127.0.0.1:8081/up"), 8081);
+	ASSERT_EQ(p.kind, PROBE_HTTP);
+	ASSERT_OK(strcmp(p.path, "/up") == 0);
+	probe_spec_free(&p);
 	return (0);
 }
 
@@ -126,6 +131,7 @@ TEST(bad_forms)
 	              "not an IP address or localhost") != NULL);
 	ASSERT_OK(strstr(error_of("http:"), "not an http:// URL") != NULL);
 	ASSERT_OK(strstr(error_of("http:https://x/"), "no TLS") != NULL);
+	ASSERT_OK(strstr(error_of("https://127.0.0.1/"), "no TLS") != NULL);
 	ASSERT_OK(strstr(error_of("http:http:///x"), "no host") != NULL);
 	ASSERT_OK(strstr(error_of("exec:"), "needs a command") != NULL);
 	ASSERT_OK(strstr(error_of("udp:53"), "not a probe") != NULL);
