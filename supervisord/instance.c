@@ -272,8 +272,7 @@ inst_said(
 		break;
 	case LIFE_EV_READY_TIMEOUT:
 		log_warnx("%s: no %s within ready_timeout (%s): stopping it",
-		    in->label,
-		    spec->forking ? "daemon pid" : "READY=1",
+		    in->label, spec->forking ? "daemon pid" : "READY=1",
 		    duration_format(spec->ready_timeout, buf, sizeof(buf)));
 		inst_reason(in, "ready timeout");
 		break;
