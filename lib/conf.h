@@ -102,12 +102,12 @@ struct job_spec {
 	struct probe_spec health; /* PROBE_NONE: no health checks */
 	uint64_t health_interval;
 	int health_failures; /* in a row, to restart it */
-	char **watch; /* paths whose changes restart it, or NULL */
+	char **watch;        /* paths whose changes restart it, or NULL */
 	size_t nwatch;
 	uint64_t watch_delay; /* the quiet after a change, then the restart */
-	int forking;    /* type = "forking": the command daemonizes */
-	char *pid_file; /* forking: where the main pid is, or NULL */
-	char **depends; /* job names */
+	int forking;          /* type = "forking": the command daemonizes */
+	char *pid_file;       /* forking: where the main pid is, or NULL */
+	char **depends;       /* job names */
 	size_t ndepends;
 
 	int stop_signal;

@@ -357,8 +357,7 @@ job_spec_equal_policy(const struct job_spec *a, const struct job_spec *b)
 	    a->health_interval == b->health_interval &&
 	    a->health_failures == b->health_failures &&
 	    job_spec_words_eq(a->watch, b->watch) &&
-	    a->watch_delay == b->watch_delay &&
-	    a->forking == b->forking &&
+	    a->watch_delay == b->watch_delay && a->forking == b->forking &&
 	    job_spec_str_eq(a->pid_file, b->pid_file) &&
 	    a->ready_timeout == b->ready_timeout &&
 	    job_spec_words_eq(a->depends, b->depends) &&

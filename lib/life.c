@@ -633,8 +633,8 @@ life_exit(struct life_ctx *c)
 	o.never_ready = (spec->ready != CONF_READY_EXEC || spec->forking) &&
 	    !l->ready && !l->exec_failed;
 	/* Stopped for hanging: a failure, whatever the exit status. */
-	o.watchdog = l->cause == LIFE_CAUSE_WATCHDOG ||
-	    l->cause == LIFE_CAUSE_UNHEALTHY;
+	o.watchdog =
+	    l->cause == LIFE_CAUSE_WATCHDOG || l->cause == LIFE_CAUSE_UNHEALTHY;
 	job_decide(spec, &o, c->in->rnd, &l->pending);
 	c->out->decided = 1;
 	c->out->decision = l->pending;

@@ -28,7 +28,7 @@ struct spawn_request {
 	int stdout_fd;          /* -1: inherit vigild's */
 	int stderr_fd;          /* -1: inherit vigild's */
 	int cgroup_fd;          /* > 0: the cgroup (a directory) it runs in */
-	char *const *argv;      /* what to exec instead of spec->argv, or NULL */
+	char *const *argv; /* what to exec instead of spec->argv, or NULL */
 };
 
 struct spawn_result {

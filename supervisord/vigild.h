@@ -152,11 +152,11 @@ struct job {
 	sd_event_source *watch_timer;
 	unsigned int watch_changes;
 	char *watch_last;
-	int nactive;                 /* instances in an active state */
-	int dependents;              /* shutdown: active jobs needing this */
-	sd_event_source *settle;     /* deferred replace or removal */
-	struct logfile *log;         /* LOG_DIR/NAME.log, its followers */
-	struct inst **insts; /* each allocated alone: it never moves */
+	int nactive;             /* instances in an active state */
+	int dependents;          /* shutdown: active jobs needing this */
+	sd_event_source *settle; /* deferred replace or removal */
+	struct logfile *log;     /* LOG_DIR/NAME.log, its followers */
+	struct inst **insts;     /* each allocated alone: it never moves */
 	int ninsts;
 	/* kind = "queue" */
 	sd_event_source *kick; /* deferred dispatch */

@@ -1475,11 +1475,10 @@ prop_check_step(
 	PROP_CHECK(w,
 	    !s->ignored || in->ev == LIFE_EV_READY ||
 	        in->ev == LIFE_EV_WATCHDOG || in->ev == LIFE_EV_UNHEALTHY ||
-	        in->ev == LIFE_EV_TIMEOUT ||
-	        in->ev == LIFE_EV_EXEC_OK || in->ev == LIFE_EV_EXEC_FAILED ||
-	        in->ev == LIFE_EV_SLOT || in->ev == LIFE_EV_MSG ||
-	        in->ev == LIFE_EV_START || in->ev == LIFE_EV_STOP ||
-	        in->ev == LIFE_EV_ARM);
+	        in->ev == LIFE_EV_TIMEOUT || in->ev == LIFE_EV_EXEC_OK ||
+	        in->ev == LIFE_EV_EXEC_FAILED || in->ev == LIFE_EV_SLOT ||
+	        in->ev == LIFE_EV_MSG || in->ev == LIFE_EV_START ||
+	        in->ev == LIFE_EV_STOP || in->ev == LIFE_EV_ARM);
 	return (0);
 }
 
