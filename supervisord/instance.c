@@ -258,19 +258,17 @@ inst_check_groups(void)
 	}
 }
 
-/* Logs and reasons that belong to an event rather than to an action. */
-static void
-inst_said(
-    struct inst *in, const struct inst_event *e, const struct life_step *st)
+/*
+ * The run is stopped for a reason of its own (an event of a timer or a
+ * probe): say so.  Return 0 if e is not such an event.
+ */
+static int
+inst_said_stop(struct inst *in, const struct inst_event *e)
 {
 	const struct job_spec *spec = in->job->spec;
 	char buf[32];
 
 	switch (e->in.ev) {
-	case LIFE_EV_READY:
-		if (spec->ready != CONF_READY_PROBE) /* prober.c says which */
-			log_info("%s: ready", in->label);
-		break;
 	case LIFE_EV_READY_TIMEOUT:
 		log_warnx("%s: no %s within ready_timeout (%s): stopping it",
 		    in->label,
@@ -280,7 +278,7 @@ inst_said(
 		                    "READY=1",
 		    duration_format(spec->ready_timeout, buf, sizeof(buf)));
 		inst_reason(in, "ready timeout");
-		break;
+		return (1);
 	case LIFE_EV_WATCHDOG:
 		if (e->trigger)
 			log_warnx(
@@ -290,7 +288,7 @@ inst_said(
 			    in->label,
 			    duration_format(spec->watchdog, buf, sizeof(buf)));
 		inst_reason(in, "watchdog");
-		break;
+		return (1);
 	case LIFE_EV_UNHEALTHY:
 		log_warnx("%s: %d health checks failed in a row (%s): "
 		          "restarting it",
@@ -300,25 +298,42 @@ inst_said(
 		    "(%s): stopping it",
 		    spec->health_failures, spec->health.text);
 		inst_reason(in, "unhealthy");
-		break;
+		return (1);
 	case LIFE_EV_TIMEOUT:
 		duration_format(spec->timeout, buf, sizeof(buf));
 		log_warnx("%s: still running after timeout (%s): stopping it",
 		    in->label, buf);
 		joblog_mark(in, "timeout (%s): stopping the run", buf);
-		break;
+		return (1);
 	case LIFE_EV_DRAIN_TIMEOUT:
 		duration_format(spec->drain_timeout, buf, sizeof(buf));
 		log_warnx("%s: message %" PRId64 " still running after "
 		          "drain_timeout (%s): stopping it",
 		    in->label, in->q.msg.id, buf);
-		break;
+		return (1);
 	case LIFE_EV_STOP_TIMEOUT:
 		log_warnx("%s: still running after stop_timeout, sending KILL",
 		    in->label);
 		joblog_mark(in,
 		    "still running after stop_timeout (%s): sending KILL",
 		    duration_format(spec->stop_timeout, buf, sizeof(buf)));
+		return (1);
+	default:
+		return (0);
+	}
+}
+
+/* Logs and reasons that belong to an event rather than to an action. */
+static void
+inst_said(
+    struct inst *in, const struct inst_event *e, const struct life_step *st)
+{
+	if (inst_said_stop(in, e))
+		return;
+	switch (e->in.ev) {
+	case LIFE_EV_READY:
+		if (in->job->spec->ready != CONF_READY_PROBE) /* prober.c */
+			log_info("%s: ready", in->label);
 		break;
 	case LIFE_EV_EXEC_FAILED:
 		if (!e->quiet)
