@@ -408,9 +408,16 @@ run_forking_main_found(struct inst *in, pid_t m)
 	    (long)in->run.pid, (long)m);
 	in->run.pid = m;
 	in->run.starttime = 0;
-	/* Without a cgroup, a stop goes to the daemon's own group. */
-	if (in->cg_fd == -1 && proc_pgid(m, &in->run.pgid) == -1)
-		in->run.pgid = m;
+	/*
+	 * Without a cgroup, a stop goes to the daemon's own group.  The
+	 * session tree is keyed on pgid: out while it changes.
+	 */
+	if (in->cg_fd == -1) {
+		ready_session_remove(in);
+		if (proc_pgid(m, &in->run.pgid) == -1)
+			in->run.pgid = m;
+		ready_session_add(in);
+	}
 	RB_INSERT(pid_tree, &run_pids, in);
 	run_write_holder(in);
 	inst_feed(in, LIFE_EV_MAINPID);
