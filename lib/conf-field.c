@@ -410,11 +410,11 @@ conf_parse_health(struct conf_ctx *ctx, const struct conf_field *f,
 	return (probe_parse(conf_str(opt), &spec->health, cause));
 }
 
+/* A command (a string split into words, or a list) into *argvp, *argcp. */
 static int
-conf_parse_command(struct conf_ctx *ctx, const struct conf_field *f,
-    cfg_opt_t *opt, char **cause)
+conf_argv(struct conf_ctx *ctx, const struct conf_field *f, cfg_opt_t *opt,
+    char ***argvp, size_t *argcp, char **cause)
 {
-	struct job_spec *spec = ctx->obj;
 	size_t i, n = cfg_opt_size(opt);
 	char **argv;
 
@@ -432,10 +432,34 @@ conf_parse_command(struct conf_ctx *ctx, const struct conf_field *f,
 		    xstrdup(n == 0 ? "empty command" : "empty program name");
 		return (-1);
 	}
-	words_free(spec->argv);
-	spec->argv = argv;
-	spec->argc = n;
+	words_free(*argvp);
+	*argvp = argv;
+	if (argcp != NULL)
+		*argcp = n;
 	return (0);
+}
+
+static int
+conf_parse_command(struct conf_ctx *ctx, const struct conf_field *f,
+    cfg_opt_t *opt, char **cause)
+{
+	struct job_spec *spec = ctx->obj;
+
+	return (conf_argv(ctx, f, opt, &spec->argv, &spec->argc, cause));
+}
+
+/* exec_start_pre, exec_start_post, exec_stop_post: a command each. */
+static int
+conf_parse_hook_command(struct conf_ctx *ctx, const struct conf_field *f,
+    cfg_opt_t *opt, char **cause)
+{
+	struct job_spec *spec = ctx->obj;
+	char ***argvp = strcmp(f->name, "exec_start_pre") == 0 ?
+	    &spec->pre_argv :
+	    strcmp(f->name, "exec_start_post") == 0 ? &spec->start_post_argv :
+	                                              &spec->stop_post_argv;
+
+	return (conf_argv(ctx, f, opt, argvp, NULL, cause));
 }
 
 static int
@@ -785,6 +809,9 @@ conf_parse_socket_group(struct conf_ctx *ctx, const struct conf_field *f,
 /* Every option of a job file. */
 const struct conf_field conf_field_job[] = {
 	JOB_LIST("command", conf_parse_command),
+	JOB_LIST("exec_start_pre", conf_parse_hook_command),
+	JOB_LIST("exec_start_post", conf_parse_hook_command),
+	JOB_LIST("exec_stop_post", conf_parse_hook_command),
 	JOB_WORD("kind", kind, conf_field_kind_words),
 	JOB_INT("instances", instances, 1, CONF_INSTANCES_MAX),
 	JOB_BOOL("autostart", autostart),

@@ -14,7 +14,7 @@
 #include <confuse.h>
 #include <stddef.h>
 
-#define CONF_MAX_FIELDS 64
+#define CONF_MAX_FIELDS 96
 
 struct conf_ctx;
 struct conf_errors;

@@ -101,8 +101,11 @@ struct job_spec {
 	uint64_t ready_timeout;
 	struct probe_spec health; /* PROBE_NONE: no health checks */
 	uint64_t health_interval;
-	int health_failures; /* in a row, to restart it */
-	char **watch;        /* paths whose changes restart it, or NULL */
+	int health_failures;    /* in a row, to restart it */
+	char **pre_argv;        /* exec_start_pre, or NULL */
+	char **start_post_argv; /* exec_start_post, or NULL */
+	char **stop_post_argv;  /* exec_stop_post, or NULL */
+	char **watch;           /* paths whose changes restart it, or NULL */
 	size_t nwatch;
 	uint64_t watch_delay; /* the quiet after a change, then the restart */
 	int forking;          /* type = "forking": the command daemonizes */

@@ -94,6 +94,9 @@ job_spec_check_kinds(struct conf_ctx *ctx, struct job_spec *spec)
 		{ "health_interval", 1U << CONF_KIND_SERVICE },
 		{ "health_failures", 1U << CONF_KIND_SERVICE },
 		{ "watch", 1U << CONF_KIND_SERVICE },
+		{ "exec_start_pre", 1U << CONF_KIND_SERVICE },
+		{ "exec_start_post", 1U << CONF_KIND_SERVICE },
+		{ "exec_stop_post", 1U << CONF_KIND_SERVICE },
 		{ "watch_delay", 1U << CONF_KIND_SERVICE },
 		{ "every", 1U << CONF_KIND_PERIODIC },
 		{ "schedule", 1U << CONF_KIND_PERIODIC },
@@ -282,6 +285,9 @@ job_spec_free(struct job_spec *spec)
 	probe_spec_free(&spec->ready_probe);
 	probe_spec_free(&spec->health);
 	words_free(spec->watch);
+	words_free(spec->pre_argv);
+	words_free(spec->start_post_argv);
+	words_free(spec->stop_post_argv);
 	free(spec->schedule);
 	free(spec);
 }
@@ -357,6 +363,9 @@ job_spec_equal_policy(const struct job_spec *a, const struct job_spec *b)
 	    a->health_interval == b->health_interval &&
 	    a->health_failures == b->health_failures &&
 	    job_spec_words_eq(a->watch, b->watch) &&
+	    job_spec_words_eq(a->pre_argv, b->pre_argv) &&
+	    job_spec_words_eq(a->start_post_argv, b->start_post_argv) &&
+	    job_spec_words_eq(a->stop_post_argv, b->stop_post_argv) &&
 	    a->watch_delay == b->watch_delay && a->forking == b->forking &&
 	    job_spec_str_eq(a->pid_file, b->pid_file) &&
 	    a->ready_timeout == b->ready_timeout &&

@@ -429,8 +429,10 @@ inst_do_late(struct inst *in, const struct life_step *st)
 	if (a & LIFE_A_REASON_STOPPED)
 		inst_reason(in, "stopped while %s",
 		    job_state_name(life_state(st->from)));
-	if (a & LIFE_A_RECORD_READY)
+	if (a & LIFE_A_RECORD_READY) {
 		state_run_ready(in);
+		inst_hooks.running(in);
+	}
 	if (a & LIFE_A_ARM_WATCHDOG)
 		inst_watchdog_arm(in);
 	if (a & LIFE_A_ARM_DEADLINE)

@@ -249,9 +249,13 @@ joblog_pipe_event(sd_event_source *s, int fd, uint32_t revents, void *arg)
 	return (0);
 }
 
-/* Make the pipe of one run; return the write end for the child. */
+/*
+ * Make a pipe into the instance's log; return the write end for the
+ * child.  A run's pipe (bind) is the instance's run.out; another one
+ * (exec_start_post) lives on its own until its writers are gone.
+ */
 static int
-joblog_pipe_new(struct inst *in, char **cause)
+joblog_pipe_make(struct inst *in, int bind, char **cause)
 {
 	struct outpipe *op;
 	int fds[2], r;
@@ -274,10 +278,36 @@ joblog_pipe_new(struct inst *in, char **cause)
 		fatalx("%s: sd_event_add_io: %s", __func__, strerror(-r));
 	(void)sd_event_source_set_priority(op->src, OUTPUT_PRIORITY);
 	LIST_INSERT_HEAD(&joblog_pipes, op, entry);
-	joblog_inst_release(in);
-	op->inst = in;
-	in->run.out = op;
+	if (bind) {
+		joblog_inst_release(in);
+		op->inst = in;
+		in->run.out = op;
+	}
 	return (fds[1]);
+}
+
+/* Make the pipe of one run; return the write end for the child. */
+static int
+joblog_pipe_new(struct inst *in, char **cause)
+{
+	return (joblog_pipe_make(in, 1, cause));
+}
+
+/*
+ * The stdout and stderr of a process of the instance that is not its run
+ * (exec_start_post): a pipe into its log file whatever stdout says (or
+ * vigild's own with "inherit"); fds as joblog_child_fds.
+ */
+int
+joblog_aux_fds(struct inst *in, int fds[2], char **cause)
+{
+	fds[0] = fds[1] = -1;
+	if (in->job->spec->out == CONF_OUTPUT_INHERIT)
+		return (0);
+	if ((fds[0] = joblog_pipe_make(in, 0, cause)) == -1)
+		return (-1);
+	fds[1] = fds[0];
+	return (0);
 }
 
 /* A stream to journald, or -1 (logged once per job) to fall back. */

@@ -124,6 +124,14 @@ run_report(sd_event_source *s, int fd, uint32_t revents, void *arg)
 	if (r == -1)
 		log_warn("%s: exec report", in->label);
 	run_report_close(in);
+	if (in->run.step != RUN_STEP_MAIN) {
+		/* Not the command: its failure shows at its reap. */
+		if (r == 1 && in->run.step_failed == NULL)
+			in->run.step_failed = cause;
+		else
+			free(cause);
+		return (0);
+	}
 	if (r == 0)
 		inst_feed(in, LIFE_EV_EXEC_OK);
 	else if (r == 1) {
@@ -231,7 +239,9 @@ run_request(struct inst *in, struct spawn_request *req, int fds[2], char **env,
 	const struct kind_ops *k = inst_kind(in);
 	int in_fd = -1;
 
-	if ((k->stdin_fd != NULL ? k->stdin_fd : run_stdin)(
+	/* The command's stdin; exec_start_pre and exec_stop_post: none. */
+	if (in->run.step == RUN_STEP_MAIN &&
+	    (k->stdin_fd != NULL ? k->stdin_fd : run_stdin)(
 	        in, &in_fd, cause) == -1)
 		return (-1);
 	if (joblog_child_fds(in, fds, cause) == -1) {
@@ -256,17 +266,35 @@ run_request(struct inst *in, struct spawn_request *req, int fds[2], char **env,
 	req->stdout_fd = fds[0];
 	req->stderr_fd = fds[1];
 	req->stdin_fd = in_fd;
-	(k->env != NULL ? k->env : run_env)(in, env);
+	if (in->run.step == RUN_STEP_MAIN)
+		(k->env != NULL ? k->env : run_env)(in, env);
 	req->extra_env = env[0] != NULL ? env : NULL;
+	req->argv = in->run.step == RUN_STEP_PRE ? in->job->spec->pre_argv :
+	    in->run.step == RUN_STEP_POST ? in->job->spec->stop_post_argv :
+	                                    NULL;
 	return (0);
+}
+
+/* The exec outcome, when the spawn could not tell: its report pipe. */
+static void
+run_report_watch(struct inst *in, const struct spawn_result *res)
+{
+	int r;
+
+	if (res->done)
+		return;
+	(void)fcntl(res->report_fd, F_SETFL, O_NONBLOCK);
+	r = sd_event_add_io(vigild.event, &in->run.report, res->report_fd,
+	    EPOLLIN, run_report, in);
+	if (r < 0)
+		fatalx("%s: sd_event_add_io: %s", __func__, strerror(-r));
+	run_nspawning++;
 }
 
 /* The child is forked: the run is on record and watched. */
 static void
 run_started(struct inst *in, const struct spawn_result *res)
 {
-	int r;
-
 	/* vigild was suspended until the exec: the run starts now. */
 	in->run.started = monotime_now();
 	in->run.pid = res->pid;
@@ -276,18 +304,12 @@ run_started(struct inst *in, const struct spawn_result *res)
 	state_run_begin(in);
 	RB_INSERT(pid_tree, &run_pids, in);
 	run_write_holder(in);
-	if (!res->done) {
-		(void)fcntl(res->report_fd, F_SETFL, O_NONBLOCK);
-		r = sd_event_add_io(vigild.event, &in->run.report,
-		    res->report_fd, EPOLLIN, run_report, in);
-		if (r < 0)
-			fatalx(
-			    "%s: sd_event_add_io: %s", __func__, strerror(-r));
-		run_nspawning++;
-	}
+	run_report_watch(in, res);
 	log_info("%s: started pid %ld", in->label, (long)in->run.pid);
 	joblog_mark(
 	    in, "started pid %ld run %s", (long)in->run.pid, in->run.id);
+	if (in->run.step == RUN_STEP_PRE)
+		joblog_mark(in, "exec_start_pre: pid %ld", (long)in->run.pid);
 }
 
 /*
@@ -295,20 +317,17 @@ run_started(struct inst *in, const struct spawn_result *res)
  * when the exec outcome is known already (*exec_cause: why it failed, or
  * NULL), or -1 with *cause when nothing was forked.
  */
-int
-run_begin(struct inst *in, char **cause, int *done, char **exec_cause)
+/* Fork the leader of the run's current step (in->run.step). */
+static int
+run_spawn(struct inst *in, struct spawn_result *res, char **cause)
 {
 	struct spawn_request req;
-	struct spawn_result res;
 	char *env[3] = { NULL, NULL, NULL };
 	int fds[2], r;
 
-	ready_forget(in);
-	snprintf(in->run.id, sizeof(in->run.id), "%08" PRIx32 "%08" PRIx32,
-	    arc4random(), arc4random());
 	if (run_request(in, &req, fds, env, cause) == -1)
 		return (-1);
-	r = spawn_start(&req, &res, cause);
+	r = spawn_start(&req, res, cause);
 	free(env[0]);
 	free(env[1]);
 	joblog_child_fds_close(fds);
@@ -317,11 +336,42 @@ run_begin(struct inst *in, char **cause, int *done, char **exec_cause)
 	if (r == -1) {
 		joblog_inst_release(in);
 		run_stdin_close(in);
-		return (-1);
 	}
+	return (r);
+}
+
+static void run_step_arm(struct inst *);
+
+/*
+ * Fork a run of the instance; its lock is held.  Return 0 with *done set
+ * when the exec outcome is known already (*exec_cause: why it failed, or
+ * NULL), or -1 with *cause when nothing was forked.  With exec_start_pre
+ * the run begins with it, and the command's exec outcome comes later.
+ */
+int
+run_begin(struct inst *in, char **cause, int *done, char **exec_cause)
+{
+	struct spawn_result res;
+
+	ready_forget(in);
+	snprintf(in->run.id, sizeof(in->run.id), "%08" PRIx32 "%08" PRIx32,
+	    arc4random(), arc4random());
+	in->run.step =
+	    in->job->spec->pre_argv != NULL ? RUN_STEP_PRE : RUN_STEP_MAIN;
+	free(in->run.step_failed);
+	in->run.step_failed = NULL;
+	if (run_spawn(in, &res, cause) == -1)
+		return (-1);
 	run_started(in, &res);
-	*done = res.done;
-	*exec_cause = res.cause;
+	if (in->run.step == RUN_STEP_MAIN) {
+		*done = res.done;
+		*exec_cause = res.cause;
+		return (0);
+	}
+	*done = 0;
+	*exec_cause = NULL;
+	in->run.step_failed = res.cause;
+	run_step_arm(in);
 	return (0);
 }
 
@@ -423,7 +473,8 @@ run_forking_main_found(struct inst *in, pid_t m)
 	inst_feed(in, LIFE_EV_MAINPID);
 }
 
-static void run_ended(struct inst *, int);
+static void run_main_ended(struct inst *, int);
+static void run_finish(struct inst *);
 
 /*
  * Look for the daemon again (a daemon may write its pid_file after
@@ -471,7 +522,7 @@ run_pidwait(sd_event_source *s, uint64_t usec, void *arg)
 		inst_exec_failed(in, cause, 0);
 		free(cause);
 	}
-	run_ended(in, in->run.pidwait_status);
+	run_main_ended(in, in->run.pidwait_status);
 	return (0);
 }
 
@@ -508,23 +559,183 @@ run_forking_started(struct inst *in, int status)
 	return (1);
 }
 
+/* exec_start_pre or exec_stop_post outlived stop_timeout: it is killed. */
+static int
+run_step_timeout(sd_event_source *s, uint64_t usec, void *arg)
+{
+	struct inst *in = arg;
+	const char *name =
+	    in->run.step == RUN_STEP_PRE ? "exec_start_pre" : "exec_stop_post";
+	char d[32];
+
+	(void)s;
+	(void)usec;
+	in->run.step_timer = sd_event_source_disable_unref(in->run.step_timer);
+	duration_format(in->job->spec->stop_timeout, d, sizeof(d));
+	log_warnx("%s: %s still running after stop_timeout (%s): killing it",
+	    in->label, name, d);
+	joblog_mark(in,
+	    "%s still running after stop_timeout (%s): sending KILL", name, d);
+	if (in->run.step == RUN_STEP_PRE && in->run.step_failed == NULL)
+		xasprintf(&in->run.step_failed,
+		    "exec_start_pre still running after stop_timeout (%s)", d);
+	run_signal(in, SIGKILL);
+	return (0);
+}
+
+/* Bound the current step (exec_start_pre, exec_stop_post). */
+static void
+run_step_arm(struct inst *in)
+{
+	int r;
+
+	in->run.step_timer = sd_event_source_disable_unref(in->run.step_timer);
+	r = sd_event_add_time_relative(vigild.event, &in->run.step_timer,
+	    CLOCK_MONOTONIC, in->job->spec->stop_timeout, 1000,
+	    run_step_timeout, in);
+	if (r < 0)
+		fatalx("%s: sd_event_add_time_relative: %s", __func__,
+		    strerror(-r));
+}
+
+/* The leader of the next step was forked: the run follows it. */
+static void
+run_step_leader(struct inst *in, struct spawn_result *res, const char *what)
+{
+	ready_session_remove(in);
+	in->run.pid = res->pid;
+	in->run.pgid = res->pid;
+	in->run.starttime = res->starttime;
+	ready_session_add(in);
+	RB_INSERT(pid_tree, &run_pids, in);
+	run_write_holder(in);
+	run_report_watch(in, res);
+	log_info("%s: %s pid %ld", in->label, what, (long)res->pid);
+	joblog_mark(in, "%s: pid %ld", what, (long)res->pid);
+	if (in->run.step != RUN_STEP_MAIN) {
+		if (res->cause != NULL && in->run.step_failed == NULL)
+			in->run.step_failed = res->cause;
+		else
+			free(res->cause);
+		res->cause = NULL;
+		run_step_arm(in);
+	}
+}
+
+/*
+ * exec_start_pre exited 0: the command leads the run now, and its exec
+ * outcome goes to the lifecycle as the run's.
+ */
+static void
+run_step_command(struct inst *in, int status)
+{
+	struct spawn_result res;
+	char *cause = NULL;
+
+	in->run.step = RUN_STEP_MAIN;
+	if (run_spawn(in, &res, &cause) == -1) {
+		in->run.step_failed = cause;
+		run_main_ended(in, status);
+		return;
+	}
+	run_step_leader(in, &res, "command");
+	if (!res.done)
+		return;
+	if (res.cause != NULL) {
+		inst_exec_failed(in, res.cause, 0);
+		free(res.cause);
+	} else
+		inst_feed(in, LIFE_EV_EXEC_OK);
+}
+
+/* The leader of exec_start_pre or exec_stop_post ended. */
+static void
+run_step_reaped(struct inst *in, int status)
+{
+	char what[80], sig[64], *cause = NULL;
+
+	in->run.step_timer = sd_event_source_disable_unref(in->run.step_timer);
+	joblog_inst_drain(in); /* its output before what follows */
+	if (in->run.report != NULL) {
+		if (spawn_report_read(sd_event_source_get_io_fd(in->run.report),
+		        &cause) == 1 &&
+		    in->run.step_failed == NULL)
+			in->run.step_failed = cause;
+		else
+			free(cause);
+		run_report_close(in);
+	}
+	job_exit_describe(status, sig, sizeof(sig));
+	if (WIFEXITED(status))
+		snprintf(what, sizeof(what), "exited %d", WEXITSTATUS(status));
+	else
+		snprintf(what, sizeof(what), "killed by %s", sig);
+	if (in->run.step == RUN_STEP_POST) {
+		if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+			log_warnx("%s: exec_stop_post %s", in->label, what);
+			joblog_mark(in, "exec_stop_post: %s", what);
+		}
+		run_finish(in);
+		return;
+	}
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 0 &&
+	    in->run.step_failed == NULL && in->state != JOB_STOPPING) {
+		run_step_command(in, status);
+		return;
+	}
+	if (in->run.step_failed == NULL)
+		xasprintf(&in->run.step_failed, "exec_start_pre %s", what);
+	joblog_mark(in, "%s", in->run.step_failed);
+	in->run.step = RUN_STEP_MAIN;
+	run_main_ended(in, status);
+}
+
 /* The leader of an instance's run was reaped with wait status status. */
 static void
 run_reaped(struct inst *in, int status)
 {
 	RB_REMOVE(pid_tree, &run_pids, in);
+	if (in->run.step != RUN_STEP_MAIN) {
+		run_step_reaped(in, status);
+		return;
+	}
 	if (run_mainpid_takes_over(in) || run_forking_started(in, status))
 		return;
-	run_ended(in, status);
+	run_main_ended(in, status);
 }
 
-/* The run is over: its leader ended with wait status status. */
+/* The run is over (its end kept in main_status, main_ended). */
 static void
-run_ended(struct inst *in, int status)
+run_finish(struct inst *in)
 {
-	char *cause = NULL;
-	uint64_t now = monotime_now();
+	in->run.step_timer = sd_event_source_disable_unref(in->run.step_timer);
+	if (in->run.step_failed != NULL) {
+		/* A failed start, unless a stop came meanwhile. */
+		if (in->state != JOB_STOPPING)
+			inst_exec_failed(in, in->run.step_failed, 0);
+		free(in->run.step_failed);
+		in->run.step_failed = NULL;
+	}
+	in->run.step = RUN_STEP_MAIN;
+	in->run.pid = in->run.main_pid; /* the end is the command's */
+	inst_exited(
+	    in, in->run.main_status, in->run.main_ended - in->run.started);
+}
 
+/*
+ * The command ended with wait status status (or exec_start_pre failed):
+ * its output and exec report are taken in; then exec_stop_post leads the
+ * run, or the run is over.
+ */
+static void
+run_main_ended(struct inst *in, int status)
+{
+	struct spawn_result res;
+	char *cause = NULL;
+
+	in->run.main_status = status;
+	in->run.main_ended = monotime_now();
+	in->run.main_pid = in->run.pid;
 	run_stdin_close(in);
 	joblog_inst_drain(in);
 	if (in->run.report != NULL) {
@@ -535,10 +746,22 @@ run_ended(struct inst *in, int status)
 		}
 		run_report_close(in);
 	}
-	inst_exited(in, status, now - in->run.started);
+	if (in->job->spec->stop_post_argv == NULL) {
+		run_finish(in);
+		return;
+	}
+	in->run.step = RUN_STEP_POST;
+	if (run_spawn(in, &res, &cause) == -1) {
+		log_warnx("%s: exec_stop_post: %s", in->label, cause);
+		joblog_mark(in, "exec_stop_post: %s", cause);
+		free(cause);
+		run_finish(in);
+		return;
+	}
+	run_step_leader(in, &res, "exec_stop_post");
 }
 
-/* SIGCHLD: reap every child that has exited, ours or reparented. */
+/* SIGCHLD: reap every child that has exited, ours or reparented. */ /* SIGCHLD: reap every child that has exited, ours or reparented. */
 void
 run_reap_all(void)
 {
@@ -556,7 +779,8 @@ run_reap_all(void)
 		key.run.pid = pid;
 		if ((in = RB_FIND(pid_tree, &run_pids, &key)) != NULL)
 			run_reaped(in, status);
-		else if (!prober_reaped(pid, status))
+		else if (!prober_reaped(pid, status) &&
+		    !poststart_reaped(pid, status))
 			log_debug(
 			    "reaped pid %ld (not a job leader)", (long)pid);
 	}
@@ -570,7 +794,11 @@ run_clear(struct inst *in)
 	run_report_close(in);
 	run_stdin_close(in);
 	in->run.pidwait = sd_event_source_disable_unref(in->run.pidwait);
+	in->run.step_timer = sd_event_source_disable_unref(in->run.step_timer);
+	free(in->run.step_failed);
+	in->run.step_failed = NULL;
 	prober_forget(in);
+	poststart_forget(in);
 	joblog_inst_release(in);
 	ready_forget(in);
 	track_release(in);

@@ -634,6 +634,7 @@ vigild_core_init(void)
 		.changed = vigild_changed,
 		.gone = waiters_cancel,
 		.probe_sync = prober_sync,
+		.running = poststart_run,
 	};
 
 	inst_hooks = hooks;

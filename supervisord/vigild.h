@@ -47,6 +47,13 @@ enum wait_kind {
 struct waiter; /* waiters.c */
 TAILQ_HEAD(waiter_list, waiter);
 
+/* What the leader of a run runs. */
+enum run_step {
+	RUN_STEP_MAIN = 0, /* the command */
+	RUN_STEP_PRE,      /* exec_start_pre */
+	RUN_STEP_POST,     /* exec_stop_post */
+};
+
 /* One run of an instance: a fork, from spawn to reap (run.c). */
 struct run {
 	pid_t pid;          /* leader, 0 when none */
@@ -71,6 +78,14 @@ struct run {
 	sd_event_source *pidwait;
 	int pidwait_status; /* the starter's wait status */
 	uint64_t pidwait_until, pidwait_step;
+	/* exec_start_pre and exec_stop_post lead the run before and after
+	 * the command (run.c); each bounded by stop_timeout */
+	enum run_step step;
+	sd_event_source *step_timer;
+	char *step_failed;   /* why exec_start_pre failed, or NULL */
+	int main_status;     /* how the run ended, while exec_stop_post runs */
+	pid_t main_pid;      /* whose end that is */
+	uint64_t main_ended; /* monotonic usec of that end */
 };
 
 /* How the last run ended. */
@@ -270,6 +285,8 @@ struct inst_hooks {
 	void (*gone)(struct inst *); /* the instance is freed */
 	/* prober.c: after each step, the probe the phase calls for */
 	void (*probe_sync)(struct inst *);
+	/* poststart.c: the run became RUNNING (exec_start_post) */
+	void (*running)(struct inst *);
 };
 extern struct inst_hooks inst_hooks;
 
@@ -339,6 +356,11 @@ int run_alive(struct inst *);
 void watch_job_attach(struct job *);
 void watch_job_detach(struct job *);
 void watch_free(void);
+
+/* poststart.c */
+void poststart_run(struct inst *);
+void poststart_forget(struct inst *);
+int poststart_reaped(pid_t, int);
 
 /* prober.c */
 void prober_sync(struct inst *);
@@ -417,6 +439,7 @@ void signals_free(void);
 void joblog_job_attach(struct job *);
 void joblog_job_configure(struct job *);
 void joblog_job_detach(struct job *);
+int joblog_aux_fds(struct inst *, int[2], char **);
 int joblog_child_fds(struct inst *, int[2], char **);
 void joblog_child_fds_close(int[2]);
 void joblog_inst_drain(struct inst *);

@@ -1,0 +1,179 @@
+/* SPDX-License-Identifier: ISC */
+/* Copyright (c) 2026 The vigil authors */
+
+/*
+ * exec_start_post: once an instance is RUNNING, its command runs beside
+ * the run (a cache warm-up, a registration), as the job's user, in its
+ * directory and environment, its output into the job's log with a marker.
+ * It is not part of the run: in a session of its own, outside the cgroup,
+ * never waited for; it is killed (with its process group) if it outlives
+ * stop_timeout or its instance goes away, and a failure is only logged.
+ * One at a time per instance.
+ */
+
+#include "config.h"
+
+#include <sys/types.h>
+#include <sys/tree.h>
+#include <sys/wait.h>
+
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "duration.h"
+#include "job.h"
+#include "log.h"
+#include "spawn.h"
+#include "vigild.h"
+#include "xmalloc.h"
+
+/* One exec_start_post going. */
+struct poststart {
+	struct inst *in; /* NULL once its instance went away */
+	pid_t pid;
+	sd_event_source *timer; /* stop_timeout */
+	RB_ENTRY(poststart) entry;
+};
+
+static int
+poststart_cmp(struct poststart *a, struct poststart *b)
+{
+	return (a->pid < b->pid ? -1 : a->pid > b->pid);
+}
+
+RB_HEAD(poststart_tree, poststart);
+RB_PROTOTYPE(poststart_tree, poststart, entry, poststart_cmp)
+RB_GENERATE(poststart_tree, poststart, entry, poststart_cmp)
+
+static struct poststart_tree poststarts = RB_INITIALIZER(&poststarts);
+
+/* The one going for the instance, or NULL. */
+static struct poststart *
+poststart_of(const struct inst *in)
+{
+	struct poststart *p;
+
+	RB_FOREACH(p, poststart_tree, &poststarts) {
+		if (p->in == in)
+			return (p);
+	}
+	return (NULL);
+}
+
+static void
+poststart_kill(struct poststart *p)
+{
+	(void)kill(-p->pid, SIGKILL);
+	(void)kill(p->pid, SIGKILL);
+}
+
+static int
+poststart_timeout(sd_event_source *s, uint64_t usec, void *arg)
+{
+	struct poststart *p = arg;
+	char d[32];
+
+	(void)s;
+	(void)usec;
+	p->timer = sd_event_source_disable_unref(p->timer);
+	if (p->in != NULL) {
+		duration_format(p->in->job->spec->stop_timeout, d, sizeof(d));
+		log_warnx("%s: exec_start_post still running after "
+		          "stop_timeout (%s): killing it",
+		    p->in->label, d);
+		joblog_mark(p->in,
+		    "exec_start_post still running after stop_timeout (%s): "
+		    "sending KILL",
+		    d);
+	}
+	poststart_kill(p);
+	return (0);
+}
+
+/* The instance became RUNNING: run its exec_start_post, if any. */
+void
+poststart_run(struct inst *in)
+{
+	const struct job_spec *spec = in->job->spec;
+	struct spawn_request req;
+	struct spawn_result res;
+	struct poststart *p;
+	char *cause = NULL;
+	int fds[2], r;
+
+	if (spec->start_post_argv == NULL || poststart_of(in) != NULL)
+		return;
+	if (joblog_aux_fds(in, fds, &cause) == -1)
+		goto fail;
+	memset(&req, 0, sizeof(req));
+	req.spec = spec;
+	req.instance = in->index;
+	req.run_id = in->run.id;
+	req.lock_fd = -1;
+	req.stdout_fd = fds[0];
+	req.stderr_fd = fds[1];
+	req.argv = spec->start_post_argv;
+	r = spawn_start(&req, &res, &cause);
+	joblog_child_fds_close(fds);
+	if (r == -1)
+		goto fail;
+	if (res.report_fd != -1)
+		close(res.report_fd);
+	if (res.done && res.cause != NULL) {
+		log_warnx("%s: exec_start_post: %s", in->label, res.cause);
+		joblog_mark(in, "exec_start_post: %s", res.cause);
+	}
+	free(res.cause);
+	p = xcalloc(1, sizeof(*p));
+	p->in = in;
+	p->pid = res.pid;
+	RB_INSERT(poststart_tree, &poststarts, p);
+	joblog_mark(in, "exec_start_post: pid %ld", (long)p->pid);
+	r = sd_event_add_time_relative(vigild.event, &p->timer, CLOCK_MONOTONIC,
+	    spec->stop_timeout, 1000, poststart_timeout, p);
+	if (r < 0)
+		fatalx("%s: sd_event_add_time_relative: %s", __func__,
+		    strerror(-r));
+	return;
+fail:
+	log_warnx("%s: exec_start_post: %s", in->label, cause);
+	joblog_mark(in, "exec_start_post: %s", cause);
+	free(cause);
+}
+
+/* The instance goes away: its exec_start_post is killed, reaped later. */
+void
+poststart_forget(struct inst *in)
+{
+	struct poststart *p = poststart_of(in);
+
+	if (p == NULL)
+		return;
+	poststart_kill(p);
+	p->in = NULL;
+	p->timer = sd_event_source_disable_unref(p->timer);
+}
+
+/* A child was reaped: an exec_start_post?  Return 1 if it was one. */
+int
+poststart_reaped(pid_t pid, int status)
+{
+	struct poststart key, *p;
+	char what[64];
+
+	key.pid = pid;
+	if ((p = RB_FIND(poststart_tree, &poststarts, &key)) == NULL)
+		return (0);
+	RB_REMOVE(poststart_tree, &poststarts, p);
+	job_exit_describe(status, what, sizeof(what));
+	if (p->in != NULL && (!WIFEXITED(status) || WEXITSTATUS(status) != 0)) {
+		log_warnx("%s: exec_start_post %s", p->in->label, what);
+		joblog_mark(p->in, "exec_start_post: %s", what);
+	}
+	p->timer = sd_event_source_disable_unref(p->timer);
+	free(p);
+	return (1);
+}
