@@ -483,6 +483,7 @@ static const struct {
 	    "health_failures: 0 is not between 1 and 1000" },
 	{ "watch = {\"/srv/app\", \"app\"}",
 	    "watch: \"app\" is not an absolute path" },
+	{ "exec_start_pre = \"\"", "exec_start_pre: empty command" },
 	{ "stdout = syslog",
 	    "stdout: invalid value \"syslog\" "
 	    "(file, journal, null or inherit)" },
@@ -620,6 +621,8 @@ TEST(bad_values_by_kind)
 	    "3: retry_delay: 1h is more than retry_delay_max (10m)"));
 	ASSERT_OK(fails_with("command = x\nkind = queue\nevery = 1s\n",
 	    "3: every: not valid for kind \"queue\""));
+	ASSERT_OK(fails_with("command = x\nkind = queue\nexec_start_pre = y\n",
+	    "3: exec_start_pre: not valid for kind \"queue\""));
 	return (0);
 }
 
@@ -1009,6 +1012,9 @@ static const char *const variants[] = {
 	"health = \"tcp:80\"\nhealth_interval = 1s\n",
 	"health = \"tcp:80\"\nhealth_failures = 1\n",
 	"watch = {\"/srv\"}\n",
+	"exec_start_pre = \"/bin/migrate\"\n",
+	"exec_start_post = \"/bin/warm\"\n",
+	"exec_stop_post = \"/bin/clean\"\n",
 	"watch = {\"/srv\"}\nwatch_delay = 1s\n",
 	"ready_timeout = 1s\n",
 	"depends = { other }\n",
