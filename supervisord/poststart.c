@@ -164,6 +164,7 @@ poststart_reaped(pid_t pid, int status)
 	struct poststart key, *p;
 	char what[64];
 
+	memset(&key, 0, sizeof(key));
 	key.pid = pid;
 	if ((p = RB_FIND(poststart_tree, &poststarts, &key)) == NULL)
 		return (0);

@@ -401,6 +401,7 @@ prober_reaped(pid_t pid, int status)
 	struct prober key, *p;
 	char why[64];
 
+	memset(&key, 0, sizeof(key));
 	key.pid = pid;
 	if ((p = RB_FIND(prober_tree, &prober_children, &key)) == NULL)
 		return (0);

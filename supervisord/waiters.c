@@ -85,7 +85,7 @@ waiters_roll_clear(struct waiters_client *wc)
 {
 	size_t i;
 
-	for (i = 0; i < wc->nroll; i++)
+	for (i = 0; wc->roll != NULL && i < wc->nroll; i++)
 		free(wc->roll[i]);
 	free(wc->roll);
 	wc->roll = NULL;

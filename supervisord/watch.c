@@ -120,6 +120,7 @@ watch_add(struct job *j, const char *path, const char *only)
 	struct watch_dir key, *d;
 	size_t i;
 
+	memset(&key, 0, sizeof(key));
 	key.wd = inotify_add_watch(watch_fd, path, WATCH_MASK);
 	if (key.wd == -1 && errno == ENOSPC) {
 		log_warnx("%s: watch %s: no inotify watch left (sysctl "
@@ -368,6 +369,7 @@ watch_readable(sd_event_source *s, int fd, uint32_t revents, void *arg)
 				          "changes were lost");
 				continue;
 			}
+			memset(&key, 0, sizeof(key));
 			key.wd = ev->wd;
 			if ((d = RB_FIND(watch_tree, &watch_dirs, &key)) ==
 			    NULL)
