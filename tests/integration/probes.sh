@@ -48,6 +48,22 @@ ready_line=$(grep -n "web: ready" "$VLOG" | head -n 1 | cut -d: -f1)
 start_line=$(grep -n "after: started pid" "$VLOG" | head -n 1 | cut -d: -f1)
 [ "$start_line" -gt "$ready_line" ] || fail "after started before web was ready"
 
+# A bad probe in a reload: FILE:LINE errors, nothing changes.
+wp=$(job_pid web)
+cp "$JOBS/web.conf" "$T/web.conf.good"
+job web "command = {\"python3\", \"$T/srv.py\", \"$P1\", \"$T/web.500\", \"0\"}" \
+	'ready = "tcp:notaport"' 'health = "http:"'
+rc=0
+ctl reload >"$T/reload.out" 2>&1 || rc=$?
+[ "$rc" -eq 1 ] || fail "a reload with bad probes exited $rc: $(cat "$T/reload.out")"
+grep -q "web.conf:2: ready: \"notaport\": not a port (1-65535)" "$T/reload.out" ||
+	fail "no ready error: $(cat "$T/reload.out")"
+grep -q "web.conf:3: health: \"\": not an http:// URL" "$T/reload.out" ||
+	fail "no health error: $(cat "$T/reload.out")"
+[ "$(job_pid web)" = "$wp" ] && is_state web RUNNING ||
+	fail "a bad reload touched web: $(ctl status web)"
+cp "$T/web.conf.good" "$JOBS/web.conf"
+
 # deaf: nothing listens: a failed start after ready_timeout.
 wait_state deaf BACKOFF
 ctl status deaf | grep -q "ready timeout" || fail "deaf: $(ctl status deaf)"
