@@ -5,8 +5,9 @@
  * The options of both file types as tables of fields (conf_field_job for
  * a job file, conf_field_main for vigil.conf), and the typed parser of
  * each field: numbers, booleans, words, durations, sizes, signals, paths,
- * commands, exit codes, dependencies, environment, user and group, modes,
- * nice, resource limits, schedules, directories, log levels.  A parser
+ * exit codes, dependencies, environment, user and group, modes, nice,
+ * resource limits, schedules, directories, log levels (commands, probes
+ * and watched paths: conf-run.c).  A parser
  * stores the value in the file's struct, or returns -1 with a message
  * that conf-ctx.c reports at the option's line.
  */
@@ -54,7 +55,7 @@ static const char *const conf_restart_words[] = {
 	NULL,
 };
 static const char *const conf_type_words[] = { "simple", "forking", NULL };
-static const char *const conf_ready_words[] = {
+const char *const conf_ready_words[] = {
 	"exec",
 	"notify",
 	NULL,
@@ -102,7 +103,7 @@ conf_env_name_is_valid(const char *s, size_t len)
 }
 
 /* Is s one of the strings of the NULL-terminated array words? */
-static int
+int
 conf_words_has(char *const *words, const char *s)
 {
 	for (; *words != NULL; words++) {
@@ -116,14 +117,14 @@ conf_words_has(char *const *words, const char *s)
 /* Value parsers: each returns 0, or -1 with an owned *cause. */
 
 /* Where field f's value lives in the target struct. */
-static void *
+void *
 conf_ptr(struct conf_ctx *ctx, const struct conf_field *f)
 {
 	return ((char *)ctx->obj + f->off);
 }
 
 /* The single string value of a scalar option ("" if somehow none). */
-static const char *
+const char *
 conf_str(cfg_opt_t *opt)
 {
 	const char *s = cfg_opt_size(opt) > 0 ? cfg_opt_getnstr(opt, 0) : NULL;
@@ -132,7 +133,7 @@ conf_str(cfg_opt_t *opt)
 }
 
 /* The index of s in the NULL-terminated array words, or -1. */
-static int
+int
 conf_word_index(const char *const *words, const char *s)
 {
 	int i;
@@ -370,98 +371,6 @@ conf_parse_path(struct conf_ctx *ctx, const struct conf_field *f,
 /* ------------------------------------------------------------------ */
 /* Parsers of job options. */
 
-/* ready: "exec", "notify", or a probe (probe.h). */
-static int
-conf_parse_ready(struct conf_ctx *ctx, const struct conf_field *f,
-    cfg_opt_t *opt, char **cause)
-{
-	struct job_spec *spec = ctx->obj;
-	const char *s = conf_str(opt);
-	int i;
-
-	(void)f;
-	probe_spec_free(&spec->ready_probe);
-	if ((i = conf_word_index(conf_ready_words, s)) != -1) {
-		spec->ready = (enum conf_ready)i;
-		return (0);
-	}
-	if (strchr(s, ':') == NULL) {
-		xasprintf(cause,
-		    "invalid value \"%s\" (exec, notify, tcp:PORT, "
-		    "tcp:HOST:PORT, http:URL or exec:COMMAND)",
-		    s);
-		return (-1);
-	}
-	if (probe_parse(s, &spec->ready_probe, cause) == -1)
-		return (-1);
-	spec->ready = CONF_READY_PROBE;
-	return (0);
-}
-
-/* health: a probe (probe.h). */
-static int
-conf_parse_health(struct conf_ctx *ctx, const struct conf_field *f,
-    cfg_opt_t *opt, char **cause)
-{
-	struct job_spec *spec = ctx->obj;
-
-	(void)f;
-	probe_spec_free(&spec->health);
-	return (probe_parse(conf_str(opt), &spec->health, cause));
-}
-
-/* A command (a string split into words, or a list) into *argvp, *argcp. */
-static int
-conf_argv(struct conf_ctx *ctx, const struct conf_field *f, cfg_opt_t *opt,
-    char ***argvp, size_t *argcp, char **cause)
-{
-	size_t i, n = cfg_opt_size(opt);
-	char **argv;
-
-	if (n == 1 && !ctx->track[f - ctx->fields].braced) {
-		if ((argv = words_split(conf_str(opt), &n, cause)) == NULL)
-			return (-1);
-	} else {
-		argv = xcalloc(n + 1, sizeof *argv);
-		for (i = 0; i < n; i++)
-			argv[i] = xstrdup(cfg_opt_getnstr(opt, i));
-	}
-	if (n == 0 || argv[0][0] == '\0') {
-		words_free(argv);
-		*cause =
-		    xstrdup(n == 0 ? "empty command" : "empty program name");
-		return (-1);
-	}
-	words_free(*argvp);
-	*argvp = argv;
-	if (argcp != NULL)
-		*argcp = n;
-	return (0);
-}
-
-static int
-conf_parse_command(struct conf_ctx *ctx, const struct conf_field *f,
-    cfg_opt_t *opt, char **cause)
-{
-	struct job_spec *spec = ctx->obj;
-
-	return (conf_argv(ctx, f, opt, &spec->argv, &spec->argc, cause));
-}
-
-/* exec_start_pre, exec_start_post, exec_stop_post: a command each. */
-static int
-conf_parse_hook_command(struct conf_ctx *ctx, const struct conf_field *f,
-    cfg_opt_t *opt, char **cause)
-{
-	struct job_spec *spec = ctx->obj;
-	char ***argvp = strcmp(f->name, "exec_start_pre") == 0 ?
-	    &spec->pre_argv :
-	    strcmp(f->name, "exec_start_post") == 0 ? &spec->start_post_argv :
-	                                              &spec->stop_post_argv;
-
-	return (conf_argv(ctx, f, opt, argvp, NULL, cause));
-}
-
 static int
 conf_parse_codes(struct conf_ctx *ctx, const struct conf_field *f,
     cfg_opt_t *opt, char **cause)
@@ -478,34 +387,6 @@ conf_parse_codes(struct conf_ctx *ctx, const struct conf_field *f,
 		codes[v / 8] |= (uint8_t)(1 << (v % 8));
 	}
 	memcpy(spec->success, codes, sizeof spec->success);
-	return (0);
-}
-
-/* watch: absolute paths, each at most PATH_MAX. */
-static int
-conf_parse_watch(struct conf_ctx *ctx, const struct conf_field *f,
-    cfg_opt_t *opt, char **cause)
-{
-	struct job_spec *spec = ctx->obj;
-	size_t i, j, n = cfg_opt_size(opt);
-	char **paths;
-	const char *s;
-
-	(void)f;
-	paths = xcalloc(n + 1, sizeof *paths);
-	for (i = j = 0; i < n; i++) {
-		s = cfg_opt_getnstr(opt, i);
-		if (s[0] != '/' || strlen(s) >= PATH_MAX) {
-			xasprintf(cause, "\"%s\" is not an absolute path", s);
-			words_free(paths);
-			return (-1);
-		}
-		if (!conf_words_has(paths, s))
-			paths[j++] = xstrdup(s);
-	}
-	words_free(spec->watch);
-	spec->watch = paths;
-	spec->nwatch = j;
 	return (0);
 }
 

@@ -3,7 +3,7 @@
 
 /*
  * What the files of the configuration (conf.c, conf-ctx.c, conf-field.c,
- * job-spec.c, conf-jobs.c) share and no one else sees: the context of one
+ * conf-run.c, job-spec.c, conf-jobs.c) share and no one else sees: the context of one
  * file being read, the tables of fields and their parsers.  Not for
  * supervisord/: it uses conf.h.
  */
@@ -70,7 +70,25 @@ int conf_ctx_line(struct conf_ctx *, const char *);
 void conf_ctx_error(struct conf_ctx *, const char *, const char *, ...)
     __attribute__((format(printf, 3, 4)));
 
-/* conf-field.c: the options of each file type. */
+/* conf-field.c: the options of each file type, and what parsers share. */
+int conf_words_has(char *const *, const char *);
+void *conf_ptr(struct conf_ctx *, const struct conf_field *);
+const char *conf_str(cfg_opt_t *);
+int conf_word_index(const char *const *, const char *);
+extern const char *const conf_ready_words[];
+
+/* conf-run.c: the parsers of what a job runs and how it is watched. */
+int conf_parse_command(
+    struct conf_ctx *, const struct conf_field *, cfg_opt_t *, char **);
+int conf_parse_hook_command(
+    struct conf_ctx *, const struct conf_field *, cfg_opt_t *, char **);
+int conf_parse_ready(
+    struct conf_ctx *, const struct conf_field *, cfg_opt_t *, char **);
+int conf_parse_health(
+    struct conf_ctx *, const struct conf_field *, cfg_opt_t *, char **);
+int conf_parse_watch(
+    struct conf_ctx *, const struct conf_field *, cfg_opt_t *, char **);
+
 extern const struct conf_field conf_field_job[];
 extern const size_t conf_field_njob;
 extern const struct conf_field conf_field_main[];
