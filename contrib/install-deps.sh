@@ -36,11 +36,11 @@ pkgs="autoconf automake make gcc libc6-dev pkg-config libconfuse-dev
 # the black-box tests (jq, sqlite3 and python3 read state.db, procps,
 # setpriv and flock from util-linux, systemd-analyze, redis-server); the
 # systemd tests in a container booted by systemd-nspawn from a
-# debootstrapped tree.
+# debootstrapped tree; the Debian package (make deb, lintian).
 [ -z "$test" ] || pkgs="$pkgs clang valgrind clang-format clang-tidy
 	cppcheck mandoc shellcheck git jq procps util-linux sqlite3 python3
 	systemd redis-server systemd-container debootstrap
-	debian-archive-keyring ca-certificates"
+	debian-archive-keyring ca-certificates dpkg-dev debhelper lintian"
 
 policy=/usr/sbin/policy-rc.d
 saved=$policy.vigil-saved

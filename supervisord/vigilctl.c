@@ -23,6 +23,7 @@
 #include "config.h"
 
 #include <sys/types.h>
+#include <sys/stat.h>
 #include <sys/socket.h>
 #include <sys/time.h>
 #include <sys/un.h>
@@ -156,8 +157,34 @@ vigilctl_conf(const char *config, int quiet)
 }
 
 /*
- * Work out the socket path from the options, environment and config.
- * With quiet, a config that cannot be read gives NULL instead of an exit.
+ * The system's socket (RUNSTATEDIR/vigil/vigild.sock), for a user who runs
+ * no vigild of their own, if it is there in a directory root owns; else
+ * NULL.
+ */
+static char *
+vigilctl_system_socket(void)
+{
+	static const char dir[] = RUNSTATEDIR "/vigil";
+	struct stat st;
+	char *why = NULL, *path = NULL;
+
+	if (safedir_path_check(dir, SAFEDIR_ROOT_OK, &why) != 0) {
+		free(why);
+		return (NULL);
+	}
+	xasprintf(&path, "%s/vigild.sock", dir);
+	if (stat(path, &st) == -1 || !S_ISSOCK(st.st_mode)) {
+		free(path);
+		return (NULL);
+	}
+	return (path);
+}
+
+/*
+ * Work out the socket path from the options, environment and config; a
+ * user without a runtime directory of their own (no vigild of theirs)
+ * gets the system's socket, where socket_group may let them in.  With
+ * quiet, a config that cannot be read gives NULL instead of an exit.
  */
 static char *
 vigilctl_socket_path(const struct vigilctl_where *w, int quiet)
@@ -174,6 +201,12 @@ vigilctl_socket_path(const struct vigilctl_where *w, int quiet)
 		return (NULL);
 	/* Not a socket in a directory another user made (/tmp/vigil-UID). */
 	if (safedir_path_check(conf->runtime_dir, SAFEDIR_ROOT_OK, &why) != 0) {
+		if (errno == ENOENT && w->config == NULL && geteuid() != 0 &&
+		    (path = vigilctl_system_socket()) != NULL) {
+			free(why);
+			conf_free(conf);
+			return (path);
+		}
 		if (!quiet && errno == EPERM)
 			errx(EX_UNAVAILABLE,
 			    "cannot reach vigild in %s: %s: not trusting a "
