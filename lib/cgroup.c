@@ -163,6 +163,25 @@ cgroup_slurp(int dirfd, const char *name)
 	return (buf);
 }
 
+/*
+ * Is word one of the space-separated words of the control file name at
+ * dirfd (cgroup.controllers, cgroup.subtree_control)?  0 if unreadable.
+ */
+int
+cgroup_lists(int dirfd, const char *name, const char *word)
+{
+	char *text = cgroup_slurp(dirfd, name), *w, *save = NULL;
+	int found = 0;
+
+	if (text == NULL)
+		return (0);
+	for (w = strtok_r(text, " \n", &save); w != NULL && !found;
+	     w = strtok_r(NULL, " \n", &save))
+		found = strcmp(w, word) == 0;
+	free(text);
+	return (found);
+}
+
 /* Is the cgroup at path delegated to its owner (systemd's xattr)? */
 static int
 cgroup_is_delegated(const char *path)

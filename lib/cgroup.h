@@ -46,5 +46,6 @@ int cgroup_signal(int, int);
 int cgroup_kill(int);
 int cgroup_usage(int, struct cgroup_usage *);
 uint64_t cgroup_oom_kills(int);
+int cgroup_lists(int, const char *, const char *);
 
 #endif

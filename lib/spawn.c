@@ -389,11 +389,13 @@ spawn_slots_reset(void)
 		(void)dup3(spawn_null, spawn_slot[i], O_CLOEXEC);
 }
 
-/* Start the child sharing vigild's memory and descriptor table. */
-static pid_t
-spawn_clone(struct spawn_plan *p)
+/*
+ * The slots of a child that shares vigild's descriptor table, filled;
+ * on failure they are reset and -1 is returned (errno kept).
+ */
+static int
+spawn_slots_ready(struct spawn_plan *p)
 {
-	pid_t pid;
 	int err;
 
 	if (spawn_slots_fill(p->req) == -1) {
@@ -403,6 +405,18 @@ spawn_clone(struct spawn_plan *p)
 		return (-1);
 	}
 	p->shared_files = 1;
+	return (0);
+}
+
+/* Start the child sharing vigild's memory and descriptor table. */
+static pid_t
+spawn_clone(struct spawn_plan *p)
+{
+	pid_t pid;
+	int err;
+
+	if (spawn_slots_ready(p) == -1)
+		return (-1);
 	pid = clone(spawn_clone_child, spawn_stack + SPAWN_STACK_SIZE,
 	    CLONE_VM | CLONE_VFORK | CLONE_FILES | SIGCHLD, p);
 	err = errno;
@@ -459,13 +473,8 @@ spawn_clone3_shared(struct spawn_plan *p)
 	long pid;
 	int err;
 
-	if (spawn_slots_fill(p->req) == -1) {
-		err = errno;
-		spawn_slots_reset();
-		errno = err;
+	if (spawn_slots_ready(p) == -1)
 		return (-1);
-	}
-	p->shared_files = 1;
 	p->born_in_cgroup = 1;
 	p->report = -1; /* the child says how it went in p->fail */
 	memset(&a, 0, sizeof(a));

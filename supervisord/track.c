@@ -211,29 +211,6 @@ track_watch(struct inst *in, char **cause)
 	return (0);
 }
 
-/* Is the word ctl in the space-separated list of the file name at dir? */
-static int
-track_has(int dirfd, const char *name, const char *ctl)
-{
-	char buf[512], *w, *save = NULL;
-	ssize_t n;
-	int fd;
-
-	if ((fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC)) == -1)
-		return (0);
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return (0);
-	buf[n] = '\0';
-	for (w = strtok_r(buf, " \n", &save); w != NULL;
-	     w = strtok_r(NULL, " \n", &save)) {
-		if (strcmp(w, ctl) == 0)
-			return (1);
-	}
-	return (0);
-}
-
 /*
  * Make the controller ctl available to the instances' cgroups: enabled
  * in BASE's subtree (and, for a BASE vigild made, in the root's first).
@@ -244,21 +221,21 @@ track_enable(const char *ctl)
 	char plus[32];
 	int root;
 
-	if (track_has(track_base, "cgroup.subtree_control", ctl))
+	if (cgroup_lists(track_base, "cgroup.subtree_control", ctl))
 		return (0);
 	snprintf(plus, sizeof(plus), "+%s", ctl);
 	if (track_own) {
 		if ((root = open(track_mount,
 		         O_RDONLY | O_DIRECTORY | O_CLOEXEC)) == -1)
 			return (-1);
-		if (!track_has(root, "cgroup.subtree_control", ctl) &&
+		if (!cgroup_lists(root, "cgroup.subtree_control", ctl) &&
 		    cgroup_write(root, "cgroup.subtree_control", plus) == -1) {
 			close(root);
 			return (-1);
 		}
 		close(root);
 	}
-	if (!track_has(track_base, "cgroup.controllers", ctl)) {
+	if (!cgroup_lists(track_base, "cgroup.controllers", ctl)) {
 		errno = ENOENT;
 		return (-1);
 	}

@@ -22,10 +22,7 @@ job pg "command = {\"$PGBIN/postgres\", \"-D\", \"$pg/data\", \"-p\", \"$port\",
 	'user = "postgres"' 'stop_signal = "INT"' 'stop_timeout = "20s"'
 
 start_vigild
-if grep -q "cgroup: .*tracked by process group" "$VLOG"; then
-	log "$(grep 'cgroup:' "$VLOG")"
-	exit 77
-fi
+no_cgroups && exit 77
 
 # postgres_procs: the pids of this cluster's processes.
 postgres_procs() {

@@ -57,15 +57,7 @@ vctl() { nspawn_run vigilctl "$@"; }
 cstate() { vctl status "$1" 2>/dev/null | awk 'NR == 2 { print $2 }'; }
 is_cstate() { [ "$(cstate "$1")" = "$2" ]; }
 # The job processes of this test (host pids), found by their environment.
-jobprocs() {
-	local p
-	for p in /proc/[0-9]*; do
-		p=${p#/proc/}
-		tr '\0' '\n' 2>/dev/null <"/proc/$p/environ" | grep -qx -- "$MARK" &&
-			alive "$p" && echo "$p"
-	done
-	return 0
-}
+jobprocs() { procs_marked "$MARK"; }
 
 # ---------------------------------------------------------------- build
 B=${TOP_BUILDDIR:-$(dirname "$VIGILD")/..}

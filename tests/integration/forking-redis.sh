@@ -25,10 +25,7 @@ job red "command = {\"$REDIS\", \"$T/redis.conf\"}" 'type = "forking"' \
 	"pid_file = \"$T/redis.pid\"" 'restart_delay = "100ms"'
 
 start_vigild
-if grep -q "cgroup: .*tracked by process group" "$VLOG"; then
-	log "$(grep 'cgroup:' "$VLOG")"
-	exit 77
-fi
+no_cgroups && exit 77
 
 # redises: the pids of redis-server processes of this test's config.
 redises() {

@@ -162,6 +162,25 @@ procs_with() {
 	return 0
 }
 
+# no_cgroups: vigild said it tracks jobs by process group (no writable
+# cgroup v2 here); the line it logged goes to the test's log.
+no_cgroups() {
+	grep -q "cgroup: .*tracked by process group" "$VLOG" || return 1
+	log "no cgroups: $(grep 'cgroup:' "$VLOG")"
+}
+
+# procs_marked VAR=VALUE: live pids whose environment has VAR=VALUE (for
+# jobs that do not run with this test's VIGIL_TEST_ROOT: a container's).
+procs_marked() {
+	local f p
+	while IFS= read -r f; do
+		p=${f#/proc/}
+		p=${p%/environ}
+		if alive "$p"; then echo "$p"; fi
+	done < <(grep -lzxF -- "$1" /proc/[0-9]*/environ 2>/dev/null)
+	return 0
+}
+
 cleanup() {
 	local rc=$? p
 	if [ -n "$VIGILD_PID" ] && alive "$VIGILD_PID"; then

@@ -78,15 +78,7 @@ journal() {
 journal_has() { journal | grep -q -- "$1"; }
 
 # The job processes of this test (host pids), found by their environment.
-jobprocs() {
-	local p
-	for p in /proc/[0-9]*; do
-		p=${p#/proc/}
-		tr '\0' '\n' 2>/dev/null <"/proc/$p/environ" | grep -qx -- "$MARK" &&
-			alive "$p" && echo "$p"
-	done
-	return 0
-}
+jobprocs() { procs_marked "$MARK"; }
 
 # env_of PID: the environment of a host pid, one variable a line.
 env_of() { tr '\0' '\n' 2>/dev/null <"/proc/$1/environ"; }
