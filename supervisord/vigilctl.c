@@ -50,6 +50,7 @@
 #include "queue.h"
 #include "safedir.h"
 #include "store.h"
+#include "vigilctl.h"
 #include "xmalloc.h"
 
 /* How long enqueue --direct waits for vigild's hold on state.db. */
@@ -121,6 +122,11 @@ static void __attribute__((noreturn)) vigilctl_usage(int code)
 	      "      vigilctl writes the message into state.db itself, for "
 	      "when\n"
 	      "      vigild is down\n"
+	      "  import supervisord [--jobs-dir DIR] [--dry-run] [--force] "
+	      "FILE...\n"
+	      "      translate supervisord config files into job files "
+	      "(without\n"
+	      "      vigild)\n"
 	      "\n"
 	      "A job is NAME, NAME@INDEX for one instance, or all.\n"
 	      "Exit: 0 ok, 1 failed, 2 usage, 3 not running, 4 no such job,\n"
@@ -855,6 +861,8 @@ main(int argc, char **argv)
 	argv += optind;
 	if (argc == 0)
 		vigilctl_usage(2);
+	if (strcmp(argv[0], "import") == 0)
+		return (vigilctl_import(argc, argv, where.config));
 	if (vigilctl_is_enqueue(argv[0])) {
 		vigilctl_enqueue_parse(argc, argv, &eq);
 		if (eq.direct)
