@@ -81,7 +81,10 @@ deps_wait(struct inst *in)
 	for (i = 0; i < spec->ndepends; i++) {
 		if (deps_is_up(spec->depends[i]))
 			continue;
-		deps_pull(spec->depends[i]);
+		/*
+		 * On the list before the pull: a dependency that is RUNNING
+		 * at once, inside the pull, must find this start waiting.
+		 */
 		if (!in->dep_wait) {
 			in->dep_wait = 1;
 			TAILQ_INSERT_TAIL(&deps_waits, in, dep_entry);
@@ -89,6 +92,7 @@ deps_wait(struct inst *in)
 			    "%s: waiting for %s", in->label, spec->depends[i]);
 		}
 		inst_reason(in, "waiting for %s", spec->depends[i]);
+		deps_pull(spec->depends[i]);
 		return (1);
 	}
 	deps_unwait(in);
