@@ -148,6 +148,36 @@ imp_dup(const struct imp *imp, size_t fi, size_t ji, const char *name,
 }
 
 /*
+ * "FILE:LINE: [program:x]: not translated (vigil refuses the job file:
+ * ...)" with the messages of ERRS, each without its own file and line.
+ */
+static char *
+imp_refusal(const struct svimport_job *job, const struct conf_errors *errs)
+{
+	char *msg, *more;
+	const char *m;
+	size_t k;
+
+	xasprintf(&msg,
+	    "%s:%d: [program:%s]: not translated (vigil refuses the job file:",
+	    job->file, job->line, job->name);
+	for (k = 0; k < errs->n; k++) {
+		m = errs->msgs[k];
+		if (strncmp(m, "/", 1) == 0 && strchr(m, ':') != NULL) {
+			m = strchr(m, ':') + 1;
+			m += strspn(m, "0123456789");
+			m += strspn(m, ": ");
+		}
+		xasprintf(&more, "%s %s%s", msg, m, k + 1 < errs->n ? ";" : "");
+		free(msg);
+		msg = more;
+	}
+	xasprintf(&more, "%s)", msg);
+	free(msg);
+	return (more);
+}
+
+/*
  * Check each job of file FI in the staging dir with vigild's own loader.
  * Returns the number refused (now in the file's skip list).
  */
@@ -157,7 +187,7 @@ imp_check(struct imp *imp, size_t fi)
 	struct imp_file *f = &imp->files[fi];
 	struct conf_errors errs;
 	struct job_spec *spec;
-	size_t j, k, refused = 0;
+	size_t j, refused = 0;
 	char *path, *msg;
 
 	for (j = 0; j < f->out.njobs; j++) {
@@ -184,16 +214,7 @@ imp_check(struct imp *imp, size_t fi)
 				conf_errors_clear(&errs);
 				continue;
 			}
-			xasprintf(&msg,
-			    "%s:%d: [program:%s]: not translated (vigil "
-			    "refuses the job file:",
-			    job->file, job->line, job->name);
-			for (k = 0; k < errs.n; k++)
-				xsetf(&msg, "%s %s", msg,
-				    strchr(errs.msgs[k], ':') + 1 +
-				        strspn(strchr(errs.msgs[k], ':') + 1,
-				            "0123456789: "));
-			xsetf(&msg, "%s)", msg);
+			msg = imp_refusal(job, &errs);
 		}
 		conf_errors_clear(&errs);
 		f->skip = xreallocarray(f->skip, f->nskip + 2, sizeof *f->skip);

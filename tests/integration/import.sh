@@ -87,11 +87,16 @@ imp 1 --dry-run --jobs-dir "$J" "$SV/supervisord.conf"
 check "dry run prints the files" grep -qxF "==> $J/web.conf <==" "$T/out"
 check "dry run writes nothing" test -z "$(ls -A "$J")"
 S=$SV/supervisord.conf
-check "minfds reported" reported "$S:7: minfds: not translated ("
-check "unknown option reported" reported "$S:32: frobnicate: not translated (not an option of [program:x])"
-check "process_name reported" reported "$S:26: process_name: not translated (the instances are called worker@0 to worker@2)"
-check "event listener reported" reported "$S:37: : not translated (vigil has no event listener protocol"
-check "group reported" reported "$S:41: : not translated (vigil has no groups"
+# at TEXT: the line of S that starts with TEXT.
+at() { grep -n -m 1 -F -- "$1" "$S" | cut -d: -f1; }
+check "minfds reported" reported "$S:$(at minfds=): minfds: not translated ("
+check "unknown option reported" \
+	reported "$S:$(at frobnicate=): frobnicate: not translated (not an option of [program:x])"
+check "process_name reported" \
+	reported "$S:$(at process_name=): process_name: not translated (the instances are called worker@0 to worker@2)"
+check "event listener reported" \
+	reported "$S:$(at '[eventlistener:'): : not translated (vigil has no event listener protocol"
+check "group reported" reported "$S:$(at '[group:'): : not translated (vigil has no groups"
 check "events of an included file reported" \
 	reported "$SV/conf.d/beat.conf:5: stdout_events_enabled: not translated ("
 check "a job vigil refuses is reported" \
@@ -139,7 +144,7 @@ imp 2 --jobs-dir "$J" "$SV/conf.d"
 imp 2 --jobs-dir "$J"
 imp 2 nginx "$S"
 "$VIGILCTL" import >/dev/null 2>&1 && fail "import alone succeeded"
-printf '[program:x]\ncommand=sleep 1\n[program:x\n' >"$T/broken.conf"
+printf '[program:x]\ncommand=sleep 1\nno delimiter here\n' >"$T/broken.conf"
 imp 2 --jobs-dir "$J" "$T/broken.conf"
 check "a syntax error names file and line" reported "$T/broken.conf:3:"
 
