@@ -8,8 +8,12 @@
 # command line, environment, working directory, umask, uid, gid and
 # groups.  Left out of the environment: what each supervisor adds itself
 # (SUPERVISOR_*, VIGIL_*; vigil's HOME, USER, LOGNAME and SHELL of a
-# job's user, as systemd sets them) and LC_CTYPE, which Python sets in
-# supervisord's own environment when it starts with the C locale.
+# job's user, as systemd sets them), LC_CTYPE, which Python sets in
+# supervisord's own environment when it starts with the C locale, and
+# APP_BIN, the variable of supervisord's own environment that the config
+# reads as %(ENV_APP_BIN)s: supervisord hands its whole environment down,
+# vigil starts jobs in a clean one (the value is imported, not the
+# variable).
 . "$(dirname "$0")/lib.sh"
 
 command -v supervisord >/dev/null 2>&1 && command -v supervisorctl >/dev/null 2>&1 ||
@@ -120,7 +124,7 @@ facts() {
 	printf 'cwd:%s\n' "$(readlink "/proc/$1/cwd")"
 	grep -E '^(Umask|Uid|Gid|Groups):' "/proc/$1/status"
 	tr '\0' '\n' <"/proc/$1/environ" |
-		grep -Ev '^(SUPERVISOR_[A-Z_]*|VIGIL_[A-Z_]*|HOME|USER|LOGNAME|SHELL|LC_CTYPE)=' |
+		grep -Ev '^(SUPERVISOR_[A-Z_]*|VIGIL_[A-Z_]*|HOME|USER|LOGNAME|SHELL|LC_CTYPE|APP_BIN)=' |
 		sort | sed 's/^/env:/'
 }
 
