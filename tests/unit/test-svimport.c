@@ -237,7 +237,12 @@ TEST(reported_options)
 	ASSERT_OK(reported(11, "exitcodes", "supervisord refuses it"));
 	ASSERT_OK(reported(12, "stderr_logfile_backups", "vigil has one log"));
 	ASSERT_EQ(out.nreports, 10);
-	ASSERT_OK(spec("p") != NULL);
+	{
+		struct job_spec *s = spec("p");
+
+		ASSERT_OK(s != NULL);
+		job_spec_free(s);
+	}
 	return (0);
 }
 
