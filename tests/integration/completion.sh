@@ -1,7 +1,8 @@
 #!/bin/bash
 # The bash completion in contrib/completion/vigilctl offers, for the
 # command position, exactly the command names and aliases that
-# `vigilctl list-commands` prints; it also completes job names from the
+# `vigilctl list-commands` prints, and vigilctl's own import (with files
+# after "supervisord"); it also completes job names from the
 # vigild given with -s (only queue jobs for the queue verbs; several
 # targets for pid), every state for wait --state (WAITING too), and the
 # options of a few commands.
@@ -43,8 +44,10 @@ wait_state web RUNNING
 
 # Names and aliases: "name (alias) usage" or "name usage".
 ctl list-commands >"$T/list" || fail "list-commands failed"
-awk '{ print $1 } $2 ~ /^\(.*\)$/ { gsub(/[()]/, "", $2); print $2 }' \
-	"$T/list" | LC_ALL=C sort -u >"$T/vigild.words"
+{
+	awk '{ print $1 } $2 ~ /^\(.*\)$/ { gsub(/[()]/, "", $2); print $2 }' "$T/list"
+	echo import
+} | LC_ALL=C sort -u >"$T/vigild.words"
 [ -s "$T/vigild.words" ] || fail "list-commands printed nothing"
 complete_words "" >"$T/completion.words"
 if ! cmp -s "$T/vigild.words" "$T/completion.words"; then
@@ -104,5 +107,13 @@ offers --timeout --ti
 [ -z "$(complete_words --timeout "")" ] || fail "--timeout takes a duration"
 offers web -s "$SOCK" --timeout 5s status ""
 [ -z "$(complete_words -s "$SOCK" ping "")" ] || fail "ping takes no arguments"
+# import supervisord [--jobs-dir DIR] FILE...: files after the word.
+offers supervisord import ""
+offers --dry-run import supervisord -
+: >"$T/sv-import-probe.conf"
+offers "$T/sv-import-probe.conf" import supervisord "$T/sv-import-p"
+offers "$T/sv-import-probe.conf" import supervisord --jobs-dir "$T" "$T/sv-import-p"
+[ "$(complete_words import supervisord --jobs-dir "$T/sv-import-p")" = "" ] ||
+	fail "--jobs-dir offers files"
 stop_vigild
 log "ok"
