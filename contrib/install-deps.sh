@@ -3,17 +3,19 @@
 #   contrib/install-deps.sh          to build vigil and run it
 #   contrib/install-deps.sh --test   that and the tools tests/run-all.sh
 #                                    uses (compilers, valgrind, linters,
-#                                    redis-server, systemd-nspawn, ...)
+#                                    redis-server, supervisord,
+#                                    systemd-nspawn, ...)
 # Runs apt-get through sudo when not root.
 #
 # No service starts while it runs.  Some test tools come in packages
 # whose scripts start a service on a host booted with systemd (the tests
-# run redis-server's binary themselves, never its service, which would
-# listen on port 6379).  So a policy-rc.d that refuses every start (exit
+# run redis-server's and supervisord's binaries themselves, never their
+# services: redis would listen on port 6379, supervisord run the host's
+# /etc/supervisor).  So a policy-rc.d that refuses every start (exit
 # 101; both invoke-rc.d and deb-systemd-invoke obey it) stands in for the
 # host's own during the install, which is put back afterwards, and
-# redis-server, when installed here, is disabled so that it does not
-# start at the next boot either.
+# redis-server and supervisor, when installed here, are disabled so that
+# they do not start at the next boot either.
 set -e
 test=
 case ${1-} in
@@ -34,12 +36,13 @@ pkgs="autoconf automake make gcc libc6-dev pkg-config libconfuse-dev
 	libsqlite3-dev libsystemd-dev libbsd-dev tzdata"
 # tests/run-all.sh: clang, ASan and libFuzzer; valgrind; the lint stage;
 # the black-box tests (jq, sqlite3 and python3 read state.db, procps,
-# setpriv and flock from util-linux, systemd-analyze, redis-server); the
+# setpriv and flock from util-linux, systemd-analyze, redis-server,
+# supervisord for the round trip of vigilctl import supervisord); the
 # systemd tests in a container booted by systemd-nspawn from a
 # debootstrapped tree; the Debian package (make deb, lintian).
 [ -z "$test" ] || pkgs="$pkgs clang valgrind clang-format clang-tidy
 	cppcheck mandoc shellcheck git jq procps util-linux sqlite3 python3
-	systemd redis-server systemd-container debootstrap
+	systemd redis-server supervisor systemd-container debootstrap
 	debian-archive-keyring ca-certificates dpkg-dev debhelper lintian"
 
 policy=/usr/sbin/policy-rc.d
@@ -61,14 +64,21 @@ printf '#!/bin/sh\n# contrib/install-deps.sh is running: no service starts.\nexi
 	$SUDO tee "$policy" >/dev/null
 $SUDO chmod 755 "$policy"
 
-had_redis=$(dpkg-query -W -f='${Status}' redis-server 2>/dev/null || true)
+# The services of test tools that this run installs: disabled at boot.
+had=
+for p in redis-server supervisor; do
+	[ "$(dpkg-query -W -f='${Status}' $p 2>/dev/null || true)" != \
+		"install ok installed" ] || had="$had $p"
+done
 $SUDO apt-get update -qq
 # shellcheck disable=SC2086 # one word per package
 $SUDO apt-get install -y -qq --no-install-recommends $pkgs >/dev/null
-if [ -n "$test" ] && [ "$had_redis" != "install ok installed" ]; then
+[ -n "$test" ] || exit 0
+for p in redis-server supervisor; do
+	case " $had " in *" $p "*) continue ;; esac
 	{ ! command -v systemctl >/dev/null ||
-		$SUDO systemctl --quiet disable redis-server.service; } &&
+		$SUDO systemctl --quiet disable $p.service; } &&
 		{ ! command -v update-rc.d >/dev/null ||
-			$SUDO update-rc.d redis-server disable >/dev/null; } ||
-		echo "$0: could not disable redis-server at boot" >&2
-fi
+			$SUDO update-rc.d $p disable >/dev/null; } ||
+		echo "$0: could not disable $p at boot" >&2
+done

@@ -6,8 +6,8 @@
 # apt-get, dpkg-query, systemctl and update-rc.d replaced by stubs that
 # write down what they are asked.  During each `apt-get install`, the
 # policy-rc.d in place must refuse to start redis-server (exit 101);
-# afterwards the host's must be back, and a redis-server installed by
-# the script disabled at boot.  Skips without root or unshare(1).
+# afterwards the host's must be back, and the redis-server and supervisor
+# installed by the script disabled at boot.  Skips without root or unshare(1).
 . "$(dirname "$0")/lib.sh"
 [ "$(id -u)" -eq 0 ] || exit 77
 command -v unshare >/dev/null || exit 77
@@ -60,16 +60,18 @@ for p in gcc autoconf automake pkg-config libconfuse-dev libsqlite3-dev \
 	libsystemd-dev libbsd-dev; do
 	has "$p" || fail "build dependency $p not installed"
 done
-for p in redis-server valgrind clang-tidy systemd-container debootstrap; do
+for p in redis-server supervisor valgrind clang-tidy systemd-container debootstrap; do
 	! has "$p" || fail "test tool $p installed without --test"
 done
 [ ! -e "$T/systemctl.args" ] || fail "systemctl called without --test"
 
 run --test
-for p in gcc libconfuse-dev redis-server valgrind clang clang-tidy cppcheck \
+for p in gcc libconfuse-dev redis-server supervisor valgrind clang clang-tidy cppcheck \
 	shellcheck jq sqlite3 python3 systemd systemd-container debootstrap; do
 	has "$p" || fail "--test: $p not installed"
 done
-grep -q 'disable redis-server' "$T/systemctl.args" ||
-	fail "--test: redis-server not disabled at boot"
+for p in redis-server supervisor; do
+	grep -q "disable $p.service" "$T/systemctl.args" ||
+		fail "--test: $p not disabled at boot"
+done
 log "ok"
