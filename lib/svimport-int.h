@@ -35,7 +35,7 @@ struct svi_ctx {
 	const struct ini_entry *user;      /* [supervisord] user */
 	const struct ini_entry *umask;     /* when supervisord daemonizes */
 	const struct ini_entry *directory; /* the same */
-	struct svi_prog **progs; /* translated, for depends */
+	struct svi_prog **progs;           /* translated, for depends */
 	size_t nprogs;
 };
 
@@ -43,11 +43,11 @@ struct svi_ctx {
 struct svi_prog {
 	struct svi_ctx *ctx;
 	const struct ini_section *sec;
-	char *name;       /* program_name */
-	char *group;      /* group_name */
-	int group_line;   /* of its [group:x], 0 outside a group */
-	long long gprio;  /* its group's priority (its own outside a group) */
-	long long prio;   /* priority */
+	char *name;      /* program_name */
+	char *group;     /* group_name */
+	int group_line;  /* of its [group:x], 0 outside a group */
+	long long gprio; /* its group's priority (its own outside a group) */
+	long long prio;  /* priority */
 	int autostart;
 	int numprocs;
 	long long numprocs_start;
@@ -55,25 +55,25 @@ struct svi_prog {
 	char **names;         /* owned names of vars: ENV_X of environment */
 	size_t nnames;
 	char **pairs; /* its environment, "K=V": owned values of vars */
-	FILE *f;              /* the job file's body */
+	FILE *f;      /* the job file's body */
 	char *body;
 	size_t bodylen;
-	int failed; /* no job: the command cannot be made */
+	int failed;                    /* no job: the command cannot be made */
 	char *out_stdout, *out_stderr; /* file, journal, null, inherit */
 	int redirect_stderr;
 };
 
 /* svimport.c */
-void svi_report(struct svi_ctx *, const char *, int, const char *,
-    const char *, ...) __attribute__((format(printf, 5, 6)));
+void svi_report(struct svi_ctx *, const char *, int, const char *, const char *,
+    ...) __attribute__((format(printf, 5, 6)));
 void svi_vars_add(struct svi_vars *, const char *, enum ini_var_kind,
     const char *, long long);
 void svi_vars_copy(struct svi_vars *, const struct svi_vars *);
 void svi_vars_clear(struct svi_vars *);
-void svi_line(struct svi_prog *, const struct ini_entry *, const char *,
-    const char *);
-void svi_line_raw(struct svi_prog *, const struct ini_entry *, const char *,
-    const char *);
+void svi_line(
+    struct svi_prog *, const struct ini_entry *, const char *, const char *);
+void svi_line_raw(
+    struct svi_prog *, const struct ini_entry *, const char *, const char *);
 int svi_number(const char *, long long *);
 int svi_boolean(const char *, int *);
 

@@ -83,7 +83,8 @@ svi_numprocs(struct svi_prog *p)
 		svi_report(p->ctx, e->file, e->line, e->key, "not a number");
 	free(v);
 	e = ini_get(p->ctx->ini, p->sec, "process_name");
-	if (n > 1 && (e == NULL || strstr(e->value, "%(process_num)") == NULL)) {
+	if (n > 1 &&
+	    (e == NULL || strstr(e->value, "%(process_num)") == NULL)) {
 		svi_report(p->ctx, p->sec->file, p->sec->line, "",
 		    "supervisord refuses it: numprocs > 1 needs "
 		    "%%(process_num) in process_name");
@@ -91,8 +92,8 @@ svi_numprocs(struct svi_prog *p)
 	}
 	if (e != NULL && strcmp(e->value, "%(program_name)s") != 0)
 		svi_report(p->ctx, e->file, e->line, e->key,
-		    n > 1 ? "the instances are called %s@0 to %s@%lld"
-		          : "the job is called %s%.0s%.0lld",
+		    n > 1 ? "the instances are called %s@0 to %s@%lld" :
+		            "the job is called %s%.0s%.0lld",
 		    p->name, p->name, n - 1);
 	if (n > 1) {
 		snprintf(buf, sizeof buf, "%lld", n);
@@ -124,12 +125,12 @@ svi_environment(struct svi_prog *p, struct svi_proc *pr)
 	for (i = 0; i < n; i++) {
 		svi_env_set(pr, pairs[i]);
 		/* The program's own variables are %(ENV_X)s from now on. */
-		xasprintf(&name, "ENV_%.*s", (int)strcspn(pairs[i], "="),
-		    pairs[i]);
+		xasprintf(
+		    &name, "ENV_%.*s", (int)strcspn(pairs[i], "="), pairs[i]);
 		svi_vars_add(&p->vars, name, INI_VAR_STRING,
 		    strchr(pairs[i], '=') + 1, 0);
-		p->names = xreallocarray(
-		    p->names, p->nnames + 1, sizeof *p->names);
+		p->names =
+		    xreallocarray(p->names, p->nnames + 1, sizeof *p->names);
 		p->names[p->nnames++] = name;
 	}
 	p->pairs = pairs;
@@ -193,8 +194,8 @@ svi_marks(struct svi_prog *p, struct svi_proc *pr, const char *s,
 	char fmt[40];
 
 	while ((s = strstr(s, INI_MARK_OPEN)) != NULL) {
-		if (svi_mark_fmt(s + strlen(INI_MARK_OPEN), fmt, sizeof fmt,
-		        &s) == -1) {
+		if (svi_mark_fmt(
+		        s + strlen(INI_MARK_OPEN), fmt, sizeof fmt, &s) == -1) {
 			svi_report(p->ctx, e->file, e->line, e->key,
 			    "a %%(process_num) conversion that sh's printf "
 			    "does not write as Python does");
@@ -219,8 +220,8 @@ svi_directory(struct svi_prog *p, struct svi_proc *pr)
 	pr->dir = svi_get(p, "directory", &pr->dir_e);
 	if (pr->dir == NULL && pr->dir_e == NULL &&
 	    (pr->dir_e = p->ctx->directory) != NULL)
-		pr->dir = ini_expand(pr->dir_e->value, p->vars.v, p->vars.n,
-		    NULL);
+		pr->dir =
+		    ini_expand(pr->dir_e->value, p->vars.v, p->vars.n, NULL);
 	if (pr->dir == NULL)
 		return (0);
 	if (pr->dir[0] != '/') {
@@ -279,8 +280,8 @@ svi_sh_word(FILE *f, const struct svi_proc *pr, const char *s)
 
 	while (*s != '\0') {
 		if (strncmp(s, INI_MARK_OPEN, strlen(INI_MARK_OPEN)) == 0 &&
-		    svi_mark_fmt(s + strlen(INI_MARK_OPEN), fmt, sizeof fmt,
-		        &s) == 0) {
+		    svi_mark_fmt(
+		        s + strlen(INI_MARK_OPEN), fmt, sizeof fmt, &s) == 0) {
 			fprintf(f, "%s\"$n%d\"", quoted ? "'" : "",
 			    svi_mark_index(pr, fmt));
 			quoted = 0;
@@ -408,17 +409,17 @@ svi_command_line(struct svi_prog *p, struct svi_proc *pr)
 	} else
 		fputc('{', f);
 	for (i = 0; i < (script != NULL ? 2 : pr->argc); i++) {
-		q = svimport_quote(script != NULL
-		        ? (i == 0 ? script : p->name)
-		        : pr->argv[i]);
+		q = svimport_quote(
+		    script != NULL ? (i == 0 ? script : p->name) : pr->argv[i]);
 		fprintf(f, "%s%s", i == 0 ? "" : ", ", q);
 		free(q);
 	}
 	fputc('}', f);
 	fclose(f);
 	if (script != NULL)
-		fprintf(p->f, "# %%(process_num) as each instance's number, "
-		              "VIGIL_INSTANCE + %lld\n",
+		fprintf(p->f,
+		    "# %%(process_num) as each instance's number, "
+		    "VIGIL_INSTANCE + %lld\n",
 		    p->numprocs_start);
 	svi_line_raw(p, pr->cmd_e, "command", list);
 	free(list);
@@ -477,8 +478,7 @@ svi_stream(struct svi_prog *p, const char *which, const struct ini_entry **ep)
 		free(v);
 	}
 	snprintf(key, sizeof key, "%s_syslog", which);
-	if ((v = svi_get(p, key, &e)) != NULL && svi_boolean(v, &b) == 0 &&
-	    b) {
+	if ((v = svi_get(p, key, &e)) != NULL && svi_boolean(v, &b) == 0 && b) {
 		kind = "journal";
 		*ep = e;
 	}
@@ -537,15 +537,17 @@ svi_output(struct svi_prog *p)
 	if (strcmp(err, "file") != 0)
 		svi_line(p, p->redirect_stderr ? oe : ee, "stderr", err);
 	if (!p->redirect_stderr && strcmp(err, "file") == 0)
-		fprintf(p->f, "# stderr goes to the same log file as stdout "
-		              "(supervisord keeps one of its own)\n");
+		fprintf(p->f,
+		    "# stderr goes to the same log file as stdout "
+		    "(supervisord keeps one of its own)\n");
 	svi_logsize(p, strcmp(out, "file") == 0 ? "stdout" : "stderr");
 	if (strcmp(out, "file") == 0 && strcmp(err, "file") == 0 &&
 	    !p->redirect_stderr) {
 		const struct ini_entry *a, *b;
 		size_t i;
 		static const char *const keys[][2] = {
-			{ "stdout_logfile_maxbytes", "stderr_logfile_maxbytes" },
+			{ "stdout_logfile_maxbytes",
+			    "stderr_logfile_maxbytes" },
 			{ "stdout_logfile_backups", "stderr_logfile_backups" },
 		};
 
@@ -607,7 +609,8 @@ svi_prog_process(struct svi_prog *p)
 		svi_line(p, pr.dir_e, "directory", pr.dir);
 	svi_env_list(p, &pr);
 	svi_output(p);
-	fprintf(p->f, "# supervisord gives its processes a pipe as stdin\n"
-	              "stdin = \"pipe\"\n");
+	fprintf(p->f,
+	    "# supervisord gives its processes a pipe as stdin\n"
+	    "stdin = \"pipe\"\n");
 	svi_proc_clear(&pr);
 }

@@ -86,8 +86,9 @@ svi_autorestart(struct svi_prog *p, const struct ini_entry *e, const char *v)
 		restart = b ? "always" : "never";
 	}
 	if (e == NULL)
-		fprintf(p->f, "# autorestart = unexpected (supervisord's "
-		              "default)\n");
+		fprintf(p->f,
+		    "# autorestart = unexpected (supervisord's "
+		    "default)\n");
 	svi_line(p, e == NULL ? NULL : e, "restart", restart);
 }
 
@@ -160,8 +161,9 @@ svi_startretries(struct svi_prog *p, const struct ini_entry *e, const char *v)
 	char buf[32];
 
 	if (e == NULL) {
-		fprintf(p->f, "# startretries = 3 (supervisord's default) is "
-		              "not carried over: vigil never gives up\n");
+		fprintf(p->f,
+		    "# startretries = 3 (supervisord's default) is "
+		    "not carried over: vigil never gives up\n");
 		return;
 	}
 	if (svi_number(v, &n) == -1 || n < 0) {
@@ -217,8 +219,9 @@ svi_asgroup(struct svi_prog *p, const struct ini_entry *e, const char *v)
 	if (b)
 		svi_line_raw(p, e, "kill_group", "true");
 	else
-		fprintf(p->f, "# %s = %s: vigil stops the whole process "
-		              "group anyway (see kill_group)\n",
+		fprintf(p->f,
+		    "# %s = %s: vigil stops the whole process "
+		    "group anyway (see kill_group)\n",
 		    e->key, e->value);
 }
 
@@ -388,8 +391,8 @@ svi_prog_options(struct svi_prog *p)
 		v = svi_get(p, o->name, &e);
 		if (v != NULL)
 			o->fn(p, e, v);
-		else if (e == NULL && (o->fn == svi_autorestart ||
-		                          o->fn == svi_startretries))
+		else if (e == NULL &&
+		    (o->fn == svi_autorestart || o->fn == svi_startretries))
 			o->fn(p, NULL, NULL);
 		free(v);
 	}

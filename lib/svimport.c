@@ -33,8 +33,8 @@
  * OPTION names the section alone.
  */
 void
-svi_report(struct svi_ctx *ctx, const char *file, int line,
-    const char *option, const char *fmt, ...)
+svi_report(struct svi_ctx *ctx, const char *file, int line, const char *option,
+    const char *fmt, ...)
 {
 	struct svimport_out *out = ctx->out;
 	char *why, *msg;
@@ -46,8 +46,8 @@ svi_report(struct svi_ctx *ctx, const char *file, int line,
 	va_end(ap);
 	if (why == NULL)
 		return;
-	xasprintf(&msg, "%s:%d: %s: not translated (%s)", file, line, option,
-	    why);
+	xasprintf(
+	    &msg, "%s:%d: %s: not translated (%s)", file, line, option, why);
 	free(why);
 	out->reports = xreallocarray(
 	    out->reports, out->nreports + 1, sizeof *out->reports);
@@ -227,8 +227,8 @@ svi_base_vars(struct svi_ctx *ctx, char **here, char ***envnames)
 
 	*here = ini_here(ctx->ini->files[0]);
 	svi_vars_add(&ctx->base, "here", INI_VAR_STRING, *here, 0);
-	svi_vars_add(&ctx->base, "host_node_name", INI_VAR_STRING,
-	    ctx->in->host, 0);
+	svi_vars_add(
+	    &ctx->base, "host_node_name", INI_VAR_STRING, ctx->in->host, 0);
 	for (e = ctx->in->environ; e != NULL && *e != NULL; e++)
 		n++;
 	*envnames = xcalloc(n + 1, sizeof **envnames);
@@ -239,8 +239,8 @@ svi_base_vars(struct svi_ctx *ctx, char **here, char ***envnames)
 		if (eq == NULL)
 			continue;
 		xasprintf(&(*envnames)[n], "ENV_%.*s", (int)(eq - *e), *e);
-		svi_vars_add(&ctx->base, (*envnames)[n], INI_VAR_STRING,
-		    eq + 1, 0);
+		svi_vars_add(
+		    &ctx->base, (*envnames)[n], INI_VAR_STRING, eq + 1, 0);
 		n++;
 	}
 }
@@ -300,8 +300,7 @@ svi_supervisord(struct svi_ctx *ctx, const struct ini_section *sec)
 		if (strcmp(e->key, "environment") == 0) {
 			ctx->env_e = e;
 			svi_sv_environment(ctx, e);
-		}
-		else if (strcmp(e->key, "user") == 0)
+		} else if (strcmp(e->key, "user") == 0)
 			ctx->user = e;
 		else if (strcmp(e->key, "umask") == 0) {
 			if (!nodaemon)
@@ -439,8 +438,8 @@ svi_program(struct svi_ctx *ctx, const struct ini_section *sec)
 	free(opts);
 	fclose(p->f);
 	p->f = NULL;
-	ctx->progs = xreallocarray(
-	    ctx->progs, ctx->nprogs + 1, sizeof *ctx->progs);
+	ctx->progs =
+	    xreallocarray(ctx->progs, ctx->nprogs + 1, sizeof *ctx->progs);
 	ctx->progs[ctx->nprogs++] = p;
 }
 
@@ -512,8 +511,9 @@ svi_depends(struct svi_ctx *ctx, struct svi_prog *p, FILE *f)
 	}
 	if (best == NULL)
 		return;
-	fprintf(f, "# priority: supervisord starts %s after the lower "
-	           "priorities\ndepends = {",
+	fprintf(f,
+	    "# priority: supervisord starts %s after the lower "
+	    "priorities\ndepends = {",
 	    p->name);
 	for (i = 0; i < ctx->nprogs; i++) {
 		const struct svi_prog *q = ctx->progs[i];

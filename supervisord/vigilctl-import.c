@@ -61,8 +61,9 @@ struct imp {
 
 static void __attribute__((noreturn)) imp_usage(void)
 {
-	fprintf(stderr, "usage: vigilctl import supervisord [--jobs-dir DIR] "
-	                "[--dry-run] [--force] FILE...\n");
+	fprintf(stderr,
+	    "usage: vigilctl import supervisord [--jobs-dir DIR] "
+	    "[--dry-run] [--force] FILE...\n");
 	exit(2);
 }
 
@@ -114,8 +115,8 @@ imp_write(const char *dir, const char *name, const char *text)
 	int fd;
 
 	xasprintf(&path, "%s/%s.conf", dir, name);
-	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW,
-	    0644);
+	fd = open(
+	    path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
 	if (fd == -1 || (n = write(fd, text, len)) != (ssize_t)len ||
 	    fsync(fd) == -1) {
 		fprintf(stderr, "vigilctl: %s: %s\n", path, strerror(errno));
@@ -130,8 +131,8 @@ imp_write(const char *dir, const char *name, const char *text)
 
 /* Has a file before F (or F itself, before job J) a job named NAME? */
 static const char *
-imp_dup(const struct imp *imp, size_t fi, size_t ji, const char *name,
-    int *line)
+imp_dup(
+    const struct imp *imp, size_t fi, size_t ji, const char *name, int *line)
 {
 	size_t i, j;
 
@@ -241,8 +242,8 @@ imp_load(struct imp *imp)
 		struct imp_file *f = &imp->files[i];
 
 		here = ini_here(f->path);
-		vars[0] = (struct ini_var) { "here", INI_VAR_STRING, here, 0 };
-		vars[1] = (struct ini_var) { "host_node_name", INI_VAR_STRING,
+		vars[0] = (struct ini_var){ "here", INI_VAR_STRING, here, 0 };
+		vars[1] = (struct ini_var){ "host_node_name", INI_VAR_STRING,
 			imp->uts.nodename, 0 };
 		cause = NULL;
 		if (ini_load(&f->ini, f->path, vars, 2, &cause) == -1) {
@@ -334,8 +335,10 @@ imp_commit(struct imp *imp)
 			const struct svimport_job *job =
 			    &imp->files[i].out.jobs[j];
 
-			xasprintf(&path, "%s/%s.conf", imp->jobs_dir, job->name);
-			xasprintf(&staged, "%s/%s.conf", imp->staging, job->name);
+			xasprintf(
+			    &path, "%s/%s.conf", imp->jobs_dir, job->name);
+			xasprintf(
+			    &staged, "%s/%s.conf", imp->staging, job->name);
 			imp_commit_one(imp, job, path, staged, &code, &written);
 			free(path);
 			free(staged);
@@ -370,7 +373,11 @@ imp_clear(struct imp *imp)
 static void
 imp_args(struct imp *imp, int argc, char **argv)
 {
-	enum { OPT_JOBS_DIR = 256, OPT_DRY_RUN, OPT_FORCE };
+	enum {
+		OPT_JOBS_DIR = 256,
+		OPT_DRY_RUN,
+		OPT_FORCE
+	};
 	static const struct option longopts[] = {
 		{ "jobs-dir", required_argument, NULL, OPT_JOBS_DIR },
 		{ "dry-run", no_argument, NULL, OPT_DRY_RUN },
@@ -417,17 +424,18 @@ vigilctl_import(int argc, char **argv, const char *config)
 	memset(&imp, 0, sizeof imp);
 	imp_args(&imp, argc, argv);
 	if (uname(&imp.uts) == -1)
-		snprintf(imp.uts.nodename, sizeof imp.uts.nodename, "localhost");
+		snprintf(
+		    imp.uts.nodename, sizeof imp.uts.nodename, "localhost");
 	if (imp.jobs_dir == NULL)
 		imp.jobs_dir = imp.jobs_dir_owned = imp_jobs_dir(config);
 	imp_load(&imp);
 	tmp = getenv("TMPDIR");
 	snprintf(imp.staging, sizeof imp.staging, "%s/.vigil-import.XXXXXX",
-	    imp.dry_run ? (tmp != NULL && *tmp != '\0' ? tmp : "/tmp")
-	                : imp.jobs_dir);
+	    imp.dry_run ? (tmp != NULL && *tmp != '\0' ? tmp : "/tmp") :
+	                  imp.jobs_dir);
 	if (mkdtemp(imp.staging) == NULL) {
-		fprintf(stderr, "vigilctl: %s: %s\n", imp.staging,
-		    strerror(errno));
+		fprintf(
+		    stderr, "vigilctl: %s: %s\n", imp.staging, strerror(errno));
 		imp_clear(&imp);
 		return (2);
 	}

@@ -187,8 +187,9 @@ TEST(defaults)
 	ASSERT_EQ(s->max_restarts, 0);
 	ASSERT_EQ(s->autostart, 1);
 	job_spec_free(s);
-	ASSERT_OK(has_line("w", "# startretries = 3 (supervisord's default) "
-	                        "is not carried over: vigil never gives up"));
+	ASSERT_OK(has_line("w",
+	    "# startretries = 3 (supervisord's default) "
+	    "is not carried over: vigil never gives up"));
 	return (0);
 }
 
@@ -196,10 +197,10 @@ TEST(autorestart_values)
 {
 	struct job_spec *s;
 
-	ASSERT_OK(translate("[program:a]\ncommand=x\nautorestart=false\n"
-	                    "[program:b]\ncommand=x\nautorestart=Unexpected\n"
-	                    "[program:c]\ncommand=x\nautorestart=maybe\n") ==
-	    0);
+	ASSERT_OK(
+	    translate("[program:a]\ncommand=x\nautorestart=false\n"
+	              "[program:b]\ncommand=x\nautorestart=Unexpected\n"
+	              "[program:c]\ncommand=x\nautorestart=maybe\n") == 0);
 	ASSERT_OK((s = spec("a")) != NULL);
 	ASSERT_EQ(s->restart, CONF_RESTART_NEVER);
 	job_spec_free(s);
@@ -229,8 +230,9 @@ TEST(reported_options)
 	ASSERT_OK(reported(4, "stdout_events_enabled", "vigil has no event"));
 	ASSERT_OK(reported(5, "serverurl", "vigil gives jobs no XML-RPC"));
 	ASSERT_OK(reported(6, "bogus", "not an option of [program:x]"));
-	ASSERT_OK(reported(7, "stdout_logfile", "vigil writes the output to "
-	                                        "LOG_DIR/p.log"));
+	ASSERT_OK(reported(7, "stdout_logfile",
+	    "vigil writes the output to "
+	    "LOG_DIR/p.log"));
 	ASSERT_OK(reported(8, "stdout_logfile_maxbytes", "vigil's smallest"));
 	ASSERT_OK(reported(9, "stopsignal", "supervisord refuses it"));
 	ASSERT_OK(reported(10, "umask", "supervisord refuses it"));
@@ -296,9 +298,9 @@ TEST(supervisord_inherited)
 	ASSERT_EQ(s->umask, 077);
 	ASSERT_STREQ(s->directory, "/var");
 	job_spec_free(s);
-	ASSERT_OK(translate("[supervisord]\nnodaemon = true\numask = 077\n"
-	                    "directory = /var\n[program:p]\ncommand = x\n") ==
-	    0);
+	ASSERT_OK(
+	    translate("[supervisord]\nnodaemon = true\numask = 077\n"
+	              "directory = /var\n[program:p]\ncommand = x\n") == 0);
 	ASSERT_OK((s = spec("p")) != NULL);
 	ASSERT_EQ(s->umask, -1);
 	ASSERT_STREQ(s->directory, "/");
@@ -317,8 +319,8 @@ TEST(numprocs)
 	                    "numprocs = 4\n"
 	                    "numprocs_start = 10\n"
 	                    "environment = N=\"%(process_num)d\",K=v\n") == 0);
-	ASSERT_OK(reported(3, "process_name",
-	    "the instances are called w@0 to w@3"));
+	ASSERT_OK(
+	    reported(3, "process_name", "the instances are called w@0 to w@3"));
 	ASSERT_EQ(out.nreports, 1);
 	ASSERT_OK((s = spec("w")) != NULL);
 	ASSERT_EQ(s->instances, 4);
