@@ -109,24 +109,28 @@ imp_translate(struct imp *imp, struct imp_file *f)
 static int
 imp_write(const char *dir, const char *name, const char *text)
 {
-	size_t len = strlen(text);
+	size_t len = strlen(text), off = 0;
 	char *path;
-	ssize_t n;
+	ssize_t n = 0;
 	int fd;
 
 	xasprintf(&path, "%s/%s.conf", dir, name);
 	fd = open(
 	    path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
-	if (fd == -1 || (n = write(fd, text, len)) != (ssize_t)len ||
-	    fsync(fd) == -1) {
+	while (fd != -1 && off < len &&
+	    ((n = write(fd, text + off, len - off)) > 0 || errno == EINTR))
+		off += n > 0 ? (size_t)n : 0;
+	if (fd != -1 && off == len && fsync(fd) == 0) {
+		n = close(fd);
+		fd = -1;
+	} else
+		n = -1;
+	if (n == -1)
 		fprintf(stderr, "vigilctl: %s: %s\n", path, strerror(errno));
-		if (fd != -1)
-			close(fd);
-		free(path);
-		return (-1);
-	}
+	if (fd != -1)
+		close(fd);
 	free(path);
-	return (close(fd));
+	return (n == -1 ? -1 : 0);
 }
 
 /* Has a file before F (or F itself, before job J) a job named NAME? */
