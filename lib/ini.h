@@ -18,10 +18,12 @@
 
 #include <stddef.h>
 
+struct ini_index;
+
 /* One option: its name (lowercased), its value and where it was set. */
 struct ini_entry {
 	char *key;
-	char *value; /* stripped, continuation lines joined with '\n' */
+	char *value;      /* stripped, continuation lines joined with '\n' */
 	const char *file; /* borrowed from struct ini's files */
 	int line;
 };
@@ -44,6 +46,7 @@ struct ini {
 	struct ini_section defaults; /* [DEFAULT]: every section's fallback */
 	char **notes; /* "include PATTERN: no file matches" and the like */
 	size_t nnotes;
+	struct ini_index *index; /* private: section and option lookups */
 };
 
 /* What a %(name)s expands to: a string, a number, or a marker. */
@@ -75,16 +78,27 @@ struct ini_var {
  * "FILE:LINE: message" (FILE alone when the file cannot be read); INI is
  * then cleared.
  */
-int ini_load(struct ini *, const char *, const struct ini_var *, size_t,
-    char **);
+int ini_load(
+    struct ini *, const char *, const struct ini_var *, size_t, char **);
 void ini_clear(struct ini *);
 
-/* The section named NAME, or NULL. */
+/*
+ * Parse LEN bytes at BUF, called NAME in messages, into INI as
+ * configparser reads one more file: merged with what INI holds, without
+ * [include] or %(here)s processing.  Returns 0, or -1 with *CAUSE set
+ * to "NAME:LINE: message"; INI is then cleared.
+ */
+int ini_parse_buffer(struct ini *, const char *, const char *, size_t, char **);
+
+/* The section named NAME (borrowed), or NULL; never [DEFAULT]. */
 const struct ini_section *ini_section(const struct ini *, const char *);
 
-/* Option KEY (lowercase) of SECTION, or of [DEFAULT], or NULL. */
-const struct ini_entry *ini_get(const struct ini *,
-    const struct ini_section *, const char *);
+/*
+ * Option KEY (lowercase) of SECTION, or of [DEFAULT], or NULL (borrowed).
+ * SECTION may be NULL or &INI->defaults to look in [DEFAULT] only.
+ */
+const struct ini_entry *ini_get(
+    const struct ini *, const struct ini_section *, const char *);
 
 /*
  * VALUE % VARS as Python formats a string with a mapping: %(name)s and
@@ -94,7 +108,12 @@ const struct ini_entry *ini_get(const struct ini *,
  */
 char *ini_expand(const char *, const struct ini_var *, size_t, char **);
 
-/* os.path.abspath(os.path.dirname(PATH)): supervisord's %(here)s. */
+/*
+ * os.path.abspath(os.path.dirname(PATH)), supervisord's %(here)s: made
+ * absolute against the working directory and normalised textually,
+ * without resolving symbolic links.  Returns an allocated string, or
+ * NULL with errno set if the working directory cannot be found.
+ */
 char *ini_here(const char *);
 
 #endif
