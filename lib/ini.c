@@ -1399,10 +1399,13 @@ ini_unknown(const char *key, size_t keylen, const struct ini_var **sorted,
 	return (rc);
 }
 
-/* One "%(key)..." at p: append its expansion and move *pp past it. */
+/*
+ * One "%(key)..." at p: append its expansion, move *pp past it and count
+ * a marker in *marks.
+ */
 static int
 ini_expand_one(struct ini_buf *out, const char **pp,
-    const struct ini_var **sorted, size_t n, char **cause)
+    const struct ini_var **sorted, size_t n, int *marks, char **cause)
 {
 	struct ini_spec sp;
 	const struct ini_var *var;
@@ -1430,6 +1433,7 @@ ini_expand_one(struct ini_buf *out, const char **pp,
 	switch (var->kind) {
 	case INI_VAR_MARK:
 		ini_put_mark(out, &sp);
+		(*marks)++;
 		return (0);
 	case INI_VAR_NUMBER:
 		return (ini_put_number(out, &sp, var->number, cause));
@@ -1468,7 +1472,7 @@ ini_expand(
 	const struct ini_var **sorted;
 	const char *p = value, *q;
 	size_t n;
-	int rc = 0;
+	int rc = 0, marks = 0;
 
 	sorted = ini_vars_sort(vars, nvars, &n);
 	ini_buf_add(&out, "", 0);
@@ -1486,7 +1490,7 @@ ini_expand(
 			    q[1], (size_t)(q - value));
 		else {
 			p = q;
-			rc = ini_expand_one(&out, &p, sorted, n, cause);
+			rc = ini_expand_one(&out, &p, sorted, n, &marks, cause);
 		}
 	}
 	free(sorted);
@@ -1495,6 +1499,16 @@ ini_expand(
 		return (NULL);
 	}
 	ini_buf_add(&out, p, strlen(p));
+	/* Every marker in the result must be one we put there. */
+	for (q = out.p; (q = strstr(q, INI_MARK_OPEN)) != NULL; q++)
+		marks--;
+	if (marks < 0) {
+		free(out.p);
+		ini_fail(cause,
+		    "the text \"%s\" is reserved for vigil's markers",
+		    INI_MARK_OPEN);
+		return (NULL);
+	}
 	return (out.p);
 }
 

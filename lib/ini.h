@@ -104,7 +104,8 @@ const struct ini_entry *ini_get(
  * VALUE % VARS as Python formats a string with a mapping: %(name)s and
  * the other conversions, %% for '%'.  Returns an allocated string, or
  * NULL with *CAUSE set (an unknown name, with the known ones listed; an
- * incomplete or unsupported format).
+ * incomplete or unsupported format; INI_MARK_OPEN in VALUE or in a
+ * string inserted, so that every marker in a result is a real one).
  */
 char *ini_expand(const char *, const struct ini_var *, size_t, char **);
 

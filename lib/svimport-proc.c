@@ -149,6 +149,10 @@ svi_mark_fmt(const char *m, char *fmt, size_t size, const char **next)
 	size_t i, len;
 	int c;
 
+	if (end == NULL) { /* not from ini_expand(), which closes each */
+		*next = m;
+		return (-1);
+	}
 	len = (size_t)(end - m) / 2;
 	*next = end + strlen(INI_MARK_CLOSE);
 	if (len >= sizeof spec)
@@ -303,6 +307,20 @@ svi_sh_word(FILE *f, const struct svi_proc *pr, const char *s)
 		fputs("''", f);
 }
 
+/* The entry that set KV: the program's environment or [supervisord]'s. */
+static const struct ini_entry *
+svi_env_origin(struct svi_prog *p, struct svi_proc *pr, const char *kv)
+{
+	size_t i;
+
+	for (i = 0; p->pairs != NULL && p->pairs[i] != NULL; i++) {
+		if (strcmp(p->pairs[i], kv) == 0)
+			return (pr->env_e);
+	}
+	return (pr->env_e != NULL && p->ctx->env_e == NULL ? pr->env_e :
+	                                                     p->ctx->env_e);
+}
+
 static int
 svi_has_mark(const char *s)
 {
@@ -313,6 +331,7 @@ svi_has_mark(const char *s)
 static void
 svi_env_list(struct svi_prog *p, struct svi_proc *pr)
 {
+	const struct ini_entry *e;
 	size_t i, len = 0;
 	char *q, *list;
 	int first = 1;
@@ -325,8 +344,8 @@ svi_env_list(struct svi_prog *p, struct svi_proc *pr)
 		if (svi_has_mark(pr->env[i]))
 			continue;
 		if ((q = svimport_quote(pr->env[i])) == NULL) {
-			svi_report(p->ctx, pr->env_e->file, pr->env_e->line,
-			    pr->env_e->key,
+			e = svi_env_origin(p, pr, pr->env[i]);
+			svi_report(p->ctx, e->file, e->line, e->key,
 			    "a value with a control character a job file "
 			    "cannot hold");
 			continue;

@@ -6,7 +6,8 @@
 #   4. `make distcheck`
 #   5. clang-format, shellcheck, `make check-headers`, clang-tidy, mandoc,
 #      cppcheck, autogen.sh prints no warning, no two-way module edge
-#   6. the request decoder under libFuzzer for FUZZ_SECONDS (default 30)
+#   6. the request decoder and the supervisord reader under libFuzzer,
+#      FUZZ_SECONDS (default 30) each
 # Ends with one line "N passed, N failed, N skipped" over every test of
 # every stage.  Set STAGES="1 5" to run only some stages.
 # The builds are out of tree, under build/.  A source tree that was

@@ -713,6 +713,35 @@ TEST(expand_marks)
 	return (0);
 }
 
+/* A marker in a result is always one that ini_expand() put there. */
+TEST(expand_forged_marks)
+{
+	const struct ini_var vars[] = {
+		{ "x", INI_VAR_STRING, "a" INI_MARK_OPEN "73))", 0 },
+		{ "p", INI_VAR_MARK, NULL, 0 },
+		{ "y", INI_VAR_STRING, "((vigil", 0 },
+	};
+	char *r, *cause = NULL;
+
+	r = ini_expand("-c " INI_MARK_OPEN "73))", vars, 3, &cause);
+	ASSERT_OK(r == NULL);
+	ASSERT_STREQ(cause,
+	    "the text \"" INI_MARK_OPEN "\" is reserved for "
+	    "vigil's markers");
+	free(cause);
+	cause = NULL;
+	ASSERT_OK(ini_expand("%(x)s", vars, 3, &cause) == NULL);
+	free(cause);
+	cause = NULL;
+	/* A real marker beside text that nearly forms one. */
+	r = ini_expand("((%(p)d %(y)s%(p)s", vars, 3, &cause);
+	ASSERT_STREQ(r,
+	    "((" INI_MARK_OPEN "64" INI_MARK_CLOSE " ((vigil" INI_MARK_OPEN
+	    "73" INI_MARK_CLOSE);
+	free(r);
+	return (0);
+}
+
 TEST(expand_errors)
 {
 	ASSERT_OK(expands("%(nope)s",
@@ -1318,6 +1347,7 @@ main(void)
 	RUN(expand_strings);
 	RUN(expand_numbers);
 	RUN(expand_marks);
+	RUN(expand_forged_marks);
 	RUN(expand_errors);
 	RUN(expand_no_recursion);
 	RUN(here);

@@ -308,6 +308,35 @@ TEST(supervisord_inherited)
 	return (0);
 }
 
+/* A control character a job file cannot hold: reported where it was set. */
+TEST(environment_controls)
+{
+	struct job_spec *s;
+
+	ASSERT_OK(translate("[supervisord]\n"
+	                    "environment = A=\"x\001y\",B=1\n"
+	                    "[program:p]\n"
+	                    "command = x\n") == 0);
+	ASSERT_OK(reported(2, "environment", "a value with a control"));
+	ASSERT_OK((s = spec("p")) != NULL);
+	ASSERT_EQ(s->nenvironment, 1);
+	ASSERT_STREQ(s->environment[0], "B=1");
+	job_spec_free(s);
+	ASSERT_OK(translate("[supervisord]\n"
+	                    "environment = A=\"x\001y\",B=1\n"
+	                    "[program:p]\n"
+	                    "command = x\n"
+	                    "environment = C=\"\002\",D=2\n") == 0);
+	ASSERT_OK(reported(2, "environment", "a value with a control"));
+	ASSERT_OK(reported(5, "environment", "a value with a control"));
+	ASSERT_OK((s = spec("p")) != NULL);
+	ASSERT_EQ(s->nenvironment, 2);
+	ASSERT_STREQ(s->environment[0], "B=1");
+	ASSERT_STREQ(s->environment[1], "D=2");
+	job_spec_free(s);
+	return (0);
+}
+
 TEST(numprocs)
 {
 	struct job_spec *s;
@@ -522,6 +551,7 @@ main(void)
 	RUN(reported_options);
 	RUN(sections);
 	RUN(supervisord_inherited);
+	RUN(environment_controls);
 	RUN(numprocs);
 	RUN(numprocs_refused);
 	RUN(command_forms);
