@@ -1,6 +1,6 @@
 #!/bin/bash
 # vigilctl import supervisord: a realistic config (includes, numprocs with
-# process_name, %(here)s, %(ENV_X)s and %(process_num)02d, priorities, a
+# process_name, %(here)s, %(ENV_X)s (in [include] too) and %(process_num)02d, priorities, a
 # group, an event listener, options vigil has no meaning for, a program
 # vigil refuses) becomes job files that vigild --check accepts and runs:
 # the reports name file, line and option; --dry-run writes nothing; an
@@ -46,7 +46,7 @@ startsecs=0
 frobnicate=yes
 
 [include]
-files = conf.d/*.conf
+files = %(ENV_IMPORT_TEST_CONFD)s/*.conf
 
 [eventlistener:crashmail]
 command=crashmail -a
@@ -71,6 +71,8 @@ EOF
 J=$T/imported
 mkdir -p "$J"
 export IMPORT_TEST_ENV=prod
+# [include] files may use %(ENV_X)s, as supervisord's read_config() has it.
+export IMPORT_TEST_CONFD=conf.d
 
 # imp EXPECTED ARGS...: vigilctl import supervisord, exit status checked.
 imp() {
