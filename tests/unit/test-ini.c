@@ -360,6 +360,7 @@ TEST(bad_bytes)
 	struct ini ini;
 	char *cause = NULL;
 
+	memset(&ini, 0, sizeof ini);
 	ASSERT_EQ(
 	    ini_parse_buffer(&ini, "t.conf", "[s]\na=1\n\0\n", 10, &cause), -1);
 	ASSERT_STREQ(cause, "t.conf:3: NUL byte");
@@ -1008,9 +1009,7 @@ static void
 gen_line(FILE *f, uint32_t *s, int clean)
 {
 	static const char *clean_others[] = { "; x", "# y", "", "  ", "\t",
-		"  more", "\tm2", "   ; c", "    x # y",
-		"\xe3\x80\x80"
-		"cont" };
+		"  more", "\tm2", "   ; c", "    x # y", "\343\200\200cont" };
 	static const char *headers[] = { "[s1]", "[S1]", "[DEFAULT]", "[ s2 ]",
 		"[a]]", "[b] junk", "[]", "[c", "  [s1]", "[s1] ; c", "[s#2]",
 		"[x]#y" };
@@ -1027,9 +1026,7 @@ gen_line(FILE *f, uint32_t *s, int clean)
 		" ;", "#c ;d" };
 	static const char *others[] = { "; x", "# y", "  ; z", "", "  ", "\t",
 		"junk", "=v", " : v", "\xc2\xa0", "  more", "\tm2", "   ; c",
-		"    x # y", "      deep",
-		"\xe3\x80\x80"
-		"cont" };
+		"    x # y", "      deep", "\343\200\200cont" };
 	static const char *ends[] = { "\n", "\n", "\n", "\n", "\r\n", "\r" };
 	unsigned r = rnd(s) % 10;
 
