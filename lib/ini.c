@@ -1376,22 +1376,32 @@ ini_var_find(
 	return (NULL);
 }
 
-/* The error for an unknown name, with the known ones listed. */
+/*
+ * The error for an unknown name, with the known ones listed; the ENV_X of
+ * the environment, which can be hundreds, as one entry.
+ */
 static int
 ini_unknown(const char *key, size_t keylen, const struct ini_var **sorted,
     size_t n, char **cause)
 {
+	static const char env[] = "ENV_X for each environment variable X";
 	struct ini_buf b = { NULL, 0, 0 };
 	size_t i;
-	int rc;
+	int rc, nenv = 0;
 
 	for (i = 0; i < n; i++) {
 		if (i + 1 < n &&
 		    strcmp(sorted[i]->name, sorted[i + 1]->name) == 0)
 			continue;
+		if (strncmp(sorted[i]->name, "ENV_", 4) == 0 && nenv++ > 0)
+			continue;
 		if (b.len > 0)
 			ini_buf_add(&b, ", ", 2);
-		ini_buf_add(&b, sorted[i]->name, strlen(sorted[i]->name));
+		if (strncmp(sorted[i]->name, "ENV_", 4) == 0)
+			ini_buf_add(&b, env, sizeof env - 1);
+		else
+			ini_buf_add(
+			    &b, sorted[i]->name, strlen(sorted[i]->name));
 	}
 	rc = ini_fail(cause, "%%(%.*s)s: unknown name (known: %s)", (int)keylen,
 	    key, b.len > 0 ? b.p : "none");

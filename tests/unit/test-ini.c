@@ -814,6 +814,25 @@ TEST(expand_no_recursion)
 	return (0);
 }
 
+/* The environment's many ENV_X are listed as one. */
+TEST(expand_unknown_env)
+{
+	const struct ini_var v[] = {
+		{ "ENV_HOME", INI_VAR_STRING, "/root", 0 },
+		{ "here", INI_VAR_STRING, "/etc", 0 },
+		{ "ENV_PATH", INI_VAR_STRING, "/bin", 0 },
+		{ "ENV_A", INI_VAR_STRING, "a", 0 },
+	};
+	char *cause = NULL;
+
+	ASSERT_OK(ini_expand("%(ENV_NOPE)s", v, 4, &cause) == NULL);
+	ASSERT_STREQ(cause,
+	    "%(ENV_NOPE)s: unknown name (known: ENV_X for each environment "
+	    "variable X, here)");
+	free(cause);
+	return (0);
+}
+
 /* Does ini_here(path) give want? */
 static int
 here_is(const char *path, const char *want)
@@ -1347,6 +1366,7 @@ main(void)
 	RUN(expand_forged_marks);
 	RUN(expand_errors);
 	RUN(expand_no_recursion);
+	RUN(expand_unknown_env);
 	RUN(here);
 	RUN(big_files);
 	RUN(big_expand);
