@@ -32,6 +32,7 @@ struct svi_ctx {
 	char **env;           /* [supervisord] environment, "K=V" */
 	const struct ini_entry *env_e;
 	size_t nenv;
+	char **env_names; /* its ENV_K, owned names of vars in base */
 	const struct ini_entry *user;      /* [supervisord] user */
 	const struct ini_entry *umask;     /* when supervisord daemonizes */
 	const struct ini_entry *directory; /* the same */

@@ -72,9 +72,11 @@ svi_numprocs(struct svi_prog *p)
 
 	if ((v = svi_get(p, "numprocs", &ne)) != NULL &&
 	    (svi_number(v, &n) == -1 || n < 1 || n > 1000)) {
+		/* No job rather than one with another number of processes. */
 		svi_report(p->ctx, ne->file, ne->line, ne->key,
-		    "%s: vigil runs 1 to 1000 instances", v);
-		n = 1;
+		    "%s: vigil runs 1 to 1000 instances; no job made", v);
+		free(v);
+		return (-1);
 	}
 	free(v);
 	p->numprocs = (int)n;
@@ -483,14 +485,21 @@ svi_stream(struct svi_prog *p, const char *which, const struct ini_entry **ep)
 
 	snprintf(key, sizeof key, "%s_logfile", which);
 	if ((v = svi_get(p, key, ep)) != NULL) {
-		if (strcasecmp(v, "none") == 0)
+		if (strcasecmp(v, "none") == 0 || strcasecmp(v, "off") == 0)
 			kind = "null";
 		else if (strcasecmp(v, "syslog") == 0)
 			kind = "journal";
 		else if (strcmp(v, "/dev/stdout") == 0 ||
-		    strcmp(v, "/dev/stderr") == 0)
+		    strcmp(v, "/dev/stderr") == 0) {
 			kind = "inherit";
-		else if (strcasecmp(v, "auto") != 0)
+			/* vigil's inherit is vigild's own stream of that name */
+			if (strcmp(v + 5, which) != 0)
+				svi_report(p->ctx, (*ep)->file, (*ep)->line,
+				    key,
+				    "vigil's inherit gives the %s "
+				    "vigild's own %s, not %s",
+				    which, which, v);
+		} else if (strcasecmp(v, "auto") != 0)
 			svi_report(p->ctx, (*ep)->file, (*ep)->line, key,
 			    "vigil writes the output to LOG_DIR/%s.log",
 			    p->name);
@@ -498,6 +507,13 @@ svi_stream(struct svi_prog *p, const char *which, const struct ini_entry **ep)
 	}
 	snprintf(key, sizeof key, "%s_syslog", which);
 	if ((v = svi_get(p, key, &e)) != NULL && svi_boolean(v, &b) == 0 && b) {
+		/* supervisord writes both; vigil's output goes one way. */
+		if (strcmp(kind, "null") != 0 && strcmp(kind, "journal") != 0)
+			svi_report(p->ctx, e->file, e->line, key,
+			    "vigil sends the output to the journal only, "
+			    "not also to %s",
+			    strcmp(kind, "file") == 0 ? "a log file" :
+			                                "vigild's own stream");
 		kind = "journal";
 		*ep = e;
 	}
@@ -557,8 +573,11 @@ svi_output(struct svi_prog *p)
 		svi_line(p, p->redirect_stderr ? oe : ee, "stderr", err);
 	if (!p->redirect_stderr && strcmp(err, "file") == 0)
 		fprintf(p->f,
-		    "# stderr goes to the same log file as stdout "
-		    "(supervisord keeps one of its own)\n");
+		    strcmp(out, "file") == 0 ?
+		        "# stderr goes to the same log file as stdout "
+		        "(supervisord keeps one of its own)\n" :
+		        "# stderr goes to the job's log file, LOG_DIR/%s.log\n",
+		    p->name);
 	svi_logsize(p, strcmp(out, "file") == 0 ? "stdout" : "stderr");
 	if (strcmp(out, "file") == 0 && strcmp(err, "file") == 0 &&
 	    !p->redirect_stderr) {

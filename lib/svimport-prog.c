@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "ini.h"
 #include "signame.h"
@@ -170,10 +171,16 @@ svi_startretries(struct svi_prog *p, const struct ini_entry *e, const char *v)
 		svi_bad(p, e, "a number");
 		return;
 	}
-	if (n == 0 || n > 1000000) {
+	if (n == 0) {
 		svi_report(p->ctx, e->file, e->line, e->key,
 		    "vigil's max_restarts counts restarts from 1; with 0 it "
 		    "never gives up");
+		return;
+	}
+	if (n > 1000000) {
+		svi_report(p->ctx, e->file, e->line, e->key,
+		    "vigil's max_restarts is at most 1000000; without it, "
+		    "vigil never gives up");
 		return;
 	}
 	snprintf(buf, sizeof buf, "%lld", n);
@@ -212,9 +219,22 @@ svi_asgroup(struct svi_prog *p, const struct ini_entry *e, const char *v)
 {
 	int b;
 
+	const struct ini_entry *k;
+	char *kv;
+	int kb;
+
 	if (svi_boolean(v, &b) == -1) {
 		svi_bad(p, e, "a boolean");
 		return;
+	}
+	/* killasgroup defaults to stopasgroup; false beside true is refused. */
+	if (b && strcmp(e->key, "stopasgroup") == 0 &&
+	    (kv = svi_get(p, "killasgroup", &k)) != NULL) {
+		if (svi_boolean(kv, &kb) == 0 && !kb)
+			svi_report(p->ctx, e->file, e->line, e->key,
+			    "supervisord refuses stopasgroup = true with "
+			    "killasgroup = false");
+		free(kv);
 	}
 	if (b)
 		svi_line_raw(p, e, "kill_group", "true");
@@ -266,6 +286,16 @@ svi_redirect(struct svi_prog *p, const struct ini_entry *e, const char *v)
 		svi_bad(p, e, "a boolean");
 }
 
+/* serverurl: AUTO is supervisord's default; anything else has no use. */
+static void
+svi_serverurl(struct svi_prog *p, const struct ini_entry *e, const char *v)
+{
+	if (strcasecmp(v, "auto") != 0)
+		svi_report(p->ctx, e->file, e->line, e->key,
+		    "vigil gives jobs no XML-RPC server URL; they can run "
+		    "vigilctl");
+}
+
 /* What the process options translate; they are read per process. */
 static void
 svi_later(struct svi_prog *p, const struct ini_entry *e, const char *v)
@@ -309,8 +339,7 @@ static const struct svi_opt svi_opts[] = {
 	    "vigil has no process communication event mode" },
 	{ "stdout_events_enabled", NULL, "vigil has no event listeners" },
 	{ "stderr_events_enabled", NULL, "vigil has no event listeners" },
-	{ "serverurl", NULL,
-	    "vigil gives jobs no XML-RPC server URL; they can run vigilctl" },
+	{ "serverurl", svi_serverurl, NULL },
 };
 
 static const struct svi_opt *

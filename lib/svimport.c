@@ -265,11 +265,15 @@ svi_sv_why(const char *key)
 	return ("not a supervisord option vigil knows");
 }
 
-/* The [supervisord] environment, expanded as supervisord does. */
+/*
+ * The [supervisord] environment, expanded as supervisord does; its
+ * variables are %(ENV_X)s for the programs from then on.
+ */
 static void
 svi_sv_environment(struct svi_ctx *ctx, const struct ini_entry *e)
 {
 	char *cause = NULL, *v;
+	size_t i;
 
 	v = ini_expand(e->value, ctx->base.v, ctx->base.n, &cause);
 	if (v != NULL) {
@@ -280,7 +284,16 @@ svi_sv_environment(struct svi_ctx *ctx, const struct ini_entry *e)
 		svi_report(ctx, e->file, e->line, e->key,
 		    "supervisord refuses it: %s", cause);
 		free(cause);
+		return;
 	}
+	ctx->env_names = xreallocarray(NULL, ctx->nenv + 1, sizeof(char *));
+	for (i = 0; i < ctx->nenv; i++) {
+		xasprintf(&ctx->env_names[i], "ENV_%.*s",
+		    (int)strcspn(ctx->env[i], "="), ctx->env[i]);
+		svi_vars_add(&ctx->base, ctx->env_names[i], INI_VAR_STRING,
+		    strchr(ctx->env[i], '=') + 1, 0);
+	}
+	ctx->env_names[ctx->nenv] = NULL;
 }
 
 /* [supervisord]: what every program inherits, and what is reported. */
@@ -400,14 +413,26 @@ svi_group_of(struct svi_prog *p)
 static void
 svi_program(struct svi_ctx *ctx, const struct ini_section *sec)
 {
+	const struct svi_prog *first;
 	struct svi_prog *p;
 	char *name, *opts;
-	size_t len;
+	size_t len, i;
 
 	name = svi_strip(sec->name + strlen("program:"));
 	if (svi_skipped(ctx, name)) {
 		free(name);
 		return;
+	}
+	/* supervisord runs the first group of a name and drops the rest. */
+	for (i = 0; i < ctx->nprogs; i++) {
+		first = ctx->progs[i];
+		if (strcmp(first->name, name) == 0) {
+			svi_report(ctx, sec->file, sec->line, "",
+			    "[%s] is already in %s:%d", first->sec->name,
+			    first->sec->file, first->sec->line);
+			free(name);
+			return;
+		}
 	}
 	p = xcalloc(1, sizeof *p);
 	p->ctx = ctx;
@@ -455,7 +480,9 @@ svi_other_section(struct svi_ctx *ctx, const struct ini_section *sec)
 	for (i = 0; ignored[i] != NULL; i++)
 		if (strcmp(sec->name, ignored[i]) == 0)
 			return;
-	if (strncmp(sec->name, "rpcinterface:", 13) == 0)
+	/* supervisorctl's plugins: nothing for supervisord. */
+	if (strncmp(sec->name, "rpcinterface:", 13) == 0 ||
+	    strncmp(sec->name, "ctlplugin:", 10) == 0)
 		return;
 	if (strncmp(sec->name, "group:", 6) == 0)
 		why = "vigil has no groups: name the programs together, as in "
@@ -596,6 +623,7 @@ svimport_translate(const struct ini *ini, const struct svimport_in *in,
 		svi_prog_free(ctx.progs[i]);
 	free(ctx.progs);
 	words_free(ctx.env);
+	words_free(ctx.env_names);
 	svi_vars_clear(&ctx.base);
 	words_free(envnames);
 	free(here);

@@ -209,8 +209,12 @@ imp_check(struct imp *imp, size_t fi)
 			    job->file, job->line, job->name, other, line);
 		else {
 			xasprintf(&path, "%s/%s.conf", imp->staging, job->name);
-			if (imp_write(imp->staging, job->name, job->text) == -1)
+			if (imp_write(imp->staging, job->name, job->text) ==
+			    -1) {
+				unlink(path);
+				rmdir(imp->staging);
 				exit(1);
+			}
 			spec = job_spec_load(path, job->name, &errs);
 			job_spec_free(spec);
 			unlink(path);

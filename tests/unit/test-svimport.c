@@ -217,7 +217,7 @@ TEST(reported_options)
 	                    "command = sleep 1\n"
 	                    "startretries = 0\n"
 	                    "stdout_events_enabled = true\n"
-	                    "serverurl = AUTO\n"
+	                    "serverurl = http://h:9001\n"
 	                    "bogus = 1\n"
 	                    "stdout_logfile = /var/log/p.log\n"
 	                    "stdout_logfile_maxbytes = 100\n"
@@ -245,6 +245,20 @@ TEST(reported_options)
 		ASSERT_OK(s != NULL);
 		job_spec_free(s);
 	}
+	/* Defaults written out are not reported; a refused pair is. */
+	ASSERT_OK(translate("[program:p]\n"
+	                    "command = sleep 1\n"
+	                    "serverurl = AUTO\n"
+	                    "startretries = 2000000\n"
+	                    "stopasgroup = true\n"
+	                    "killasgroup = false\n"
+	                    "[ctlplugin:x]\n"
+	                    "supervisor.ctl_factory = a.b:c\n") == 0);
+	ASSERT_EQ(out.nreports, 2);
+	ASSERT_OK(
+	    reported(4, "startretries", "vigil's max_restarts is at most"));
+	ASSERT_OK(
+	    reported(5, "stopasgroup", "supervisord refuses stopasgroup"));
 	return (0);
 }
 
@@ -369,6 +383,35 @@ TEST(numprocs)
 	return (0);
 }
 
+/* Variables of [supervisord]'s environment are %(ENV_X)s in programs. */
+TEST(supervisord_env_expansion)
+{
+	struct job_spec *s;
+
+	ASSERT_OK(translate("[supervisord]\n"
+	                    "environment = APP_ROOT=\"/srv/a\"\n"
+	                    "[program:p]\n"
+	                    "command = %(ENV_APP_ROOT)s/bin/p\n"
+	                    "directory = %(ENV_APP_ROOT)s\n") == 0);
+	ASSERT_EQ(out.nreports, 0);
+	ASSERT_OK((s = spec("p")) != NULL);
+	ASSERT_STREQ(s->argv[0], "/srv/a/bin/p");
+	ASSERT_STREQ(s->directory, "/srv/a");
+	job_spec_free(s);
+	return (0);
+}
+
+/* Two programs of one name: the first is translated, the second reported. */
+TEST(duplicate_names)
+{
+	ASSERT_OK(translate("[program:x]\ncommand = first\n"
+	                    "[program: x]\ncommand = second\n") == 0);
+	ASSERT_EQ(out.njobs, 1);
+	ASSERT_OK(has_line("x", "command = \"first\""));
+	ASSERT_OK(reported(3, "", "[program:x] is already in"));
+	return (0);
+}
+
 TEST(numprocs_refused)
 {
 	ASSERT_OK(translate("[program:w]\ncommand = x\nnumprocs = 2\n"
@@ -378,7 +421,7 @@ TEST(numprocs_refused)
 	ASSERT_OK(reported(1, "", "supervisord refuses it: numprocs > 1"));
 	ASSERT_OK(reported(5, "command", "a %(process_num) conversion"));
 	ASSERT_OK(reported(8, "numprocs", "1001: vigil runs 1 to 1000"));
-	ASSERT_OK(job("w") == NULL && job("v") == NULL);
+	ASSERT_OK(job("w") == NULL && job("v") == NULL && job("u") == NULL);
 	return (0);
 }
 
@@ -459,7 +502,27 @@ TEST(output)
 	ASSERT_EQ(s->err, CONF_OUTPUT_JOURNAL);
 	ASSERT_EQ(s->log_max_size, 3000);
 	job_spec_free(s);
-	ASSERT_EQ(out.nreports, 0);
+	/* supervisord writes c's stderr to its file and to syslog. */
+	ASSERT_EQ(out.nreports, 1);
+	ASSERT_OK(reported(14, "stderr_syslog",
+	    "vigil sends the output to the journal only, not also to a log "
+	    "file"));
+	/* OFF is NONE; /dev/stdout for stderr is vigild's stderr. */
+	ASSERT_OK(translate("[program:d]\ncommand=x\nstdout_logfile=Off\n"
+	                    "stderr_logfile=/dev/stdout\n") == 0);
+	ASSERT_OK((s = spec("d")) != NULL);
+	ASSERT_EQ(s->out, CONF_OUTPUT_NULL);
+	ASSERT_EQ(s->err, CONF_OUTPUT_INHERIT);
+	job_spec_free(s);
+	ASSERT_OK(reported(4, "stderr_logfile",
+	    "vigil's inherit gives the stderr vigild's own stderr, not "
+	    "/dev/stdout"));
+	/* With stdout elsewhere, stderr's file is the job's log. */
+	ASSERT_OK(
+	    translate("[program:e]\ncommand=x\nstdout_logfile=NONE\n") == 0);
+	ASSERT_OK(has_line("e",
+	    "# stderr goes to the job's log file, "
+	    "LOG_DIR/e.log"));
 	return (0);
 }
 
@@ -552,6 +615,8 @@ main(void)
 	RUN(sections);
 	RUN(supervisord_inherited);
 	RUN(environment_controls);
+	RUN(supervisord_env_expansion);
+	RUN(duplicate_names);
 	RUN(numprocs);
 	RUN(numprocs_refused);
 	RUN(command_forms);
