@@ -693,6 +693,8 @@ const struct conf_field conf_field_job[] = {
 	JOB_LIST("exec_start_pre", conf_parse_hook_command),
 	JOB_LIST("exec_start_post", conf_parse_hook_command),
 	JOB_LIST("exec_stop_post", conf_parse_hook_command),
+	JOB_LIST("on_failure", conf_parse_hook_command),
+	JOB_DUR("hook_timeout", hook_timeout),
 	JOB_WORD("kind", kind, conf_field_kind_words),
 	JOB_INT("instances", instances, 1, CONF_INSTANCES_MAX),
 	JOB_BOOL("autostart", autostart),
@@ -777,6 +779,9 @@ const struct conf_field conf_field_main[] = {
 	    NULL },
 	{ "cgroup", 0, conf_parse_word, CONF_OFF(cgroup), 0, 0,
 	    conf_cgroup_words },
+	{ "on_event", 1, conf_parse_event_command, 0, 0, 0, NULL },
+	{ "hook_timeout", 0, conf_parse_duration, CONF_OFF(hook_timeout), 0, 0,
+	    NULL },
 };
 
 /* The number of entries of each table. */

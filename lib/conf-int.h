@@ -82,6 +82,8 @@ int conf_parse_command(
     struct conf_ctx *, const struct conf_field *, cfg_opt_t *, char **);
 int conf_parse_hook_command(
     struct conf_ctx *, const struct conf_field *, cfg_opt_t *, char **);
+int conf_parse_event_command(
+    struct conf_ctx *, const struct conf_field *, cfg_opt_t *, char **);
 int conf_parse_ready(
     struct conf_ctx *, const struct conf_field *, cfg_opt_t *, char **);
 int conf_parse_health(

@@ -102,7 +102,10 @@ conf_parse_command(struct conf_ctx *ctx, const struct conf_field *f,
 	return (conf_argv(ctx, f, opt, &spec->argv, &spec->argc, cause));
 }
 
-/* exec_start_pre, exec_start_post, exec_stop_post: a command each. */
+/*
+ * exec_start_pre, exec_start_post, exec_stop_post, on_failure: a command
+ * each.
+ */
 int
 conf_parse_hook_command(struct conf_ctx *ctx, const struct conf_field *f,
     cfg_opt_t *opt, char **cause)
@@ -111,9 +114,20 @@ conf_parse_hook_command(struct conf_ctx *ctx, const struct conf_field *f,
 	char ***argvp = strcmp(f->name, "exec_start_pre") == 0 ?
 	    &spec->pre_argv :
 	    strcmp(f->name, "exec_start_post") == 0 ? &spec->start_post_argv :
+	    strcmp(f->name, "on_failure") == 0      ? &spec->failure_argv :
 	                                              &spec->stop_post_argv;
 
 	return (conf_argv(ctx, f, opt, argvp, NULL, cause));
+}
+
+/* vigil.conf's on_event: a command. */
+int
+conf_parse_event_command(struct conf_ctx *ctx, const struct conf_field *f,
+    cfg_opt_t *opt, char **cause)
+{
+	struct conf *c = ctx->obj;
+
+	return (conf_argv(ctx, f, opt, &c->event_argv, NULL, cause));
 }
 
 /* watch: absolute paths, each at most PATH_MAX. */

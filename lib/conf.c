@@ -35,7 +35,9 @@
 
 #include "conf.h"
 #include "conf-int.h"
+#include "duration.h"
 #include "log.h"
+#include "words.h"
 #include "xmalloc.h"
 
 #ifndef SYSCONFDIR
@@ -192,6 +194,7 @@ conf_defaults(struct conf *c)
 
 	c->socket_mode = 0600;
 	c->history_keep = 1000;
+	c->hook_timeout = 30 * DURATION_USEC_PER_SEC;
 	if (geteuid() == 0) {
 		c->jobs_dir = xstrdup(SYSCONFDIR "/vigil/jobs.d");
 		c->runtime_dir = xstrdup(RUNSTATEDIR "/vigil");
@@ -307,5 +310,6 @@ conf_free(struct conf *c)
 	free(c->log_dir);
 	free(c->log_level);
 	free(c->socket_group);
+	words_free(c->event_argv);
 	free(c);
 }

@@ -105,6 +105,8 @@ struct job_spec {
 	char **pre_argv;        /* exec_start_pre, or NULL */
 	char **start_post_argv; /* exec_start_post, or NULL */
 	char **stop_post_argv;  /* exec_stop_post, or NULL */
+	char **failure_argv;    /* on_failure, or NULL */
+	uint64_t hook_timeout;  /* on_failure's bound, default 30s */
 	char **watch;           /* paths whose changes restart it, or NULL */
 	size_t nwatch;
 	uint64_t watch_delay; /* the quiet after a change, then the restart */
@@ -177,9 +179,11 @@ struct conf {
 	char *socket_group; /* NULL: none */
 	int has_socket_gid;
 	gid_t socket_gid;
-	int socket_mode;  /* default 0600, 0660 with socket_group */
-	int history_keep; /* default 1000 */
-	int cgroup;       /* CONF_CGROUP_AUTO (default) or _OFF */
+	int socket_mode;       /* default 0600, 0660 with socket_group */
+	int history_keep;      /* default 1000 */
+	int cgroup;            /* CONF_CGROUP_AUTO (default) or _OFF */
+	char **event_argv;     /* on_event, or NULL */
+	uint64_t hook_timeout; /* on_event's bound, default 30s */
 };
 
 enum conf_cgroup {
@@ -202,6 +206,7 @@ void conf_free(struct conf *);
 
 struct job_spec *job_spec_load(
     const char *, const char *, struct conf_errors *);
+struct job_spec *job_spec_new(const char *);
 void job_spec_free(struct job_spec *);
 int job_spec_equal(const struct job_spec *, const struct job_spec *);
 int job_spec_equal_but_instances(

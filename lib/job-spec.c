@@ -76,7 +76,18 @@ job_spec_create(const char *name, const char *path)
 	spec->max_attempts = 5;
 	spec->retry_delay = DURATION_USEC_PER_SEC;
 	spec->retry_delay_max = 600 * DURATION_USEC_PER_SEC;
+	spec->hook_timeout = 30 * DURATION_USEC_PER_SEC;
 	return (spec);
+}
+
+/*
+ * A spec with every default and no command, read from no file: for a
+ * process vigild runs that no job file describes (on_event).
+ */
+struct job_spec *
+job_spec_new(const char *name)
+{
+	return (job_spec_create(name, ""));
 }
 
 /* Report option name set for a job kind it does not apply to. */
@@ -288,6 +299,7 @@ job_spec_free(struct job_spec *spec)
 	words_free(spec->pre_argv);
 	words_free(spec->start_post_argv);
 	words_free(spec->stop_post_argv);
+	words_free(spec->failure_argv);
 	free(spec->schedule);
 	free(spec);
 }
@@ -366,6 +378,8 @@ job_spec_equal_policy(const struct job_spec *a, const struct job_spec *b)
 	    job_spec_words_eq(a->pre_argv, b->pre_argv) &&
 	    job_spec_words_eq(a->start_post_argv, b->start_post_argv) &&
 	    job_spec_words_eq(a->stop_post_argv, b->stop_post_argv) &&
+	    job_spec_words_eq(a->failure_argv, b->failure_argv) &&
+	    a->hook_timeout == b->hook_timeout &&
 	    a->watch_delay == b->watch_delay && a->forking == b->forking &&
 	    job_spec_str_eq(a->pid_file, b->pid_file) &&
 	    a->ready_timeout == b->ready_timeout &&

@@ -291,11 +291,12 @@ dispatch_run_end(struct inst *in, int status, int success, const char *end)
 		state_queue_fail(in, id, spec->max_attempts,
 		    store_now() + (int64_t)wait, code, sig, what, tail, tlen);
 		/* As queue_fail decides: the attempts were counted at claim. */
-		if (in->q.msg.attempts >= spec->max_attempts)
+		if (in->q.msg.attempts >= spec->max_attempts) {
 			log_warnx("%s: message %" PRId64 " is dead after %d "
 			          "attempts (%s)",
 			    in->label, id, in->q.msg.attempts, what);
-		else
+			hook_failure(in, "dead", status, id);
+		} else
 			log_info("%s: message %" PRId64 " attempt %d of %d "
 			         "failed (%s); retrying in %s",
 			    in->label, id, in->q.msg.attempts,

@@ -114,6 +114,10 @@ run_end(
 	    oom > in->run.oom_kills;
 	run_describe(in, status, st, end, sizeof(end));
 	state_run_end(in, status, end);
+	/* A failure: not a stop asked for, unless for a cause of the run's. */
+	if (!st->decision.success &&
+	    (!st->stop_asked || run_cause(in, "timeout") != NULL))
+		hook_failure(in, "failed", status, in->q.msg.id);
 	if (inst_kind(in)->run_end != NULL)
 		inst_kind(in)->run_end(in, status, st->decision.success, end);
 	in->last.known = !in->life.exec_failed;

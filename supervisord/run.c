@@ -761,7 +761,7 @@ run_main_ended(struct inst *in, int status)
 	run_step_leader(in, &res, "exec_stop_post");
 }
 
-/* SIGCHLD: reap every child that has exited, ours or reparented. */ /* SIGCHLD: reap every child that has exited, ours or reparented. */
+/* SIGCHLD: reap every child that has exited, ours or reparented. */
 void
 run_reap_all(void)
 {
@@ -780,7 +780,7 @@ run_reap_all(void)
 		if ((in = RB_FIND(pid_tree, &run_pids, &key)) != NULL)
 			run_reaped(in, status);
 		else if (!prober_reaped(pid, status) &&
-		    !poststart_reaped(pid, status))
+		    !poststart_reaped(pid, status) && !hook_reaped(pid, status))
 			log_debug(
 			    "reaped pid %ld (not a job leader)", (long)pid);
 	}

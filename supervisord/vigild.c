@@ -608,6 +608,7 @@ vigild_changed(struct inst *in, enum job_state was)
 	deps_changed(in, was);
 	waiters_notify(in);
 	registry_changed(in, was);
+	hook_changed(in, was);
 }
 
 /* The supervision core: its modules, wired together. */
@@ -697,6 +698,7 @@ main(int argc, char **argv)
 	if ((r = sd_event_loop(vigild.event)) < 0)
 		log_warnx("sd_event_loop: %s", strerror(-r));
 	log_info("all jobs stopped, exiting");
+	hook_free_all();
 	joblog_free_all();
 	server_close();
 	vigild_core_free();

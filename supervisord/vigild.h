@@ -362,6 +362,12 @@ void poststart_run(struct inst *);
 void poststart_forget(struct inst *);
 int poststart_reaped(pid_t, int);
 
+/* hook.c */
+void hook_failure(struct inst *, const char *, int, int64_t);
+void hook_changed(struct inst *, enum job_state);
+int hook_reaped(pid_t, int);
+void hook_free_all(void);
+
 /* prober.c */
 void prober_sync(struct inst *);
 void prober_forget(struct inst *);

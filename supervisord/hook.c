@@ -1,0 +1,418 @@
+/* SPDX-License-Identifier: ISC */
+/* Copyright (c) 2026 The vigil authors */
+
+/*
+ * Hooks: a job's on_failure (a run failed, the job turned FATAL, a queue
+ * message went dead) and vigil.conf's on_event (every state change of
+ * every job).  Each runs as a small process of its own, in a session of
+ * its own and outside the job's cgroup: on_failure as the job's user, in
+ * its directory and environment, its output into the job's log after a
+ * marker; on_event as vigild's user, its output on vigild's.  One at a
+ * time per job (on_event: one at a time in all), each bounded by
+ * hook_timeout, then killed with its process group.  Events that come
+ * while one runs wait in a bounded queue; what does not fit is dropped
+ * and counted in vigild's log.  Nothing waits for a hook: the job it
+ * reports on goes on as if it had none.
+ */
+
+#include "config.h"
+
+#include <sys/types.h>
+#include <sys/tree.h>
+#include <sys/wait.h>
+
+#include <errno.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "duration.h"
+#include "job.h"
+#include "log.h"
+#include "signame.h"
+#include "spawn.h"
+#include "vigild.h"
+#include "words.h"
+#include "xmalloc.h"
+
+#define HOOK_QUEUE_MAX 64        /* events waiting for a job's on_failure */
+#define HOOK_EVENT_QUEUE_MAX 256 /* events waiting for on_event */
+
+/* One event, waiting for its hook. */
+struct hook_ev {
+	const char *event; /* "failed", "fatal", "dead" or "state" */
+	char *job;
+	int instance;
+	int status;     /* the run's wait status, or -1 */
+	int64_t msg_id; /* the message, or 0 */
+	char run_id[17];
+	enum job_state from, to; /* "state" */
+	TAILQ_ENTRY(hook_ev) entry;
+};
+TAILQ_HEAD(hook_evq, hook_ev);
+
+/* A line of hooks that never overlap: a job's on_failure, or on_event. */
+struct hook_line {
+	char *job; /* NULL: on_event */
+	struct hook_evq pending;
+	size_t npending;
+	uint64_t dropped; /* events that did not fit, not yet said */
+	pid_t pid;        /* the hook running, or 0 */
+	const char *what; /* its event */
+	sd_event_source *timer;
+	RB_ENTRY(hook_line) by_job;
+	RB_ENTRY(hook_line) by_pid;
+};
+
+static int
+hook_job_cmp(struct hook_line *a, struct hook_line *b)
+{
+	return (strcmp(a->job, b->job));
+}
+
+static int
+hook_pid_cmp(struct hook_line *a, struct hook_line *b)
+{
+	return (a->pid < b->pid ? -1 : a->pid > b->pid);
+}
+
+RB_HEAD(hook_job_tree, hook_line);
+RB_PROTOTYPE(hook_job_tree, hook_line, by_job, hook_job_cmp)
+RB_GENERATE(hook_job_tree, hook_line, by_job, hook_job_cmp)
+RB_HEAD(hook_pid_tree, hook_line);
+RB_PROTOTYPE(hook_pid_tree, hook_line, by_pid, hook_pid_cmp)
+RB_GENERATE(hook_pid_tree, hook_line, by_pid, hook_pid_cmp)
+
+static struct hook_job_tree hook_jobs = RB_INITIALIZER(&hook_jobs);
+static struct hook_pid_tree hook_pids = RB_INITIALIZER(&hook_pids);
+static struct hook_line hook_event_line = {
+	.pending = TAILQ_HEAD_INITIALIZER(hook_event_line.pending),
+};
+
+static void hook_next(struct hook_line *);
+
+/* "on_failure of JOB" or "on_event", for the log. */
+static const char *
+hook_name(const struct hook_line *l, char *buf, size_t len)
+{
+	if (l->job == NULL)
+		return ("on_event");
+	snprintf(buf, len, "%s: on_failure", l->job);
+	return (buf);
+}
+
+static void
+hook_ev_free(struct hook_ev *ev)
+{
+	free(ev->job);
+	free(ev);
+}
+
+/* Say how many events were dropped since it was last said. */
+static void
+hook_say_dropped(struct hook_line *l)
+{
+	char name[128];
+
+	if (l->dropped == 0)
+		return;
+	log_warnx("%s: %" PRIu64 " event%s dropped: the hook cannot keep up",
+	    hook_name(l, name, sizeof(name)), l->dropped,
+	    l->dropped == 1 ? "" : "s");
+	l->dropped = 0;
+}
+
+/* Free a job's line once it has nothing to run. */
+static void
+hook_line_settle(struct hook_line *l)
+{
+	if (l->pid != 0 || l->npending > 0 || l->job == NULL)
+		return;
+	hook_say_dropped(l);
+	RB_REMOVE(hook_job_tree, &hook_jobs, l);
+	free(l->job);
+	free(l);
+}
+
+/* The instance of job j that ev is about, for its log: or the first. */
+static struct inst *
+hook_inst(const struct job *j, const struct hook_ev *ev)
+{
+	return (j->insts[ev->instance < j->ninsts ? ev->instance : 0]);
+}
+
+/* The variables of ev, "KEY=value", NULL-terminated (words_free). */
+static char **
+hook_env(const struct hook_ev *ev)
+{
+	char **env = xcalloc(7, sizeof(*env));
+	size_t n = 0;
+	const char *sig;
+
+	xasprintf(&env[n++], "VIGIL_EVENT=%s", ev->event);
+	if (ev->status != -1 && WIFEXITED(ev->status))
+		xasprintf(
+		    &env[n++], "VIGIL_EXIT_STATUS=%d", WEXITSTATUS(ev->status));
+	else if (ev->status != -1 && WIFSIGNALED(ev->status)) {
+		sig = signame_name(WTERMSIG(ev->status));
+		if (sig != NULL)
+			xasprintf(&env[n++], "VIGIL_EXIT_SIGNAL=%s", sig);
+		else
+			xasprintf(&env[n++], "VIGIL_EXIT_SIGNAL=%d",
+			    WTERMSIG(ev->status));
+	}
+	if (ev->msg_id != 0)
+		xasprintf(&env[n++], "VIGIL_MESSAGE_ID=%" PRId64, ev->msg_id);
+	if (strcmp(ev->event, "state") == 0) {
+		xasprintf(&env[n++], "VIGIL_FROM=%s", job_state_name(ev->from));
+		xasprintf(&env[n++], "VIGIL_TO=%s", job_state_name(ev->to));
+	}
+	return (env);
+}
+
+static int
+hook_timed_out(sd_event_source *s, uint64_t usec, void *arg)
+{
+	struct hook_line *l = arg;
+	struct job *j = l->job != NULL ? job_find(l->job) : NULL;
+	char name[128], d[32];
+	uint64_t t =
+	    j != NULL ? j->spec->hook_timeout : vigild.conf->hook_timeout;
+
+	(void)s;
+	(void)usec;
+	l->timer = sd_event_source_disable_unref(l->timer);
+	duration_format(t, d, sizeof(d));
+	log_warnx("%s: pid %ld still running after hook_timeout (%s): "
+	          "killing it",
+	    hook_name(l, name, sizeof(name)), (long)l->pid, d);
+	if (j != NULL && j->ninsts > 0)
+		joblog_mark(j->insts[0],
+		    "on_failure: pid %ld still running after hook_timeout "
+		    "(%s): sending KILL",
+		    (long)l->pid, d);
+	(void)kill(-l->pid, SIGKILL);
+	(void)kill(l->pid, SIGKILL);
+	return (0);
+}
+
+/*
+ * Start the hook of ev on line l: 0, or -1 (said in the log) when it
+ * cannot run, or its job or command is gone.
+ */
+static int
+hook_spawn(struct hook_line *l, const struct hook_ev *ev)
+{
+	struct spawn_request req;
+	struct spawn_result res;
+	struct job_spec *own = NULL;
+	struct inst *in = NULL;
+	struct job *j;
+	char **env, *cause = NULL, name[128];
+	int fds[2] = { -1, -1 }, r;
+	uint64_t timeout;
+
+	memset(&req, 0, sizeof(req));
+	if (l->job != NULL) {
+		if ((j = job_find(l->job)) == NULL || j->ninsts == 0 ||
+		    j->spec->failure_argv == NULL)
+			return (-1); /* removed by a reload meanwhile */
+		in = hook_inst(j, ev);
+		if (joblog_aux_fds(in, fds, &cause) == -1)
+			goto fail;
+		req.spec = j->spec;
+		req.argv = j->spec->failure_argv;
+		timeout = j->spec->hook_timeout;
+	} else {
+		if (vigild.conf->event_argv == NULL)
+			return (-1);
+		own = job_spec_new(ev->job);
+		req.spec = own;
+		req.argv = vigild.conf->event_argv;
+		timeout = vigild.conf->hook_timeout;
+	}
+	env = hook_env(ev);
+	req.instance = ev->instance;
+	req.run_id = ev->run_id;
+	req.lock_fd = -1;
+	req.stdout_fd = fds[0];
+	req.stderr_fd = fds[1];
+	req.extra_env = env;
+	r = spawn_start(&req, &res, &cause);
+	if (fds[0] != -1)
+		joblog_child_fds_close(fds);
+	words_free(env);
+	job_spec_free(own);
+	if (r == -1)
+		goto fail;
+	if (res.report_fd != -1)
+		close(res.report_fd);
+	free(res.cause); /* an exec failure: exit 127, said at the reap */
+	l->pid = res.pid;
+	l->what = ev->event;
+	RB_INSERT(hook_pid_tree, &hook_pids, l);
+	if (in != NULL)
+		joblog_mark(
+		    in, "on_failure: pid %ld (%s)", (long)l->pid, ev->event);
+	log_debug("%s: pid %ld (%s)", hook_name(l, name, sizeof(name)),
+	    (long)l->pid, ev->event);
+	r = sd_event_add_time_relative(vigild.event, &l->timer, CLOCK_MONOTONIC,
+	    timeout, 1000, hook_timed_out, l);
+	if (r < 0)
+		fatalx("%s: sd_event_add_time_relative: %s", __func__,
+		    strerror(-r));
+	return (0);
+fail:
+	log_warnx("%s: %s", hook_name(l, name, sizeof(name)), cause);
+	if (in != NULL)
+		joblog_mark(in, "on_failure: %s", cause);
+	free(cause);
+	return (-1);
+}
+
+/* Run the next event of line l, if none runs. */
+static void
+hook_next(struct hook_line *l)
+{
+	struct hook_ev *ev;
+	int r;
+
+	while (l->pid == 0 && (ev = TAILQ_FIRST(&l->pending)) != NULL) {
+		TAILQ_REMOVE(&l->pending, ev, entry);
+		l->npending--;
+		hook_say_dropped(l);
+		r = hook_spawn(l, ev);
+		hook_ev_free(ev);
+		(void)r;
+	}
+	hook_line_settle(l);
+}
+
+/* Queue ev on l, or drop it when the queue is full. */
+static void
+hook_queue(struct hook_line *l, struct hook_ev *ev, size_t max)
+{
+	if (l->npending >= max) {
+		l->dropped++;
+		hook_ev_free(ev);
+		return;
+	}
+	TAILQ_INSERT_TAIL(&l->pending, ev, entry);
+	l->npending++;
+	hook_next(l);
+}
+
+static struct hook_ev *
+hook_ev_new(const struct inst *in, const char *event, int status)
+{
+	struct hook_ev *ev = xcalloc(1, sizeof(*ev));
+
+	ev->event = event;
+	ev->job = xstrdup(in->job->name);
+	ev->instance = in->index;
+	ev->status = status;
+	snprintf(ev->run_id, sizeof(ev->run_id), "%s", in->run.id);
+	return (ev);
+}
+
+/*
+ * Run the on_failure of in's job for event ("failed", "fatal", "dead"),
+ * with the wait status of the run (-1: none) and the message (0: none).
+ */
+void
+hook_failure(struct inst *in, const char *event, int status, int64_t msg_id)
+{
+	struct hook_line key, *l;
+	struct hook_ev *ev;
+
+	if (in->job->spec->failure_argv == NULL)
+		return;
+	key.job = in->job->name;
+	if ((l = RB_FIND(hook_job_tree, &hook_jobs, &key)) == NULL) {
+		l = xcalloc(1, sizeof(*l));
+		l->job = xstrdup(in->job->name);
+		TAILQ_INIT(&l->pending);
+		RB_INSERT(hook_job_tree, &hook_jobs, l);
+	}
+	ev = hook_ev_new(in, event, status);
+	ev->msg_id = msg_id;
+	hook_queue(l, ev, HOOK_QUEUE_MAX);
+}
+
+/* The state of in changed from was: FATAL's on_failure, and on_event. */
+void
+hook_changed(struct inst *in, enum job_state was)
+{
+	struct hook_ev *ev;
+	int status = in->last.known ? in->last.status : -1;
+
+	if (in->state == JOB_FATAL && was != JOB_FATAL)
+		hook_failure(in, "fatal", status, 0);
+	if (vigild.conf == NULL || vigild.conf->event_argv == NULL)
+		return;
+	/* How the last run ended, where that is what the change is about. */
+	if (in->state == JOB_STARTING || in->state == JOB_RUNNING ||
+	    in->state == JOB_STOPPING || in->state == JOB_BLOCKED)
+		status = -1;
+	ev = hook_ev_new(in, "state", status);
+	ev->from = was;
+	ev->to = in->state;
+	hook_queue(&hook_event_line, ev, HOOK_EVENT_QUEUE_MAX);
+}
+
+/* A child was reaped: a hook?  Return 1 if it was one. */
+int
+hook_reaped(pid_t pid, int status)
+{
+	struct hook_line key, *l;
+	struct job *j;
+	char what[64], name[128];
+
+	key.pid = pid;
+	if ((l = RB_FIND(hook_pid_tree, &hook_pids, &key)) == NULL)
+		return (0);
+	RB_REMOVE(hook_pid_tree, &hook_pids, l);
+	l->pid = 0;
+	l->timer = sd_event_source_disable_unref(l->timer);
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+		job_exit_describe(status, what, sizeof(what));
+		log_warnx("%s: pid %ld (%s) %s",
+		    hook_name(l, name, sizeof(name)), (long)pid, l->what, what);
+		if (l->job != NULL && (j = job_find(l->job)) != NULL &&
+		    j->ninsts > 0)
+			joblog_mark(j->insts[0], "on_failure: pid %ld %s",
+			    (long)pid, what);
+	}
+	hook_next(l);
+	return (1);
+}
+
+/* vigild exits: forget every hook (those running get their PDEATHSIG). */
+void
+hook_free_all(void)
+{
+	struct hook_line *l, *next;
+	struct hook_ev *ev;
+
+	RB_FOREACH_SAFE(l, hook_job_tree, &hook_jobs, next) {
+		RB_REMOVE(hook_job_tree, &hook_jobs, l);
+		l->timer = sd_event_source_disable_unref(l->timer);
+		while ((ev = TAILQ_FIRST(&l->pending)) != NULL) {
+			TAILQ_REMOVE(&l->pending, ev, entry);
+			hook_ev_free(ev);
+		}
+		free(l->job);
+		free(l);
+	}
+	hook_event_line.timer =
+	    sd_event_source_disable_unref(hook_event_line.timer);
+	while ((ev = TAILQ_FIRST(&hook_event_line.pending)) != NULL) {
+		TAILQ_REMOVE(&hook_event_line.pending, ev, entry);
+		hook_ev_free(ev);
+	}
+	hook_event_line.npending = 0;
+	RB_INIT(&hook_pids);
+}

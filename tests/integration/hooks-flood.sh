@@ -1,0 +1,55 @@
+#!/bin/bash
+# on_event that cannot keep up (issue 23): 40 flapping instances make
+# hundreds of state changes a second for an on_event that takes 300ms
+# each.  Events beyond its queue are dropped and counted in vigild's log;
+# never more than one on_event runs at a time; vigild answers at once
+# all along and the jobs go on flapping; a shutdown is not held up.
+. "$(dirname "$0")/lib.sh"
+
+# The hook's command line names this test's root: its processes are ours.
+cat >"$T/vigil.conf" <<EOF
+on_event = {"sh", "-c", "sleep 0.3", "$T/on-event"}
+EOF
+job flap 'command = "false"' 'instances = 40' 'restart_delay = "10ms"' \
+	'restart_delay_max = "10ms"'
+start_vigild
+
+# hooks: the pids of this test's on_event processes.
+hooks() {
+	local f
+	for f in /proc/[0-9]*/cmdline; do
+		grep -qaF -- "$T/on-event" "$f" 2>/dev/null || continue
+		f=${f#/proc/}
+		echo "${f%/cmdline}"
+	done
+}
+most=0
+sample() {
+	local n
+	n=$(hooks | wc -l)
+	[ "$n" -le "$most" ] || most=$n
+}
+
+retry 20 grep -q 'on_event: [0-9]* events dropped: the hook cannot keep up' "$VLOG" ||
+	fail "no drop said; log: $(tail -n 5 "$VLOG")"
+log "$(grep -m 1 'events dropped' "$VLOG")"
+# vigild answers at once while the flood goes on, and the jobs flap.
+restarts() { ctl --json status flap@0 | sed -n 's/.*"restarts":\([0-9]*\).*/\1/p'; }
+r1=$(restarts)
+slow=0
+for _ in $(seq 1 20); do
+	sample
+	t0=$(now_ms)
+	ctl ping >/dev/null || fail "ping"
+	[ $(($(now_ms) - t0)) -lt 1000 ] || slow=$((slow + 1))
+done
+check "vigild answers within 1s" test "$slow" -eq 0
+restarts_grew() { [ "$(restarts)" -gt "$r1" ]; }
+check "the jobs go on restarting" retry 5 restarts_grew
+check "never two on_event at once (most: $most)" test "$most" -le 1
+
+t0=$(now_ms)
+stop_vigild
+check "the shutdown is not held up ($(($(now_ms) - t0))ms)" test $(($(now_ms) - t0)) -lt 5000
+checks_passed
+log "a slow on_event drops what it cannot take and holds nothing up"
