@@ -213,8 +213,44 @@ TEST(defaults)
 	ASSERT_EQ(spec->max_attempts, 5);
 	ASSERT_EQ(spec->retry_delay, SEC);
 	ASSERT_EQ(spec->retry_delay_max, 600 * SEC);
+	ASSERT_OK(spec->failure_argv == NULL);
+	ASSERT_EQ(spec->hook_timeout, 30 * SEC);
 	job_spec_free(spec);
 	ASSERT_EQ(errs.n, 0);
+	return (0);
+}
+
+/* on_failure and hook_timeout, for every kind. */
+TEST(hooks)
+{
+	static const char *const kinds[] = { "",
+		"kind = periodic\nevery = 1m\n", "kind = queue\n" };
+	struct job_spec *spec;
+	char text[256];
+	size_t i;
+
+	for (i = 0; i < 3; i++) {
+		snprintf(text, sizeof text,
+		    "command = x\n%son_failure = \"/bin/alert --job x\"\n"
+		    "hook_timeout = 5s\n",
+		    kinds[i]);
+		if ((spec = load(text)) == NULL)
+			dump_errors();
+		ASSERT_OK(spec != NULL);
+		ASSERT_STREQ(spec->failure_argv[0], "/bin/alert");
+		ASSERT_STREQ(spec->failure_argv[2], "x");
+		ASSERT_OK(spec->failure_argv[3] == NULL);
+		ASSERT_EQ(spec->hook_timeout, 5 * SEC);
+		job_spec_free(spec);
+	}
+	spec = load("command = x\non_failure = {\"/bin/a b\", \"c\"}\n");
+	ASSERT_OK(spec != NULL);
+	ASSERT_STREQ(spec->failure_argv[0], "/bin/a b");
+	job_spec_free(spec);
+	ASSERT_OK(fails_with("command = x\non_failure = \"\"\n",
+	    "2: on_failure: empty command"));
+	ASSERT_OK(fails_with("command = x\nhook_timeout = 5\n",
+	    "2: hook_timeout: invalid duration \"5\": missing unit"));
 	return (0);
 }
 
@@ -1015,6 +1051,8 @@ static const char *const variants[] = {
 	"exec_start_pre = \"/bin/migrate\"\n",
 	"exec_start_post = \"/bin/warm\"\n",
 	"exec_stop_post = \"/bin/clean\"\n",
+	"on_failure = \"/bin/alert\"\n",
+	"hook_timeout = 1s\n",
 	"watch = {\"/srv\"}\nwatch_delay = 1s\n",
 	"ready_timeout = 1s\n",
 	"depends = { other }\n",
@@ -1188,6 +1226,8 @@ check_defaults(const struct conf *c)
 	ASSERT_EQ(c->has_socket_gid, 0);
 	ASSERT_EQ(c->socket_mode, 0600);
 	ASSERT_EQ(c->history_keep, 1000);
+	ASSERT_OK(c->event_argv == NULL);
+	ASSERT_EQ(c->hook_timeout, 30 * SEC);
 	if (geteuid() == 0) {
 		ASSERT_STREQ(c->jobs_dir, SYSCONFDIR "/vigil/jobs.d");
 		ASSERT_STREQ(c->runtime_dir, RUNSTATEDIR "/vigil");
@@ -1299,7 +1339,9 @@ TEST(main_file)
 	    "log_dir = \"/var/log/v\"\n"
 	    "log_level = debug\n"
 	    "socket_group = root\n"
-	    "history_keep = 10\n");
+	    "history_keep = 10\n"
+	    "on_event = {\"/bin/sh\", \"-c\", \"logger $VIGIL_JOB\"}\n"
+	    "hook_timeout = 2s\n");
 	conf_errors_clear(&errs);
 	c = conf_load(path, 1, &errs);
 	if (c == NULL)
@@ -1317,6 +1359,9 @@ TEST(main_file)
 	ASSERT_OK(c->has_socket_gid && c->socket_gid == 0);
 	ASSERT_EQ(c->socket_mode, 0660);
 	ASSERT_EQ(c->history_keep, 10);
+	ASSERT_STREQ(c->event_argv[2], "logger $VIGIL_JOB");
+	ASSERT_OK(c->event_argv[3] == NULL);
+	ASSERT_EQ(c->hook_timeout, 2 * SEC);
 	conf_free(c);
 
 	write_in(d, "vigil.conf", "socket_group = 0\nsocket_mode = \"0640\"\n");
@@ -1349,11 +1394,16 @@ TEST(main_errors)
 	    "history_keep = 0\n"
 	    "socket_mode = 999\n"
 	    "socket_group = no_such_group_vigil\n"
-	    "jobs_dir = \"\"\n");
+	    "jobs_dir = \"\"\n"
+	    "on_event = \"\"\n"
+	    "hook_timeout = soon\n");
 	conf_errors_clear(&errs);
 	c = conf_load(path, 0, &errs);
 	ASSERT_OK(c == NULL);
-	ASSERT_EQ(errs.n, 5);
+	ASSERT_EQ(errs.n, 7);
+	ASSERT_OK(has_error("%s:6: on_event: empty command", path));
+	ASSERT_OK(
+	    has_error("%s:7: hook_timeout: invalid duration \"soon\"", path));
 	ASSERT_OK(
 	    has_error("%s:1: log_level: invalid log level \"loud\"", path));
 	ASSERT_OK(has_error("%s:2: history_keep: 0 is less than 1", path));
@@ -1390,6 +1440,7 @@ main(void)
 	RUN(bad_values_by_kind);
 	RUN(probes);
 	RUN(bad_commands);
+	RUN(hooks);
 	RUN(missing_command);
 	RUN(unknown_option);
 	RUN(syntax_errors);
