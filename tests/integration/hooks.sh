@@ -28,6 +28,9 @@ job serial 'command = "false"' 'max_restarts = 4' 'restart_delay = "10ms"' \
 job q 'kind = "queue"' 'command = "sh -c \"cat >/dev/null; exit 4\""' \
 	'max_attempts = 1' "$(rec q)"
 job ev 'command = "sleep 100000"' 'autostart = false'
+# A periodic run stopped at its timeout has failed.
+job slow 'kind = "periodic"' 'every = "1h"' 'command = "sleep 100000"' \
+	'timeout = "200ms"' "$(rec slow)"
 start_vigild
 
 # count_is N PATTERN FILE: FILE has N lines matching PATTERN (retry-able:
@@ -91,6 +94,12 @@ retry 10 count_is 2 -- "$T/q.env" || fail "q: $(cat "$T/q.env" 2>/dev/null)"
 check "q: failed then dead" test "$(grep VIGIL_EVENT "$T/q.env" | tr '\n' ' ')" = "VIGIL_EVENT=failed VIGIL_EVENT=dead "
 check "q: the message id" count_is 2 "^VIGIL_MESSAGE_ID=$id\$" "$T/q.env"
 check "q: exit status 4" grep -qx 'VIGIL_EXIT_STATUS=4' "$T/q.env"
+
+# slow: its timeout ended it: failed, with the signal.
+ctl start --no-wait slow >/dev/null || fail "start slow"
+retry 10 grep -q -- '--' "$T/slow.env" 2>/dev/null || fail "slow: no on_failure; log: $(tail "$VLOG")"
+check "slow: a timeout is a failure" grep -qx 'VIGIL_EVENT=failed' "$T/slow.env"
+check "slow: VIGIL_EXIT_SIGNAL=TERM" grep -qx 'VIGIL_EXIT_SIGNAL=TERM' "$T/slow.env"
 
 # on_event: every change of ev, in order.
 ctl start ev >/dev/null || fail "start ev"
