@@ -330,6 +330,7 @@ hook_failure(struct inst *in, const char *event, int status, int64_t msg_id)
 
 	if (in->job->spec->failure_argv == NULL)
 		return;
+	memset(&key, 0, sizeof(key));
 	key.job = in->job->name;
 	if ((l = RB_FIND(hook_job_tree, &hook_jobs, &key)) == NULL) {
 		l = xcalloc(1, sizeof(*l));
@@ -371,6 +372,7 @@ hook_reaped(pid_t pid, int status)
 	struct job *j;
 	char what[64], name[128];
 
+	memset(&key, 0, sizeof(key));
 	key.pid = pid;
 	if ((l = RB_FIND(hook_pid_tree, &hook_pids, &key)) == NULL)
 		return (0);
