@@ -276,6 +276,7 @@ dispatch_run_end(struct inst *in, int status, int success, const char *end)
 		log_info("%s: message %" PRId64 " stopped; available again",
 		    in->label, id);
 	} else if (success) {
+		counters_msg(in, COUNT_MSG_DONE);
 		state_queue_done(in, id);
 		log_debug("%s: message %" PRId64 " done", in->label, id);
 	} else {
@@ -295,13 +296,16 @@ dispatch_run_end(struct inst *in, int status, int success, const char *end)
 			log_warnx("%s: message %" PRId64 " is dead after %d "
 			          "attempts (%s)",
 			    in->label, id, in->q.msg.attempts, what);
+			counters_msg(in, COUNT_MSG_DEAD);
 			hook_failure(in, "dead", status, id);
-		} else
+		} else {
+			counters_msg(in, COUNT_MSG_RETRY);
 			log_info("%s: message %" PRId64 " attempt %d of %d "
 			         "failed (%s); retrying in %s",
 			    in->label, id, in->q.msg.attempts,
 			    spec->max_attempts, what,
 			    duration_format(wait, delay, sizeof(delay)));
+		}
 	}
 	in->q.deleted = 0;
 	queue_msg_clear(&in->q.msg);

@@ -115,9 +115,13 @@ run_end(
 	run_describe(in, status, st, end, sizeof(end));
 	state_run_end(in, status, end);
 	/* A failure: not a stop asked for, unless for a cause of the run's. */
-	if (!st->decision.success &&
-	    (!st->stop_asked || run_cause(in, "timeout") != NULL))
+	if (st->decision.success)
+		counters_run(in, COUNT_RUN_SUCCESS);
+	else if (!st->stop_asked || run_cause(in, "timeout") != NULL) {
+		counters_run(in, COUNT_RUN_FAILURE);
 		hook_failure(in, "failed", status, in->q.msg.id);
+	} else
+		counters_run(in, COUNT_RUN_STOPPED);
 	if (inst_kind(in)->run_end != NULL)
 		inst_kind(in)->run_end(in, status, st->decision.success, end);
 	in->last.known = !in->life.exec_failed;

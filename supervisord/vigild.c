@@ -611,6 +611,14 @@ vigild_changed(struct inst *in, enum job_state was)
 	hook_changed(in, was);
 }
 
+/* An instance is freed: its waiters are told, its counts kept. */
+static void
+vigild_gone(struct inst *in)
+{
+	waiters_cancel(in);
+	counters_retire(in);
+}
+
 /* The supervision core: its modules, wired together. */
 static void
 vigild_core_init(void)
@@ -633,7 +641,7 @@ vigild_core_init(void)
 		.alive = run_alive,
 		.session_remove = ready_session_remove,
 		.changed = vigild_changed,
-		.gone = waiters_cancel,
+		.gone = vigild_gone,
 		.probe_sync = prober_sync,
 		.running = poststart_run,
 	};
@@ -699,6 +707,7 @@ main(int argc, char **argv)
 		log_warnx("sd_event_loop: %s", strerror(-r));
 	log_info("all jobs stopped, exiting");
 	hook_free_all();
+	counters_free_all();
 	joblog_free_all();
 	server_close();
 	vigild_core_free();

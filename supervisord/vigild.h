@@ -362,6 +362,34 @@ void poststart_run(struct inst *);
 void poststart_forget(struct inst *);
 int poststart_reaped(pid_t, int);
 
+/* counters.c: what the metrics count, kept across reloads by job name */
+enum counters_run {
+	COUNT_RUN_SUCCESS = 0, /* success_exit_codes */
+	COUNT_RUN_FAILURE,     /* failed (as on_failure sees it) */
+	COUNT_RUN_STOPPED,     /* stopped on purpose */
+	COUNT_RUN_N,
+};
+enum counters_msg {
+	COUNT_MSG_DONE = 0, /* a queue message done */
+	COUNT_MSG_RETRY,    /* failed, to be tried again */
+	COUNT_MSG_DEAD,     /* failed at its last attempt */
+	COUNT_MSG_N,
+};
+struct counters {
+	uint64_t runs[COUNT_RUN_N];
+	uint64_t msgs[COUNT_MSG_N];
+	uint64_t *restarts; /* by instance: of the instances gone */
+	uint64_t *skipped;  /* the same, periodic slots skipped */
+	int ninsts;
+};
+const struct counters *counters_of(const char *);
+void counters_run(const struct inst *, enum counters_run);
+void counters_msg(const struct inst *, enum counters_msg);
+void counters_retire(const struct inst *);
+uint64_t counters_restarts(const struct inst *);
+uint64_t counters_skipped(const struct inst *);
+void counters_free_all(void);
+
 /* hook.c */
 void hook_failure(struct inst *, const char *, int, int64_t);
 void hook_changed(struct inst *, enum job_state);

@@ -1,0 +1,144 @@
+/* SPDX-License-Identifier: ISC */
+/* Copyright (c) 2026 The vigil authors */
+
+/*
+ * Counters that outlive the instances and the reloads that replace them,
+ * by job name, so that the metrics (cmd-metrics.c) never go down while
+ * vigild runs: runs by outcome (run-end.c), messages by outcome
+ * (dispatch.c), and the restarts and skipped slots of instances that are
+ * gone (their live counts are in the instances).  A job removed by a
+ * reload keeps its counters, should it come back.
+ */
+
+#include "config.h"
+
+#include <sys/tree.h>
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "vigild.h"
+#include "xmalloc.h"
+
+struct counters_job {
+	char *name;
+	struct counters c;
+	RB_ENTRY(counters_job) entry;
+};
+
+static int
+counters_cmp(struct counters_job *a, struct counters_job *b)
+{
+	return (strcmp(a->name, b->name));
+}
+
+RB_HEAD(counters_tree, counters_job);
+RB_PROTOTYPE(counters_tree, counters_job, entry, counters_cmp)
+RB_GENERATE(counters_tree, counters_job, entry, counters_cmp)
+
+static struct counters_tree counters_jobs = RB_INITIALIZER(&counters_jobs);
+
+/* The counters of job NAME, made on first use. */
+static struct counters *
+counters_get(const char *name)
+{
+	struct counters_job key, *cj;
+
+	memset(&key, 0, sizeof(key));
+	key.name = (char *)name;
+	if ((cj = RB_FIND(counters_tree, &counters_jobs, &key)) == NULL) {
+		cj = xcalloc(1, sizeof(*cj));
+		cj->name = xstrdup(name);
+		RB_INSERT(counters_tree, &counters_jobs, cj);
+	}
+	return (&cj->c);
+}
+
+/* The counters of job NAME, or NULL when nothing was counted yet. */
+const struct counters *
+counters_of(const char *name)
+{
+	struct counters_job key, *cj;
+
+	memset(&key, 0, sizeof(key));
+	key.name = (char *)name;
+	cj = RB_FIND(counters_tree, &counters_jobs, &key);
+	return (cj != NULL ? &cj->c : NULL);
+}
+
+/* A run of in ended with outcome (COUNT_RUN_*). */
+void
+counters_run(const struct inst *in, enum counters_run outcome)
+{
+	counters_get(in->job->name)->runs[outcome]++;
+}
+
+/* A message worked by in was settled with outcome (COUNT_MSG_*). */
+void
+counters_msg(const struct inst *in, enum counters_msg outcome)
+{
+	counters_get(in->job->name)->msgs[outcome]++;
+}
+
+/* Instance in goes away: keep what it counted itself. */
+void
+counters_retire(const struct inst *in)
+{
+	struct counters *c;
+	int n;
+
+	if (in->life.restarts == 0 && in->per.skipped == 0)
+		return;
+	c = counters_get(in->job->name);
+	if (in->index >= c->ninsts) {
+		n = in->index + 1;
+		c->restarts =
+		    xreallocarray(c->restarts, n, sizeof(*c->restarts));
+		c->skipped = xreallocarray(c->skipped, n, sizeof(*c->skipped));
+		memset(c->restarts + c->ninsts, 0,
+		    (size_t)(n - c->ninsts) * sizeof(*c->restarts));
+		memset(c->skipped + c->ninsts, 0,
+		    (size_t)(n - c->ninsts) * sizeof(*c->skipped));
+		c->ninsts = n;
+	}
+	c->restarts[in->index] += in->life.restarts;
+	c->skipped[in->index] += in->per.skipped;
+}
+
+/* The restarts of instance in, its own and its predecessors'. */
+uint64_t
+counters_restarts(const struct inst *in)
+{
+	const struct counters *c = counters_of(in->job->name);
+	uint64_t base = 0;
+
+	if (c != NULL && in->index < c->ninsts)
+		base = c->restarts[in->index];
+	return (base + in->life.restarts);
+}
+
+/* The skipped slots of instance in, its own and its predecessors'. */
+uint64_t
+counters_skipped(const struct inst *in)
+{
+	const struct counters *c = counters_of(in->job->name);
+	uint64_t base = 0;
+
+	if (c != NULL && in->index < c->ninsts)
+		base = c->skipped[in->index];
+	return (base + in->per.skipped);
+}
+
+void
+counters_free_all(void)
+{
+	struct counters_job *cj, *next;
+
+	RB_FOREACH_SAFE(cj, counters_tree, &counters_jobs, next) {
+		RB_REMOVE(counters_tree, &counters_jobs, cj);
+		free(cj->c.restarts);
+		free(cj->c.skipped);
+		free(cj->name);
+		free(cj);
+	}
+}
