@@ -37,12 +37,14 @@ pkgs="autoconf automake make gcc libc6-dev pkg-config libconfuse-dev
 # tests/run-all.sh: clang, ASan and libFuzzer; valgrind; the lint stage;
 # the black-box tests (jq, sqlite3 and python3 read state.db, procps,
 # setpriv and flock from util-linux, systemd-analyze, redis-server,
-# supervisord for the round trip of vigilctl import supervisord); the
+# supervisord for the round trip of vigilctl import supervisord,
+# prometheus_client's parser for vigilctl metrics); the
 # systemd tests in a container booted by systemd-nspawn from a
 # debootstrapped tree; the Debian package (make deb, lintian).
 [ -z "$test" ] || pkgs="$pkgs clang valgrind clang-format clang-tidy
 	cppcheck mandoc shellcheck git jq procps util-linux sqlite3 python3
-	systemd redis-server supervisor systemd-container debootstrap
+	systemd redis-server supervisor python3-prometheus-client
+	systemd-container debootstrap
 	debian-archive-keyring ca-certificates dpkg-dev debhelper lintian"
 
 policy=/usr/sbin/policy-rc.d

@@ -67,7 +67,8 @@ done
 
 run --test
 for p in gcc libconfuse-dev redis-server supervisor valgrind clang clang-tidy cppcheck \
-	shellcheck jq sqlite3 python3 systemd systemd-container debootstrap; do
+	shellcheck jq sqlite3 python3 python3-prometheus-client systemd \
+	systemd-container debootstrap; do
 	has "$p" || fail "--test: $p not installed"
 done
 for p in redis-server supervisor; do
