@@ -25,6 +25,7 @@
 #include "metrics.h"
 #include "queue.h"
 #include "vigild.h"
+#include "xmalloc.h"
 
 static enum cmd_retval cmd_metrics_exec(struct cmd_ctx *);
 
@@ -231,7 +232,13 @@ cmd_metrics_queues(struct metrics *m)
 	}
 }
 
-/* CPU, memory and tasks of each run that has a cgroup. */
+/* One instance's usage, read once for the three families. */
+struct cmd_metrics_usage {
+	const struct inst *in;
+	struct cgroup_usage u;
+};
+
+/* CPU, memory and tasks of each current run (its cgroup, or processes). */
 static void
 cmd_metrics_usage(struct metrics *m)
 {
@@ -243,31 +250,38 @@ cmd_metrics_usage(struct metrics *m)
 		{ "vigil_job_tasks", "gauge", NULL,
 		    "Tasks of the current run of each job instance." },
 	};
-	struct cgroup_usage u;
-	const char *v[7];
+	struct cmd_metrics_usage *v;
+	const char *l[7];
 	char idx[16];
 	struct job *j;
-	int i, k;
+	size_t n = 0, k;
+	int i, f;
 
-	for (k = 0; k < 3; k++) {
-		metrics_family(
-		    m, names[k][0], names[k][1], names[k][2], names[k][3]);
-		RB_FOREACH(j, job_tree, &vigild.jobs) {
-			for (i = 0; i < j->ninsts; i++) {
-				if (j->insts[i]->run.pid <= 0 ||
-				    track_usage(j->insts[i], &u) == -1)
-					continue;
-				cmd_metrics_labels(j->insts[i], idx,
-				    sizeof(idx), v, NULL, NULL);
-				if (k == 0)
-					metrics_sample(m, "_total", v,
-					    (double)u.cpu_usec / 1e6);
-				else
-					metrics_sample_u64(m, "", v,
-					    k == 1 ? u.memory_bytes : u.tasks);
-			}
+	v = xreallocarray(NULL, vigild.nactive + 1, sizeof(*v));
+	RB_FOREACH(j, job_tree, &vigild.jobs) {
+		for (i = 0; i < j->ninsts && n <= vigild.nactive; i++) {
+			if (j->insts[i]->run.pid <= 0 ||
+			    track_usage(j->insts[i], &v[n].u) == -1)
+				continue;
+			v[n++].in = j->insts[i];
 		}
 	}
+	for (f = 0; f < 3; f++) {
+		metrics_family(
+		    m, names[f][0], names[f][1], names[f][2], names[f][3]);
+		for (k = 0; k < n; k++) {
+			cmd_metrics_labels(
+			    v[k].in, idx, sizeof(idx), l, NULL, NULL);
+			if (f == 0)
+				metrics_sample(m, "_total", l,
+				    (double)v[k].u.cpu_usec / 1e6);
+			else
+				metrics_sample_u64(m, "", l,
+				    f == 1 ? v[k].u.memory_bytes :
+				             v[k].u.tasks);
+		}
+	}
+	free(v);
 }
 
 static enum cmd_retval
