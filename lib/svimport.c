@@ -218,31 +218,54 @@ svimport_quote(const char *s)
 	return (q);
 }
 
-/* The expansions of every option: here, host_node_name, ENV_X. */
-static void
-svi_base_vars(struct svi_ctx *ctx, char **here, char ***envnames)
+/* See svimport.h. */
+struct ini_var *
+svimport_vars(const char *here, const char *host, char *const *env, size_t *n)
 {
+	struct ini_var *v;
 	char *const *e;
-	size_t n = 0;
+	const char *eq;
+	char *name;
+	size_t k = 0;
+
+	for (e = env; e != NULL && *e != NULL; e++)
+		k++;
+	v = xreallocarray(NULL, k + 2, sizeof *v);
+	v[0] = (struct ini_var){ "here", INI_VAR_STRING, here, 0 };
+	v[1] = (struct ini_var){ "host_node_name", INI_VAR_STRING, host, 0 };
+	k = 2;
+	for (e = env; e != NULL && *e != NULL; e++) {
+		if ((eq = strchr(*e, '=')) == NULL)
+			continue;
+		xasprintf(&name, "ENV_%.*s", (int)(eq - *e), *e);
+		v[k++] = (struct ini_var){ name, INI_VAR_STRING, eq + 1, 0 };
+	}
+	*n = k;
+	return (v);
+}
+
+void
+svimport_vars_free(struct ini_var *v, size_t n)
+{
+	size_t i;
+
+	for (i = 2; i < n; i++)
+		free((char *)v[i].name);
+	free(v);
+}
+
+/* The expansions of every option: here, host_node_name, ENV_X. */
+static struct ini_var *
+svi_base_vars(struct svi_ctx *ctx, char **here, size_t *n)
+{
+	struct ini_var *v;
+	size_t i;
 
 	*here = ini_here(ctx->ini->files[0]);
-	svi_vars_add(&ctx->base, "here", INI_VAR_STRING, *here, 0);
-	svi_vars_add(
-	    &ctx->base, "host_node_name", INI_VAR_STRING, ctx->in->host, 0);
-	for (e = ctx->in->environ; e != NULL && *e != NULL; e++)
-		n++;
-	*envnames = xcalloc(n + 1, sizeof **envnames);
-	n = 0;
-	for (e = ctx->in->environ; e != NULL && *e != NULL; e++) {
-		const char *eq = strchr(*e, '=');
-
-		if (eq == NULL)
-			continue;
-		xasprintf(&(*envnames)[n], "ENV_%.*s", (int)(eq - *e), *e);
-		svi_vars_add(
-		    &ctx->base, (*envnames)[n], INI_VAR_STRING, eq + 1, 0);
-		n++;
-	}
+	v = svimport_vars(*here, ctx->in->host, ctx->in->environ, n);
+	for (i = 0; i < *n; i++)
+		svi_vars_add(&ctx->base, v[i].name, v[i].kind, v[i].string, 0);
+	return (v);
 }
 
 /* Options of [supervisord] with nothing to say: supervisord's own. */
@@ -599,14 +622,16 @@ svimport_translate(const struct ini *ini, const struct svimport_in *in,
     struct svimport_out *out)
 {
 	struct svi_ctx ctx;
-	char *here, **envnames;
+	struct ini_var *base;
+	char *here;
+	size_t nbase;
 	size_t i;
 
 	memset(&ctx, 0, sizeof ctx);
 	ctx.ini = ini;
 	ctx.in = in;
 	ctx.out = out;
-	svi_base_vars(&ctx, &here, &envnames);
+	base = svi_base_vars(&ctx, &here, &nbase);
 	for (i = 0; i < ini->nsections; i++)
 		if (strcmp(ini->sections[i].name, "supervisord") == 0)
 			svi_supervisord(&ctx, &ini->sections[i]);
@@ -625,7 +650,7 @@ svimport_translate(const struct ini *ini, const struct svimport_in *in,
 	words_free(ctx.env);
 	words_free(ctx.env_names);
 	svi_vars_clear(&ctx.base);
-	words_free(envnames);
+	svimport_vars_free(base, nbase);
 	free(here);
 }
 

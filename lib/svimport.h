@@ -48,6 +48,16 @@ void svimport_translate(
     const struct ini *, const struct svimport_in *, struct svimport_out *);
 void svimport_out_clear(struct svimport_out *);
 
+/*
+ * The expansions supervisord's read_config() gives every value: here
+ * (HERE, borrowed), host_node_name (HOST, borrowed) and ENV_X for each
+ * "X=value" of ENVIRON (names allocated, values borrowed).  *N is set;
+ * free with svimport_vars_free().
+ */
+struct ini_var *svimport_vars(
+    const char *, const char *, char *const *, size_t *);
+void svimport_vars_free(struct ini_var *, size_t);
+
 /* VALUE as a double-quoted string of a job file, or NULL (a NUL-free
  * string with a control character that job files cannot hold). */
 char *svimport_quote(const char *);

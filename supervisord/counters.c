@@ -38,15 +38,23 @@ RB_GENERATE(counters_tree, counters_job, entry, counters_cmp)
 
 static struct counters_tree counters_jobs = RB_INITIALIZER(&counters_jobs);
 
+static struct counters_job *
+counters_find(const char *name)
+{
+	struct counters_job key;
+
+	memset(&key, 0, sizeof(key));
+	key.name = (char *)name;
+	return (RB_FIND(counters_tree, &counters_jobs, &key));
+}
+
 /* The counters of job NAME, made on first use. */
 static struct counters *
 counters_get(const char *name)
 {
-	struct counters_job key, *cj;
+	struct counters_job *cj;
 
-	memset(&key, 0, sizeof(key));
-	key.name = (char *)name;
-	if ((cj = RB_FIND(counters_tree, &counters_jobs, &key)) == NULL) {
+	if ((cj = counters_find(name)) == NULL) {
 		cj = xcalloc(1, sizeof(*cj));
 		cj->name = xstrdup(name);
 		RB_INSERT(counters_tree, &counters_jobs, cj);
@@ -58,11 +66,8 @@ counters_get(const char *name)
 const struct counters *
 counters_of(const char *name)
 {
-	struct counters_job key, *cj;
+	struct counters_job *cj = counters_find(name);
 
-	memset(&key, 0, sizeof(key));
-	key.name = (char *)name;
-	cj = RB_FIND(counters_tree, &counters_jobs, &key);
 	return (cj != NULL ? &cj->c : NULL);
 }
 

@@ -278,15 +278,14 @@ static void
 hook_next(struct hook_line *l)
 {
 	struct hook_ev *ev;
-	int r;
 
+	/* One that cannot run is said in the log; the next one is tried. */
 	while (l->pid == 0 && (ev = TAILQ_FIRST(&l->pending)) != NULL) {
 		TAILQ_REMOVE(&l->pending, ev, entry);
 		l->npending--;
 		hook_say_dropped(l);
-		r = hook_spawn(l, ev);
+		(void)hook_spawn(l, ev);
 		hook_ev_free(ev);
-		(void)r;
 	}
 	hook_line_settle(l);
 }

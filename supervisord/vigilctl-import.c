@@ -237,46 +237,6 @@ imp_check(struct imp *imp, size_t fi)
 	return (refused);
 }
 
-/*
- * What [include] files may name, as read_config() expands it: here,
- * host_node_name and ENV_X for each variable of the environment.  The
- * names and values point into one allocation each, freed by the caller
- * with imp_vars_free().
- */
-static struct ini_var *
-imp_vars(struct imp *imp, const char *here, size_t *n)
-{
-	struct ini_var *v;
-	size_t i, k = 2, ne = 0;
-	char *eq, *name;
-
-	while (environ[ne] != NULL)
-		ne++;
-	v = xreallocarray(NULL, ne + 2, sizeof *v);
-	v[0] = (struct ini_var){ "here", INI_VAR_STRING, here, 0 };
-	v[1] = (struct ini_var){ "host_node_name", INI_VAR_STRING,
-		imp->uts.nodename, 0 };
-	for (i = 0; i < ne; i++) {
-		if ((eq = strchr(environ[i], '=')) == NULL)
-			continue;
-		xasprintf(
-		    &name, "ENV_%.*s", (int)(eq - environ[i]), environ[i]);
-		v[k++] = (struct ini_var){ name, INI_VAR_STRING, eq + 1, 0 };
-	}
-	*n = k;
-	return (v);
-}
-
-static void
-imp_vars_free(struct ini_var *v, size_t n)
-{
-	size_t i;
-
-	for (i = 2; i < n; i++)
-		free((char *)v[i].name);
-	free(v);
-}
-
 /* Read and translate every file; exit 2 if one cannot be read. */
 static void
 imp_load(struct imp *imp)
@@ -290,14 +250,15 @@ imp_load(struct imp *imp)
 		struct imp_file *f = &imp->files[i];
 
 		here = ini_here(f->path);
-		vars = imp_vars(imp, here, &nvars);
+		/* What [include] files may name, as read_config() has it. */
+		vars = svimport_vars(here, imp->uts.nodename, environ, &nvars);
 		cause = NULL;
 		if (ini_load(&f->ini, f->path, vars, nvars, &cause) == -1) {
 			fprintf(stderr, "vigilctl: %s\n", cause);
 			free(cause);
 			bad = 1;
 		}
-		imp_vars_free(vars, nvars);
+		svimport_vars_free(vars, nvars);
 		free(here);
 		for (j = 0; j < f->ini.nnotes; j++)
 			fprintf(stderr, "vigilctl: %s\n", f->ini.notes[j]);
