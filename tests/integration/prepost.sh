@@ -47,7 +47,8 @@ wait_state app RUNNING
 [ -e "$T/migrated" ] || fail "the restart did not run the pre command again"
 # A stop runs it too.
 ctl stop app >/dev/null || fail "stop app"
-retry 5 test "$(wc -l <"$T/cleaned")" -eq 2 || fail "exec_stop_post did not run after stop"
+cleaned_twice() { test "$(wc -l <"$T/cleaned")" -eq 2; }
+retry 5 cleaned_twice || fail "exec_stop_post did not run after stop"
 is_state app STOPPED || fail "app is $(state app) after stop"
 
 # badpre: a failed start, the command never ran, post-stop ran.
