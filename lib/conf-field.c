@@ -32,6 +32,7 @@
 #include "conf.h"
 #include "conf-int.h"
 #include "duration.h"
+#include "listenaddr.h"
 #include "output.h"
 #include "signame.h"
 #include "words.h"
@@ -635,6 +636,23 @@ conf_parse_dir(struct conf_ctx *ctx, const struct conf_field *f, cfg_opt_t *opt,
 	return (0);
 }
 
+/* http_listen: an address listen_addr_parse() takes. */
+static int
+conf_parse_listen(struct conf_ctx *ctx, const struct conf_field *f,
+    cfg_opt_t *opt, char **cause)
+{
+	struct conf *c = ctx->obj;
+	struct listen_addr a;
+	const char *s = conf_str(opt);
+
+	(void)f;
+	if (listen_addr_parse(s, &a, cause) == -1)
+		return (-1);
+	free(c->http_listen);
+	c->http_listen = xstrdup(s);
+	return (0);
+}
+
 static int
 conf_parse_level(struct conf_ctx *ctx, const struct conf_field *f,
     cfg_opt_t *opt, char **cause)
@@ -782,6 +800,9 @@ const struct conf_field conf_field_main[] = {
 	{ "on_event", 1, conf_parse_event_command, 0, 0, 0, NULL },
 	{ "hook_timeout", 0, conf_parse_duration, CONF_OFF(hook_timeout), 0, 0,
 	    NULL },
+	{ "http_listen", 0, conf_parse_listen, 0, 0, 0, NULL },
+	{ "http_token_file", 0, conf_parse_dir, CONF_OFF(http_token_file), 0,
+	    0, NULL },
 };
 
 /* The number of entries of each table. */

@@ -311,5 +311,7 @@ conf_free(struct conf *c)
 	free(c->log_level);
 	free(c->socket_group);
 	words_free(c->event_argv);
+	free(c->http_listen);
+	free(c->http_token_file);
 	free(c);
 }

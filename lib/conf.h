@@ -184,6 +184,8 @@ struct conf {
 	int cgroup;            /* CONF_CGROUP_AUTO (default) or _OFF */
 	char **event_argv;     /* on_event, or NULL */
 	uint64_t hook_timeout; /* on_event's bound, default 30s */
+	char *http_listen;     /* as written, checked; NULL: no HTTP server */
+	char *http_token_file; /* NULL: none */
 };
 
 enum conf_cgroup {

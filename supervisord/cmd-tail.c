@@ -129,9 +129,8 @@ cmd_tail_exec(struct cmd_ctx *ctx)
 	/* Job output is as private as the log files (mode 0640). */
 	if (!server_client_may_act(ctx->client)) {
 		cmd_error(ctx,
-		    "tail: permission denied (uid %ld may not read "
-		    "job output)",
-		    (long)server_client_uid(ctx->client));
+		    "tail: permission denied (%s may not read job output)",
+		    server_client_who(ctx->client));
 		return (CMD_ERROR);
 	}
 	if ((path = joblog_job_path(j, &why)) == NULL)

@@ -97,6 +97,19 @@ cmd_find(const char *name, char **cause)
 	return (NULL);
 }
 
+/* Return 1 if the command called name exists and only reads. */
+int
+cmd_is_readonly(const char *name)
+{
+	const struct cmd_entry *const *e;
+
+	for (e = cmd_table; *e != NULL; e++) {
+		if (strcmp((*e)->name, name) == 0)
+			return (((*e)->flags & CMD_READONLY) != 0);
+	}
+	return (0);
+}
+
 /* Map a long option ("no-wait") to its letter through the entry's list. */
 static int
 cmd_long_option(const struct cmd_entry *e, const char *name)
@@ -240,20 +253,20 @@ cmd_send(struct cmd_ctx *ctx)
 static int
 cmd_rights(struct cmd_ctx *ctx, const struct cmd_entry *e, const char *word)
 {
-	long uid = (long)server_client_uid(ctx->client);
+	const char *who = server_client_who(ctx->client);
 
 	if (e->flags & CMD_READONLY)
 		return (0);
 	if (!server_client_may_act(ctx->client)) {
 		cmd_error(ctx,
-		    "%s: permission denied (uid %ld may only run "
-		    "read-only commands)",
-		    e->name, uid);
-		log_warnx("uid %ld: %s: permission denied", uid, word);
+		    "%s: permission denied (%s may only run read-only "
+		    "commands)",
+		    e->name, who);
+		log_warnx("%s: %s: permission denied", who, word);
 		ctx->code = CMD_EXIT_FAILED;
 		return (-1);
 	}
-	log_info("uid %ld: %s", uid, word);
+	log_info("%s: %s", who, word);
 	return (0);
 }
 

@@ -11,6 +11,12 @@
  * commands are reached only through the function server_open() was given
  * (the command table's dispatcher): this file knows nothing of them.
  *
+ * A client may also be a sink (server_client_attach()): a request that came
+ * another way (http.c) and that the same commands answer.  Its replies go to
+ * the sink's functions instead of a socket; it is parked and unparked as any
+ * other, and it is not counted against the limits below (its own front end
+ * keeps its own).
+ *
  * Peers without control rights (server_client_may_act()) share what is left
  * after a reserve kept for the others, hold at most a few connections and
  * waits per uid, and send small requests: one user of a world-writable
@@ -78,6 +84,9 @@ struct client {
 	server_gone_fn gone;    /* parked: told if the client goes away */
 	void *park;             /* parked: the record of who parked it */
 	sd_event_source *timer; /* drops a client slow to send its request */
+	const struct server_sink *sink; /* a sink client: its replies */
+	void *sink_arg;
+	char who[64]; /* "uid N", or what the sink's owner named */
 	TAILQ_ENTRY(client) entry;
 };
 
@@ -95,6 +104,8 @@ server_client_events(struct client *c)
 {
 	uint32_t ev = 0;
 
+	if (c->io == NULL)
+		return;
 	if (!c->done && !c->busy)
 		ev |= EPOLLIN;
 	if (proto_buf_pending(&c->out) > 0)
@@ -362,6 +373,33 @@ server_client_rights(const struct client *c)
 	    server_client_in_group(c, vigild.conf->socket_gid));
 }
 
+/*
+ * The control rights of the peer of fd, a connected unix socket that is
+ * not the control socket's (http.c's unix listener), by the same rule
+ * as the control socket's clients; its uid in *uid.  Return 1 or 0, or
+ * -1 if the kernel does not say who the peer is.
+ */
+int
+server_peer_rights(int fd, uid_t *uid)
+{
+	struct client c;
+	struct ucred cred;
+	socklen_t len = sizeof(cred);
+	int r;
+
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) == -1)
+		return (-1);
+	memset(&c, 0, sizeof(c));
+	c.fd = fd;
+	c.uid = cred.uid;
+	c.gid = cred.gid;
+	server_peer_groups(&c);
+	r = server_client_rights(&c);
+	free(c.groups);
+	*uid = c.uid;
+	return (r);
+}
+
 /* A client that has not sent a complete request in time is dropped. */
 static int
 server_client_idle(sd_event_source *s, uint64_t usec, void *arg)
@@ -460,6 +498,7 @@ server_client_add(int cfd, const struct ucred *cred)
 	c->uid = cred->uid;
 	c->gid = cred->gid;
 	c->pid = cred->pid;
+	snprintf(c->who, sizeof(c->who), "uid %ld", (long)c->uid);
 	server_peer_groups(c);
 	c->may_act = server_client_rights(c);
 	if ((why = server_client_over_cap(c, buf, sizeof(buf))) != NULL) {
@@ -587,6 +626,10 @@ server_client_write(
 {
 	if (c->done)
 		return;
+	if (c->sink != NULL) {
+		c->sink->write(c->sink_arg, type, p, n);
+		return;
+	}
 	if (proto_buf_pending(&c->out) > SERVER_MAX_OUT) {
 		log_warnx("client %llu: not reading its replies, dropped",
 		    (unsigned long long)c->id);
@@ -611,6 +654,14 @@ server_client_finish(struct client *c, int code)
 {
 	int32_t v = code;
 
+	if (c->sink != NULL) {
+		if (!c->done) {
+			c->done = 1;
+			c->busy = 0;
+			c->sink->finish(c->sink_arg, code);
+		}
+		return;
+	}
 	server_client_write(c, PROTO_EXIT, &v, sizeof(v));
 	c->timer = sd_event_source_disable_unref(c->timer);
 	c->done = 1;
@@ -685,6 +736,13 @@ server_client_may_wait(struct client *c)
 	return (-1);
 }
 
+/* How logs name the client: "uid N", or what its sink's owner said. */
+const char *
+server_client_who(const struct client *c)
+{
+	return (c->who);
+}
+
 /* Return the uid of the client's peer. */
 uid_t
 server_client_uid(const struct client *c)
@@ -728,6 +786,45 @@ server_client_hold(struct client *c)
 {
 	c->busy = 1;
 	server_client_events(c);
+}
+
+/*
+ * A client whose replies go to sink (with arg), for a request that came
+ * another way: may_act are its control rights, uid is recorded as the
+ * author of what it changes, who names it in logs.  Its owner runs its
+ * command with the server_command_fn it was given, and ends it with server_client_detach(),
+ * after sink->finish, or before when the request went away.
+ */
+struct client *
+server_client_attach(const struct server_sink *sink, void *arg, int may_act,
+    uid_t uid, const char *who)
+{
+	struct client *c;
+
+	c = xcalloc(1, sizeof(*c));
+	c->id = ++vigild.next_client_id;
+	c->fd = -1;
+	c->uid = uid;
+	c->gid = (gid_t)-1;
+	c->may_act = may_act;
+	c->sink = sink;
+	c->sink_arg = arg;
+	strlcpy(c->who, who, sizeof(c->who));
+	proto_buf_init(&c->in);
+	proto_buf_init(&c->out);
+	proto_buf_init(&c->data);
+	return (c);
+}
+
+/* A sink client goes: whoever keeps it waiting is told; it is freed. */
+void
+server_client_detach(struct client *c)
+{
+	if (c == NULL)
+		return;
+	c->done = 1;
+	server_client_unpark(c);
+	free(c);
 }
 
 /*

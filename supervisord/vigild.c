@@ -593,6 +593,8 @@ vigild_open_socket(void)
 	        &cause) == -1)
 		fatalx("control socket %s", cause);
 	free(path);
+	if (http_open(cmd_dispatch, &cause) == -1)
+		fatalx("%s", cause);
 }
 
 /*
@@ -709,6 +711,7 @@ main(int argc, char **argv)
 	hook_free_all();
 	counters_free_all();
 	joblog_free_all();
+	http_close();
 	server_close();
 	vigild_core_free();
 	reload_broken_set(NULL, NULL);

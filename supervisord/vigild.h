@@ -585,6 +585,12 @@ typedef void (*server_gone_fn)(struct client *);
 typedef void (*server_command_fn)(
     struct client *, uint32_t, int, char **, const uint8_t *, size_t);
 
+/* Where the replies of a sink client go (server_client_attach()). */
+struct server_sink {
+	void (*write)(void *, enum proto_type, const void *, size_t);
+	void (*finish)(void *, int); /* the exit code: the reply ended */
+};
+
 int server_open(const char *, int, gid_t, server_command_fn, char **);
 void server_close(void);
 void server_client_write(
@@ -599,6 +605,24 @@ void server_client_hold(struct client *);
 void server_client_park(struct client *, server_gone_fn, void *);
 void *server_client_parked(const struct client *);
 int server_client_may_wait(struct client *);
+const char *server_client_who(const struct client *);
+struct client *server_client_attach(
+    const struct server_sink *, void *, int, uid_t, const char *);
+void server_client_detach(struct client *);
+int server_peer_rights(int, uid_t *);
+
+/* http.c */
+int http_open(server_command_fn, char **);
+void http_close(void);
+
+/* The dashboard's files, embedded by the build (contrib/embed.sh). */
+struct http_file {
+	const char *path;
+	const char *type;
+	const unsigned char *data;
+	size_t len;
+};
+extern const struct http_file http_files[];
 
 /* waiters.c */
 int waiters_add(struct client *, struct inst *, enum wait_kind, enum job_state);
@@ -713,5 +737,6 @@ char *cmd_format_exit(int, int, char *, size_t);
 void cmd_print_table(FILE *);
 int cmd_is_instance(const char *);
 extern const struct cmd_entry *const cmd_table[];
+int cmd_is_readonly(const char *);
 
 #endif

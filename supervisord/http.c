@@ -1,0 +1,997 @@
+/* SPDX-License-Identifier: ISC */
+/* Copyright (c) 2026 The vigil authors */
+
+/*
+ * The HTTP server (vigil.conf http_listen): /metrics, /healthz, the JSON
+ * API and the dashboard, on vigild's own event loop.  libmicrohttpd does
+ * the HTTP: it runs in its external epoll mode, its epoll descriptor is an
+ * sd-event I/O source that calls MHD_run(), and its next timeout is an
+ * sd-event timer; without a client there is neither a wakeup nor a timer.
+ *
+ * Every API request becomes the words of a vigilctl command, run by the
+ * command table's dispatcher for a sink client (server_client_attach()):
+ * no verb is written twice, and a command that waits (start, stop) parks
+ * its client as on the socket while the connection is suspended.  The
+ * command's exit code becomes the HTTP status (http_status()).
+ *
+ * Rights.  On a TCP listener, /metrics and /healthz answer anyone; every
+ * other path needs "Authorization: Bearer TOKEN" with the token of
+ * http_token_file (compared in constant time), which gives control
+ * rights; without a token file they all get 401.  On a unix listener the
+ * peer's credentials decide as on the control socket (read-only peers get
+ * 403 for what changes state); a right token gives control rights too.
+ *
+ * Limits: HTTP_MAX_CONNECTIONS at once (more wait in the backlog), a
+ * connection idle for HTTP_IDLE_TIMEOUT is closed, headers within
+ * HTTP_MEMORY_LIMIT, a body of at most QUEUE_PAYLOAD_MAX (else 413).
+ */
+
+#include "config.h"
+
+#include <sys/types.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+
+#include <netinet/in.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <microhttpd.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sysexits.h>
+#include <unistd.h>
+
+#include "json.h"
+#include "listenaddr.h"
+#include "log.h"
+#include "queue.h"
+#include "vigild.h"
+#include "xmalloc.h"
+
+#define HTTP_MAX_CONNECTIONS 256
+#define HTTP_IDLE_TIMEOUT 10 /* seconds */
+#define HTTP_MEMORY_LIMIT (64 * 1024)
+#define HTTP_MAX_BODY QUEUE_PAYLOAD_MAX
+#define HTTP_TOKEN_MAX 4096
+
+/* How a route's reply becomes a body. */
+enum http_body {
+	HTTP_BODY_JSON,    /* the command writes JSON (--json) */
+	HTTP_BODY_TEXT,    /* lines of text, wrapped into JSON */
+	HTTP_BODY_METRICS, /* OpenMetrics text as is */
+};
+
+/* A query parameter of a route and the option it becomes. */
+struct http_param {
+	const char *name;
+	const char *option; /* NULL: the first operand, before NAME */
+};
+
+struct http_route {
+	const char *method;
+	const char *path; /* "*" is one segment: the job's name */
+	const char *verb; /* NULL: answered here (fn) */
+	const char *fixed; /* an option always given, or NULL */
+	enum http_body body;
+	int created; /* success is 201 */
+	int open;    /* answers without a token on TCP */
+	const struct http_param *params;
+	int (*fn)(struct MHD_Connection *, const struct http_route *);
+};
+
+struct http_req {
+	struct MHD_Connection *conn;
+	const struct http_route *route;
+	char *name; /* the "*" of the path, or NULL */
+	struct client *client;
+	struct proto_buf body; /* the request's body */
+	struct proto_buf out;  /* the command's standard output */
+	struct proto_buf err;  /* its standard error */
+	int may_act;
+	uid_t uid;
+	char who[64];
+	int code;      /* the command's exit code, once finished */
+	int finished;  /* the command ended */
+	int suspended; /* the connection waits for the command */
+	int too_big;   /* the body passed HTTP_MAX_BODY */
+	int answered;  /* refused at once: a response is queued */
+	TAILQ_ENTRY(http_req) entry;
+};
+
+static int http_healthz(struct MHD_Connection *, const struct http_route *);
+static int http_static(struct MHD_Connection *, const struct http_route *);
+
+static const struct http_param http_params_n[] = {
+	{ "n", "-n" },
+	{ NULL, NULL },
+};
+static const struct http_param http_params_signal[] = {
+	{ "sig", NULL },
+	{ NULL, NULL },
+};
+static const struct http_param http_params_enqueue[] = {
+	{ "delay", "--delay" },
+	{ "unique", "--unique" },
+	{ "priority", "--priority" },
+	{ NULL, NULL },
+};
+
+static const struct http_route http_routes[] = {
+	{ "GET", "/healthz", NULL, NULL, 0, 0, 1, NULL, http_healthz },
+	{ "GET", "/metrics", "metrics", NULL, HTTP_BODY_METRICS, 0, 1, NULL,
+	    NULL },
+	{ "GET", "/", NULL, NULL, 0, 0, 0, NULL, http_static },
+	{ "GET", "/dashboard.css", NULL, NULL, 0, 0, 0, NULL, http_static },
+	{ "GET", "/dashboard.js", NULL, NULL, 0, 0, 0, NULL, http_static },
+	{ "GET", "/api/v1/jobs", "status", NULL, HTTP_BODY_JSON, 0, 0, NULL,
+	    NULL },
+	{ "GET", "/api/v1/jobs/*", "status", NULL, HTTP_BODY_JSON, 0, 0, NULL,
+	    NULL },
+	{ "POST", "/api/v1/jobs/*/start", "start", NULL, HTTP_BODY_TEXT, 0, 0,
+	    NULL, NULL },
+	{ "POST", "/api/v1/jobs/*/stop", "stop", NULL, HTTP_BODY_TEXT, 0, 0,
+	    NULL, NULL },
+	{ "POST", "/api/v1/jobs/*/restart", "restart", NULL, HTTP_BODY_TEXT, 0,
+	    0, NULL, NULL },
+	{ "POST", "/api/v1/jobs/*/signal", "signal", NULL, HTTP_BODY_TEXT, 0,
+	    0, http_params_signal, NULL },
+	{ "GET", "/api/v1/jobs/*/history", "history", NULL, HTTP_BODY_JSON, 0,
+	    0, http_params_n, NULL },
+	{ "GET", "/api/v1/jobs/*/log", "tail", NULL, HTTP_BODY_JSON, 0, 0,
+	    http_params_n, NULL },
+	{ "GET", "/api/v1/queues/*", "queue", NULL, HTTP_BODY_JSON, 0, 0, NULL,
+	    NULL },
+	{ "GET", "/api/v1/queues/*/dead", "queue", "--dead", HTTP_BODY_JSON, 0,
+	    0, http_params_n, NULL },
+	{ "POST", "/api/v1/queues/*/messages", "enqueue", NULL, HTTP_BODY_JSON,
+	    1, 0, http_params_enqueue, NULL },
+};
+
+static struct {
+	struct MHD_Daemon *d;
+	sd_event_source *io;
+	sd_event_source *timer;
+	sd_event_source *kick; /* runs libmicrohttpd after a resume */
+	server_command_fn command;
+	int fd;
+	int is_unix;
+	char *unix_path;
+	char *token; /* NULL: no token file */
+	size_t tokenlen;
+	TAILQ_HEAD(, http_req) reqs;
+} http = { .fd = -1 };
+
+static void http_arm(void);
+
+/* Match path against a route's pattern; the "*" segment goes to *name. */
+static int
+http_match(const char *pattern, const char *path, char **name)
+{
+	const char *star = strchr(pattern, '*'), *end;
+	size_t pre;
+
+	*name = NULL;
+	if (star == NULL)
+		return (strcmp(pattern, path) == 0);
+	pre = (size_t)(star - pattern);
+	if (strncmp(pattern, path, pre) != 0)
+		return (0);
+	path += pre;
+	end = strchrnul(path, '/');
+	if (end == path || strcmp(star + 1, end) != 0)
+		return (0);
+	*name = xstrndup(path, (size_t)(end - path));
+	return (1);
+}
+
+/*
+ * The route of method and path: the matching one, or NULL with *status
+ * 404 (no path like it) or 405 (the path answers another method).
+ */
+static const struct http_route *
+http_route(const char *method, const char *path, char **name, int *status)
+{
+	const struct http_route *r;
+	size_t i;
+
+	*status = 404;
+	for (i = 0; i < sizeof(http_routes) / sizeof(http_routes[0]); i++) {
+		r = &http_routes[i];
+		if (!http_match(r->path, path, name))
+			continue;
+		if (strcmp(r->method, method) == 0)
+			return (r);
+		free(*name);
+		*name = NULL;
+		*status = 405;
+	}
+	return (NULL);
+}
+
+/* Queue a response with the headers every answer has; free it. */
+static int
+http_queue(struct MHD_Connection *conn, int status, const char *type,
+    void *data, size_t len, enum MHD_ResponseMemoryMode mode)
+{
+	struct MHD_Response *resp;
+	enum MHD_Result r;
+
+	resp = MHD_create_response_from_buffer(len, data, mode);
+	if (resp == NULL)
+		return (MHD_NO);
+	(void)MHD_add_response_header(resp, "Content-Type", type);
+	(void)MHD_add_response_header(resp, "Cache-Control", "no-store");
+	(void)MHD_add_response_header(resp, "X-Content-Type-Options", "nosniff");
+	if (status == 401)
+		(void)MHD_add_response_header(
+		    resp, "WWW-Authenticate", "Bearer realm=\"vigil\"");
+	if (status == 405)
+		(void)MHD_add_response_header(resp, "Allow", "GET, POST");
+	r = MHD_queue_response(conn, (unsigned int)status, resp);
+	MHD_destroy_response(resp);
+	return (r);
+}
+
+static void
+http_json_write(void *arg, const void *p, size_t n)
+{
+	proto_buf_add(arg, p, n);
+}
+
+/* Answer {"error": msg} with status. */
+static int
+http_error(struct MHD_Connection *conn, int status, const char *fmt, ...)
+{
+	struct proto_buf b;
+	struct json jw;
+	va_list ap;
+	char *msg;
+
+	va_start(ap, fmt);
+	if (vasprintf(&msg, fmt, ap) == -1)
+		fatal("vasprintf");
+	va_end(ap);
+	proto_buf_init(&b);
+	json_init(&jw, http_json_write, &b);
+	json_object_begin(&jw);
+	json_key(&jw, "error");
+	json_string(&jw, msg);
+	json_object_end(&jw);
+	proto_buf_add(&b, "\n", 1);
+	free(msg);
+	/* The response takes the buffer (MUST_FREE). */
+	return (http_queue(conn, status, "application/json", b.data, b.len,
+	    MHD_RESPMEM_MUST_FREE));
+}
+
+static int
+http_healthz(struct MHD_Connection *conn, const struct http_route *r)
+{
+	(void)r;
+	return (http_queue(conn, 200, "text/plain; charset=utf-8",
+	    (void *)"ok\n", 3, MHD_RESPMEM_PERSISTENT));
+}
+
+static int
+http_static(struct MHD_Connection *conn, const struct http_route *r)
+{
+	const struct http_file *f;
+	struct MHD_Response *resp;
+	enum MHD_Result ret;
+
+	for (f = http_files; f->path != NULL; f++) {
+		if (strcmp(f->path, r->path) == 0)
+			break;
+	}
+	if (f->path == NULL)
+		return (http_error(conn, 404, "no such file"));
+	resp = MHD_create_response_from_buffer(
+	    f->len, (void *)f->data, MHD_RESPMEM_PERSISTENT);
+	if (resp == NULL)
+		return (MHD_NO);
+	(void)MHD_add_response_header(resp, "Content-Type", f->type);
+	(void)MHD_add_response_header(resp, "Cache-Control", "no-cache");
+	(void)MHD_add_response_header(resp, "X-Content-Type-Options", "nosniff");
+	(void)MHD_add_response_header(resp, "Content-Security-Policy",
+	    "default-src 'self'; frame-ancestors 'none'; form-action 'none'");
+	(void)MHD_add_response_header(resp, "Referrer-Policy", "no-referrer");
+	ret = MHD_queue_response(conn, 200, resp);
+	MHD_destroy_response(resp);
+	return (ret);
+}
+
+/* The HTTP status of a command's exit code. */
+static int
+http_status(const struct http_route *r, int code)
+{
+	switch (code) {
+	case CMD_EXIT_OK:
+		return (r->created ? 201 : 200);
+	case CMD_EXIT_USAGE:
+		return (400);
+	case CMD_EXIT_NO_JOB:
+		return (404);
+	case CMD_EXIT_FAILED:
+	case CMD_EXIT_NOT_RUNNING:
+		return (409);
+	case EX_UNAVAILABLE:
+		return (503);
+	default:
+		return (500);
+	}
+}
+
+/* Add the lines of b, each without its newline, as a JSON array. */
+static void
+http_json_lines(struct json *jw, const struct proto_buf *b)
+{
+	const char *p = (const char *)b->data + b->off, *nl;
+	size_t left = proto_buf_pending(b);
+
+	json_array_begin(jw);
+	while (left > 0) {
+		nl = memchr(p, '\n', left);
+		json_string_len(jw, p, nl != NULL ? (size_t)(nl - p) : left);
+		if (nl == NULL)
+			break;
+		left -= (size_t)(nl - p) + 1;
+		p = nl + 1;
+	}
+	json_array_end(jw);
+}
+
+/* Answer the ended command of req. */
+static int
+http_reply(struct http_req *req)
+{
+	const struct http_route *r = req->route;
+	int status = http_status(r, req->code);
+	struct proto_buf b;
+	struct json jw;
+
+	if (r->body == HTTP_BODY_METRICS && req->code == 0) {
+		return (http_queue(req->conn, status,
+		    "application/openmetrics-text; version=1.0.0; "
+		    "charset=utf-8",
+		    req->out.data + req->out.off, proto_buf_pending(&req->out),
+		    MHD_RESPMEM_MUST_COPY));
+	}
+	if (r->body == HTTP_BODY_JSON && req->code == 0) {
+		return (http_queue(req->conn, status, "application/json",
+		    req->out.data + req->out.off, proto_buf_pending(&req->out),
+		    MHD_RESPMEM_MUST_COPY));
+	}
+	proto_buf_init(&b);
+	json_init(&jw, http_json_write, &b);
+	json_object_begin(&jw);
+	json_key(&jw, "exit_code");
+	json_int(&jw, req->code);
+	if (r->body == HTTP_BODY_TEXT) {
+		json_key(&jw, "output");
+		http_json_lines(&jw, &req->out);
+	} else if (proto_buf_pending(&req->out) > 0) {
+		json_key(&jw, "result");
+		/* The command's own JSON, a complete value. */
+		proto_buf_add(&b, req->out.data + req->out.off,
+		    proto_buf_pending(&req->out));
+		while (b.len > 0 && b.data[b.len - 1] == '\n')
+			b.len--;
+	}
+	json_key(&jw, "errors");
+	http_json_lines(&jw, &req->err);
+	json_object_end(&jw);
+	proto_buf_add(&b, "\n", 1);
+	return (http_queue(req->conn, status, "application/json", b.data, b.len,
+	    MHD_RESPMEM_MUST_FREE));
+}
+
+static void
+http_sink_write(void *arg, enum proto_type type, const void *p, size_t n)
+{
+	struct http_req *req = arg;
+
+	if (type == PROTO_STDOUT)
+		proto_buf_add(&req->out, p, n);
+	else if (type == PROTO_STDERR)
+		proto_buf_add(&req->err, p, n);
+}
+
+static void
+http_sink_finish(void *arg, int code)
+{
+	struct http_req *req = arg;
+
+	req->code = code;
+	req->finished = 1;
+	if (req->suspended) {
+		req->suspended = 0;
+		TAILQ_REMOVE(&http.reqs, req, entry);
+		MHD_resume_connection(req->conn);
+		/* Outside MHD_run(): run it again soon, from the loop. */
+		if (http.kick != NULL)
+			(void)sd_event_source_set_enabled(
+			    http.kick, SD_EVENT_ONESHOT);
+	}
+}
+
+static const struct server_sink http_sink = {
+	.write = http_sink_write,
+	.finish = http_sink_finish,
+};
+
+struct http_args {
+	char *argv[16];
+	int argc;
+	const struct http_route *route;
+	char *bad; /* a parameter the route does not take */
+};
+
+static enum MHD_Result
+http_arg(void *arg, enum MHD_ValueKind kind, const char *key, const char *value)
+{
+	struct http_args *a = arg;
+	const struct http_param *p;
+
+	(void)kind;
+	for (p = a->route->params; p != NULL && p->name != NULL; p++) {
+		if (strcmp(p->name, key) == 0 && p->option != NULL) {
+			if (a->argc + 2 < 12) {
+				a->argv[a->argc++] = xstrdup(p->option);
+				a->argv[a->argc++] =
+				    xstrdup(value != NULL ? value : "");
+			}
+			return (MHD_YES);
+		}
+		if (strcmp(p->name, key) == 0)
+			return (MHD_YES);
+	}
+	if (a->bad == NULL)
+		a->bad = xstrdup(key);
+	return (MHD_YES);
+}
+
+/*
+ * The words of the route's command: the verb, the fixed option, the
+ * options of the query, "--", the first operand (a query parameter
+ * without option) and the name.  Return the count, or -1 with *bad set.
+ */
+static int
+http_words(struct http_req *req, struct http_args *a)
+{
+	const struct http_route *r = req->route;
+	const struct http_param *p;
+	const char *v;
+
+	memset(a, 0, sizeof(*a));
+	a->route = r;
+	a->argv[a->argc++] = xstrdup(r->verb);
+	if (r->fixed != NULL)
+		a->argv[a->argc++] = xstrdup(r->fixed);
+	(void)MHD_get_connection_values(
+	    req->conn, MHD_GET_ARGUMENT_KIND, http_arg, a);
+	if (a->bad != NULL)
+		return (-1);
+	a->argv[a->argc++] = xstrdup("--");
+	for (p = r->params; p != NULL && p->name != NULL; p++) {
+		if (p->option != NULL)
+			continue;
+		v = MHD_lookup_connection_value(
+		    req->conn, MHD_GET_ARGUMENT_KIND, p->name);
+		if (v == NULL) {
+			a->bad = xstrdup(p->name);
+			return (-1);
+		}
+		a->argv[a->argc++] = xstrdup(v);
+	}
+	if (req->name != NULL)
+		a->argv[a->argc++] = xstrdup(req->name);
+	return (a->argc);
+}
+
+static void
+http_args_free(struct http_args *a)
+{
+	int i;
+
+	for (i = 0; i < a->argc; i++)
+		free(a->argv[i]);
+	free(a->bad);
+}
+
+/* Run the route's command; answer now, or suspend until it ends. */
+static int
+http_run_command(struct http_req *req)
+{
+	struct http_args a;
+	const uint8_t *data = NULL;
+	int r;
+
+	if (http_words(req, &a) == -1) {
+		r = http_error(req->conn, 400,
+		    a.bad != NULL && MHD_lookup_connection_value(req->conn,
+		                         MHD_GET_ARGUMENT_KIND, a.bad) == NULL ?
+		        "missing parameter: %s" :
+		        "unknown parameter: %s",
+		    a.bad);
+		http_args_free(&a);
+		return (r);
+	}
+	if (strcmp(req->route->verb, "enqueue") == 0)
+		data = proto_buf_pending(&req->body) > 0 ?
+		    req->body.data + req->body.off :
+		    (const uint8_t *)"";
+	req->client = server_client_attach(
+	    &http_sink, req, req->may_act, req->uid, req->who);
+	http.command(req->client, PROTO_F_JSON, a.argc, a.argv, data,
+	    proto_buf_pending(&req->body));
+	http_args_free(&a);
+	if (req->finished) {
+		server_client_detach(req->client);
+		req->client = NULL;
+		return (http_reply(req));
+	}
+	req->suspended = 1;
+	TAILQ_INSERT_TAIL(&http.reqs, req, entry);
+	MHD_suspend_connection(req->conn);
+	return (MHD_YES);
+}
+
+/*
+ * Compare a token with http_token_file's in a time that depends on
+ * neither's contents (nor on where they first differ).
+ */
+static int
+http_token_equal(const char *t, size_t len)
+{
+	volatile unsigned char d = len != http.tokenlen;
+	size_t i;
+
+	for (i = 0; i < http.tokenlen; i++)
+		d |= (unsigned char)((i < len ? t[i] : 0) ^ http.token[i]);
+	return (d == 0);
+}
+
+/* Return 1 if the request carries the token of http_token_file. */
+static int
+http_has_token(struct MHD_Connection *conn)
+{
+	const char *h;
+	size_t len;
+
+	if (http.token == NULL)
+		return (0);
+	h = MHD_lookup_connection_value(
+	    conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION);
+	if (h == NULL || strncasecmp(h, "Bearer ", 7) != 0)
+		return (0);
+	h += 7;
+	while (*h == ' ')
+		h++;
+	len = strlen(h);
+	return (http_token_equal(h, len));
+}
+
+/* Who the peer is and what it may do, from its socket and its token. */
+static void
+http_peer(struct http_req *req)
+{
+	const union MHD_ConnectionInfo *ci;
+	char addr[56];
+	int r;
+
+	req->uid = geteuid();
+	req->may_act = http_has_token(req->conn);
+	if (http.is_unix) {
+		ci = MHD_get_connection_info(
+		    req->conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+		r = ci != NULL ? server_peer_rights(ci->connect_fd, &req->uid) :
+		                 -1;
+		if (r == 1)
+			req->may_act = 1;
+		snprintf(req->who, sizeof(req->who), "http uid %ld",
+		    r == -1 ? -1L : (long)req->uid);
+		return;
+	}
+	ci = MHD_get_connection_info(
+	    req->conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+	if (ci != NULL && ci->client_addr != NULL)
+		listen_addr_format(ci->client_addr,
+		    (socklen_t)sizeof(struct sockaddr_in6), addr, sizeof(addr));
+	else
+		strlcpy(addr, "?", sizeof(addr));
+	snprintf(req->who, sizeof(req->who), "http %s", addr);
+}
+
+/*
+ * A new request, its headers read: route it and check its rights.
+ * Return 0 to read on, or the status of the refusal (answered).
+ */
+static int
+http_begin(struct http_req *req, const char *method, const char *url,
+    enum MHD_Result *ret)
+{
+	const char *cl;
+	int status;
+
+	req->route = http_route(method, url, &req->name, &status);
+	if (req->route == NULL) {
+		*ret = status == 405 ?
+		    http_error(req->conn, 405, "%s: method %s not allowed",
+		        url, method) :
+		    http_error(req->conn, 404, "%s: no such path", url);
+		return (status);
+	}
+	http_peer(req);
+	if (!req->route->open && !req->may_act && !http.is_unix) {
+		*ret = http_error(req->conn, 401,
+		    http.token == NULL ? "%s: no http_token_file is set: only "
+		                         "/metrics and /healthz answer" :
+		                         "%s: a bearer token is needed",
+		    url);
+		return (401);
+	}
+	if (req->route->verb != NULL && !req->may_act &&
+	    !cmd_is_readonly(req->route->verb)) {
+		*ret = http_error(req->conn, 403,
+		    "%s: permission denied (%s may only read)", url, req->who);
+		return (403);
+	}
+	cl = MHD_lookup_connection_value(
+	    req->conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
+	if (cl != NULL && strtoull(cl, NULL, 10) > HTTP_MAX_BODY) {
+		*ret = http_error(req->conn, 413,
+		    "body larger than %d bytes", HTTP_MAX_BODY);
+		return (413);
+	}
+	return (0);
+}
+
+static enum MHD_Result
+http_access(void *cls, struct MHD_Connection *conn, const char *url,
+    const char *method, const char *version, const char *upload,
+    size_t *upload_size, void **con_cls)
+{
+	struct http_req *req = *con_cls;
+	enum MHD_Result ret = MHD_YES;
+
+	(void)cls;
+	(void)version;
+	if (req == NULL) {
+		req = xcalloc(1, sizeof(*req));
+		req->conn = conn;
+		proto_buf_init(&req->body);
+		proto_buf_init(&req->out);
+		proto_buf_init(&req->err);
+		*con_cls = req;
+		if (http_begin(req, method, url, &ret) != 0)
+			req->answered = 1;
+		return (ret);
+	}
+	if (req->answered) {
+		*upload_size = 0;
+		return (MHD_YES);
+	}
+	if (*upload_size > 0) {
+		if (req->too_big || *upload_size >
+		        HTTP_MAX_BODY - proto_buf_pending(&req->body)) {
+			req->too_big = 1;
+			proto_buf_clear(&req->body);
+		} else
+			proto_buf_add(&req->body, upload, *upload_size);
+		*upload_size = 0;
+		return (MHD_YES);
+	}
+	if (req->finished) {
+		server_client_detach(req->client);
+		req->client = NULL;
+		return (http_reply(req));
+	}
+	if (req->too_big)
+		return (http_error(
+		    conn, 413, "body larger than %d bytes", HTTP_MAX_BODY));
+	if (req->route->fn != NULL)
+		return (req->route->fn(conn, req->route));
+	return (http_run_command(req));
+}
+
+static void
+http_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
+    enum MHD_RequestTerminationCode toe)
+{
+	struct http_req *req = *con_cls;
+
+	(void)cls;
+	(void)conn;
+	(void)toe;
+	if (req == NULL)
+		return;
+	if (req->suspended)
+		TAILQ_REMOVE(&http.reqs, req, entry);
+	server_client_detach(req->client);
+	proto_buf_clear(&req->body);
+	proto_buf_clear(&req->out);
+	proto_buf_clear(&req->err);
+	free(req->name);
+	free(req);
+	*con_cls = NULL;
+}
+
+static void
+http_log(void *cls, const char *fmt, va_list ap)
+{
+	char *s;
+
+	(void)cls;
+	if (vasprintf(&s, fmt, ap) == -1)
+		return;
+	s[strcspn(s, "\n")] = '\0';
+	log_debug("http: %s", s);
+	free(s);
+}
+
+static void
+http_step(void)
+{
+	(void)MHD_run(http.d);
+	http_arm();
+}
+
+static int
+http_io(sd_event_source *s, int fd, uint32_t revents, void *arg)
+{
+	(void)s;
+	(void)fd;
+	(void)revents;
+	(void)arg;
+	http_step();
+	return (0);
+}
+
+static int
+http_kicked(sd_event_source *s, void *arg)
+{
+	(void)s;
+	(void)arg;
+	http_step();
+	return (0);
+}
+
+static int
+http_timer(sd_event_source *s, uint64_t usec, void *arg)
+{
+	(void)s;
+	(void)usec;
+	(void)arg;
+	http_step();
+	return (0);
+}
+
+/* Set the timer to libmicrohttpd's next timeout, or turn it off. */
+static void
+http_arm(void)
+{
+	MHD_UNSIGNED_LONG_LONG ms;
+	uint64_t now;
+
+	if (MHD_get_timeout(http.d, &ms) != MHD_YES) {
+		if (http.timer != NULL)
+			(void)sd_event_source_set_enabled(
+			    http.timer, SD_EVENT_OFF);
+		return;
+	}
+	if (ms > 24ULL * 3600 * 1000)
+		ms = 24ULL * 3600 * 1000;
+	(void)sd_event_now(vigild.event, CLOCK_MONOTONIC, &now);
+	now += ms * 1000;
+	if (http.timer == NULL) {
+		if (sd_event_add_time(vigild.event, &http.timer,
+		        CLOCK_MONOTONIC, now, 10000, http_timer, NULL) < 0)
+			fatalx("http: cannot add a timer");
+		return;
+	}
+	(void)sd_event_source_set_time(http.timer, now);
+	(void)sd_event_source_set_enabled(http.timer, SD_EVENT_ONESHOT);
+}
+
+/* Read the token of http_token_file: not empty, others may not read it. */
+static int
+http_read_token(const char *path, char **cause)
+{
+	struct stat st;
+	char buf[HTTP_TOKEN_MAX + 2];
+	ssize_t n;
+	size_t len;
+	int fd;
+
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) == -1 ||
+	    fstat(fd, &st) == -1) {
+		xasprintf(cause, "http_token_file %s: %s", path,
+		    strerror(errno));
+		if (fd != -1)
+			close(fd);
+		return (-1);
+	}
+	if (!S_ISREG(st.st_mode) || (st.st_mode & 0007) != 0) {
+		xasprintf(cause,
+		    "http_token_file %s: %s", path,
+		    !S_ISREG(st.st_mode) ? "not a regular file" :
+		                           "other users may read it (chmod "
+		                           "o-rwx)");
+		close(fd);
+		return (-1);
+	}
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n == -1) {
+		xasprintf(cause, "http_token_file %s: %s", path,
+		    strerror(errno));
+		return (-1);
+	}
+	len = (size_t)n;
+	while (len > 0 && (buf[len - 1] == '\n' || buf[len - 1] == '\r'))
+		len--;
+	buf[len] = '\0';
+	if (len == 0 || len > HTTP_TOKEN_MAX || strlen(buf) != len ||
+	    strpbrk(buf, " \t\r\n") != NULL) {
+		xasprintf(cause,
+		    "http_token_file %s: the token must be one line of 1 to "
+		    "%d characters without blanks",
+		    path, HTTP_TOKEN_MAX);
+		explicit_bzero(buf, sizeof(buf));
+		return (-1);
+	}
+	if (len < 16)
+		log_warnx("http_token_file %s: a token of %zu characters is "
+		          "easy to guess; use 32 or more",
+		    path, len);
+	http.token = xstrdup(buf);
+	http.tokenlen = len;
+	explicit_bzero(buf, sizeof(buf));
+	return (0);
+}
+
+/* The listening socket of a; a unix one as the control socket's. */
+static int
+http_listen(const struct listen_addr *a, char **cause)
+{
+	const struct sockaddr_un *sun = (const struct sockaddr_un *)&a->ss;
+	struct sockaddr_storage ss;
+	socklen_t len = sizeof(ss);
+	struct stat st;
+	mode_t old;
+	char name[160];
+	int fd, one = 1, r;
+
+	fd = socket(a->ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
+	    0);
+	if (fd == -1)
+		goto fail;
+	if (a->ss.ss_family == AF_UNIX) {
+		http.is_unix = 1;
+		if (lstat(sun->sun_path, &st) == 0 && !S_ISSOCK(st.st_mode)) {
+			errno = EEXIST;
+			goto fail;
+		}
+		(void)unlink(sun->sun_path);
+		old = umask(0777 & ~(mode_t)vigild.conf->socket_mode);
+		r = bind(fd, (const struct sockaddr *)&a->ss, a->len);
+		umask(old);
+		if (r == -1 ||
+		    (vigild.conf->has_socket_gid &&
+		        chown(sun->sun_path, (uid_t)-1,
+		            vigild.conf->socket_gid) == -1) ||
+		    chmod(sun->sun_path, (mode_t)vigild.conf->socket_mode) ==
+		        -1)
+			goto fail;
+		http.unix_path = xstrdup(sun->sun_path);
+	} else {
+		(void)setsockopt(
+		    fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+		if (a->ss.ss_family == AF_INET6)
+			(void)setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one,
+			    sizeof(one));
+		if (bind(fd, (const struct sockaddr *)&a->ss, a->len) == -1)
+			goto fail;
+	}
+	if (listen(fd, 128) == -1 ||
+	    getsockname(fd, (struct sockaddr *)&ss, &len) == -1)
+		goto fail;
+	log_info("http: listening on %s",
+	    listen_addr_format((struct sockaddr *)&ss, len, name, sizeof(name)));
+	return (fd);
+fail:
+	xasprintf(cause, "http_listen %s: %s", vigild.conf->http_listen,
+	    strerror(errno));
+	if (fd != -1)
+		close(fd);
+	return (-1);
+}
+
+/*
+ * Start the HTTP server of vigil.conf's http_listen, if set; each command
+ * goes to command.  Return 0, or -1 with *cause set.
+ */
+int
+http_open(server_command_fn command, char **cause)
+{
+	const union MHD_DaemonInfo *di;
+	struct listen_addr a;
+	int r;
+
+	TAILQ_INIT(&http.reqs);
+	if (vigild.conf->http_listen == NULL)
+		return (0);
+	http.command = command;
+	if (listen_addr_parse(vigild.conf->http_listen, &a, cause) == -1)
+		return (-1);
+	if (vigild.conf->http_token_file != NULL &&
+	    http_read_token(vigild.conf->http_token_file, cause) == -1)
+		return (-1);
+	if ((http.fd = http_listen(&a, cause)) == -1)
+		return (-1);
+	http.d = MHD_start_daemon(
+	    MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ERROR_LOG, 0,
+	    NULL, NULL, http_access, NULL, MHD_OPTION_LISTEN_SOCKET, http.fd,
+	    MHD_OPTION_CONNECTION_LIMIT, (unsigned int)HTTP_MAX_CONNECTIONS,
+	    MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)HTTP_IDLE_TIMEOUT,
+	    MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)HTTP_MEMORY_LIMIT,
+	    MHD_OPTION_NOTIFY_COMPLETED, http_completed, NULL,
+	    MHD_OPTION_EXTERNAL_LOGGER, http_log, NULL, MHD_OPTION_END);
+	if (http.d == NULL ||
+	    (di = MHD_get_daemon_info(http.d, MHD_DAEMON_INFO_EPOLL_FD)) ==
+	        NULL) {
+		xasprintf(cause, "http_listen %s: libmicrohttpd did not start",
+		    vigild.conf->http_listen);
+		return (-1);
+	}
+	r = sd_event_add_io(
+	    vigild.event, &http.io, di->epoll_fd, EPOLLIN, http_io, NULL);
+	if (r >= 0)
+		r = sd_event_add_defer(vigild.event, &http.kick, http_kicked, NULL);
+	if (r >= 0)
+		r = sd_event_source_set_enabled(http.kick, SD_EVENT_OFF);
+	if (r < 0) {
+		xasprintf(cause, "http: sd-event: %s", strerror(-r));
+		return (-1);
+	}
+	http_arm();
+	return (0);
+}
+
+/*
+ * Stop the HTTP server: a request still waiting for its command is
+ * answered 503 (its wait is dropped), every connection is closed.
+ */
+void
+http_close(void)
+{
+	struct http_req *req;
+
+	if (http.d != NULL) {
+		while ((req = TAILQ_FIRST(&http.reqs)) != NULL) {
+			server_client_detach(req->client);
+			req->client = NULL;
+			http_sink_finish(req, EX_UNAVAILABLE);
+		}
+		MHD_stop_daemon(http.d);
+		http.d = NULL;
+	}
+	http.io = sd_event_source_disable_unref(http.io);
+	http.kick = sd_event_source_disable_unref(http.kick);
+	http.timer = sd_event_source_disable_unref(http.timer);
+	if (http.fd != -1)
+		close(http.fd);
+	http.fd = -1;
+	if (http.unix_path != NULL)
+		(void)unlink(http.unix_path);
+	free(http.unix_path);
+	http.unix_path = NULL;
+	if (http.token != NULL)
+		explicit_bzero(http.token, http.tokenlen);
+	free(http.token);
+	http.token = NULL;
+}
