@@ -33,17 +33,19 @@ export DEBIAN_FRONTEND=noninteractive
 # To build vigil (configure.ac) and to run it (cron schedules in local
 # time need the zone files).
 pkgs="autoconf automake make gcc libc6-dev pkg-config libconfuse-dev
-	libsqlite3-dev libsystemd-dev libbsd-dev tzdata"
+	libsqlite3-dev libsystemd-dev libbsd-dev libmicrohttpd-dev tzdata"
 # tests/run-all.sh: clang, ASan and libFuzzer; valgrind; the lint stage;
 # the black-box tests (jq, sqlite3 and python3 read state.db, procps,
 # setpriv and flock from util-linux, systemd-analyze, redis-server,
 # supervisord for the round trip of vigilctl import supervisord,
-# prometheus_client's parser for vigilctl metrics); the
+# prometheus_client's parser for vigilctl metrics, curl for the HTTP
+# API, Chromium and its WebDriver for the dashboard); the
 # systemd tests in a container booted by systemd-nspawn from a
 # debootstrapped tree; the Debian package (make deb, lintian).
 [ -z "$test" ] || pkgs="$pkgs clang valgrind clang-format clang-tidy
 	cppcheck mandoc shellcheck git jq procps util-linux sqlite3 python3
-	systemd redis-server supervisor python3-prometheus-client
+	systemd redis-server supervisor python3-prometheus-client curl
+	chromium chromium-driver
 	systemd-container debootstrap
 	debian-archive-keyring ca-certificates dpkg-dev debhelper lintian"
 

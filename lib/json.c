@@ -261,3 +261,14 @@ json_null(struct json *j)
 	json_sep(j);
 	json_put(j, "null");
 }
+
+/*
+ * A value that is JSON text already (n bytes at s, a complete value such
+ * as another writer's output): written as it is, not checked.
+ */
+void
+json_raw(struct json *j, const char *s, size_t n)
+{
+	json_sep(j);
+	j->write(j->arg, s, n);
+}

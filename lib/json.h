@@ -41,5 +41,6 @@ void json_uint(struct json *, unsigned long long);
 void json_fixed(struct json *, double, int);
 void json_bool(struct json *, int);
 void json_null(struct json *);
+void json_raw(struct json *, const char *, size_t);
 
 #endif

@@ -14,8 +14,9 @@
  * its client as on the socket while the connection is suspended.  The
  * command's exit code becomes the HTTP status (http_status()).
  *
- * Rights.  On a TCP listener, /metrics and /healthz answer anyone; every
- * other path needs "Authorization: Bearer TOKEN" with the token of
+ * Rights.  On a TCP listener, /metrics and /healthz answer anyone, and so
+ * do the dashboard's static files once there is a token; every other path
+ * needs "Authorization: Bearer TOKEN" with the token of
  * http_token_file (compared in constant time), which gives control
  * rights; without a token file they all get 401.  On a unix listener the
  * peer's credentials decide as on the control socket (read-only peers get
@@ -58,6 +59,10 @@
 #define HTTP_MAX_BODY QUEUE_PAYLOAD_MAX
 #define HTTP_TOKEN_MAX 4096
 
+/* Who may have a route on a TCP listener, without the token. */
+#define HTTP_OPEN_ALL 1  /* anyone */
+#define HTTP_OPEN_PAGE 2 /* anyone, once there is a token to log in with */
+
 /* How a route's reply becomes a body. */
 enum http_body {
 	HTTP_BODY_JSON,    /* the command writes JSON (--json) */
@@ -78,7 +83,8 @@ struct http_route {
 	const char *fixed; /* an option always given, or NULL */
 	enum http_body body;
 	int created; /* success is 201 */
-	int open;    /* answers without a token on TCP */
+	int quiet3;  /* exit 3 (not running) is a success, as status's */
+	int open; /* on TCP: HTTP_OPEN_* (else it needs the token) */
 	const struct http_param *params;
 	int (*fn)(struct MHD_Connection *, const struct http_route *);
 };
@@ -120,36 +126,35 @@ static const struct http_param http_params_enqueue[] = {
 	{ NULL, NULL },
 };
 
+#define GET(p) .method = "GET", .path = (p)
+#define POST(p) .method = "POST", .path = (p)
 static const struct http_route http_routes[] = {
-	{ "GET", "/healthz", NULL, NULL, 0, 0, 1, NULL, http_healthz },
-	{ "GET", "/metrics", "metrics", NULL, HTTP_BODY_METRICS, 0, 1, NULL,
-	    NULL },
-	{ "GET", "/", NULL, NULL, 0, 0, 0, NULL, http_static },
-	{ "GET", "/dashboard.css", NULL, NULL, 0, 0, 0, NULL, http_static },
-	{ "GET", "/dashboard.js", NULL, NULL, 0, 0, 0, NULL, http_static },
-	{ "GET", "/api/v1/jobs", "status", NULL, HTTP_BODY_JSON, 0, 0, NULL,
-	    NULL },
-	{ "GET", "/api/v1/jobs/*", "status", NULL, HTTP_BODY_JSON, 0, 0, NULL,
-	    NULL },
-	{ "POST", "/api/v1/jobs/*/start", "start", NULL, HTTP_BODY_TEXT, 0, 0,
-	    NULL, NULL },
-	{ "POST", "/api/v1/jobs/*/stop", "stop", NULL, HTTP_BODY_TEXT, 0, 0,
-	    NULL, NULL },
-	{ "POST", "/api/v1/jobs/*/restart", "restart", NULL, HTTP_BODY_TEXT, 0,
-	    0, NULL, NULL },
-	{ "POST", "/api/v1/jobs/*/signal", "signal", NULL, HTTP_BODY_TEXT, 0,
-	    0, http_params_signal, NULL },
-	{ "GET", "/api/v1/jobs/*/history", "history", NULL, HTTP_BODY_JSON, 0,
-	    0, http_params_n, NULL },
-	{ "GET", "/api/v1/jobs/*/log", "tail", NULL, HTTP_BODY_JSON, 0, 0,
-	    http_params_n, NULL },
-	{ "GET", "/api/v1/queues/*", "queue", NULL, HTTP_BODY_JSON, 0, 0, NULL,
-	    NULL },
-	{ "GET", "/api/v1/queues/*/dead", "queue", "--dead", HTTP_BODY_JSON, 0,
-	    0, http_params_n, NULL },
-	{ "POST", "/api/v1/queues/*/messages", "enqueue", NULL, HTTP_BODY_JSON,
-	    1, 0, http_params_enqueue, NULL },
+	{ GET("/healthz"), .open = HTTP_OPEN_ALL, .fn = http_healthz },
+	{ GET("/metrics"), .verb = "metrics", .body = HTTP_BODY_METRICS,
+	    .open = HTTP_OPEN_ALL },
+	{ GET("/"), .open = HTTP_OPEN_PAGE, .fn = http_static },
+	{ GET("/dashboard.css"), .open = HTTP_OPEN_PAGE, .fn = http_static },
+	{ GET("/dashboard.js"), .open = HTTP_OPEN_PAGE, .fn = http_static },
+	{ GET("/api/v1/jobs"), .verb = "status", .quiet3 = 1 },
+	{ GET("/api/v1/jobs/*"), .verb = "status", .quiet3 = 1 },
+	{ POST("/api/v1/jobs/*/start"), .verb = "start",
+	    .body = HTTP_BODY_TEXT },
+	{ POST("/api/v1/jobs/*/stop"), .verb = "stop", .body = HTTP_BODY_TEXT },
+	{ POST("/api/v1/jobs/*/restart"), .verb = "restart",
+	    .body = HTTP_BODY_TEXT },
+	{ POST("/api/v1/jobs/*/signal"), .verb = "signal",
+	    .body = HTTP_BODY_TEXT, .params = http_params_signal },
+	{ GET("/api/v1/jobs/*/history"), .verb = "history",
+	    .params = http_params_n },
+	{ GET("/api/v1/jobs/*/log"), .verb = "tail", .params = http_params_n },
+	{ GET("/api/v1/queues/*"), .verb = "queue" },
+	{ GET("/api/v1/queues/*/dead"), .verb = "queue", .fixed = "--dead",
+	    .params = http_params_n },
+	{ POST("/api/v1/queues/*/messages"), .verb = "enqueue", .created = 1,
+	    .params = http_params_enqueue },
 };
+#undef GET
+#undef POST
 
 static struct {
 	struct MHD_Daemon *d;
@@ -308,6 +313,8 @@ http_static(struct MHD_Connection *conn, const struct http_route *r)
 static int
 http_status(const struct http_route *r, int code)
 {
+	if (code == CMD_EXIT_NOT_RUNNING && r->quiet3)
+		return (200);
 	switch (code) {
 	case CMD_EXIT_OK:
 		return (r->created ? 201 : 200);
@@ -352,7 +359,11 @@ http_reply(struct http_req *req)
 	int status = http_status(r, req->code);
 	struct proto_buf b;
 	struct json jw;
+	const char *out;
+	size_t len;
 
+	if (r->quiet3 && req->code == CMD_EXIT_NOT_RUNNING)
+		req->code = 0;
 	if (r->body == HTTP_BODY_METRICS && req->code == 0) {
 		return (http_queue(req->conn, status,
 		    "application/openmetrics-text; version=1.0.0; "
@@ -373,13 +384,13 @@ http_reply(struct http_req *req)
 	if (r->body == HTTP_BODY_TEXT) {
 		json_key(&jw, "output");
 		http_json_lines(&jw, &req->out);
-	} else if (proto_buf_pending(&req->out) > 0) {
-		json_key(&jw, "result");
+	} else if ((len = proto_buf_pending(&req->out)) > 0) {
 		/* The command's own JSON, a complete value. */
-		proto_buf_add(&b, req->out.data + req->out.off,
-		    proto_buf_pending(&req->out));
-		while (b.len > 0 && b.data[b.len - 1] == '\n')
-			b.len--;
+		out = (const char *)req->out.data + req->out.off;
+		while (len > 0 && out[len - 1] == '\n')
+			len--;
+		json_key(&jw, "result");
+		json_raw(&jw, out, len);
 	}
 	json_key(&jw, "errors");
 	http_json_lines(&jw, &req->err);
@@ -615,7 +626,7 @@ http_begin(struct http_req *req, const char *method, const char *url,
     enum MHD_Result *ret)
 {
 	const char *cl;
-	int status;
+	int status, open;
 
 	req->route = http_route(method, url, &req->name, &status);
 	if (req->route == NULL) {
@@ -626,7 +637,9 @@ http_begin(struct http_req *req, const char *method, const char *url,
 		return (status);
 	}
 	http_peer(req);
-	if (!req->route->open && !req->may_act && !http.is_unix) {
+	open = req->route->open == HTTP_OPEN_ALL ||
+	    (req->route->open == HTTP_OPEN_PAGE && http.token != NULL);
+	if (!open && !req->may_act && !http.is_unix) {
 		*ret = http_error(req->conn, 401,
 		    http.token == NULL ? "%s: no http_token_file is set: only "
 		                         "/metrics and /healthz answer" :
@@ -935,12 +948,12 @@ http_open(server_command_fn command, char **cause)
 		return (-1);
 	http.d = MHD_start_daemon(
 	    MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ERROR_LOG, 0,
-	    NULL, NULL, http_access, NULL, MHD_OPTION_LISTEN_SOCKET, http.fd,
+	    NULL, NULL, http_access, NULL, MHD_OPTION_EXTERNAL_LOGGER, http_log,
+	    NULL, MHD_OPTION_LISTEN_SOCKET, http.fd,
 	    MHD_OPTION_CONNECTION_LIMIT, (unsigned int)HTTP_MAX_CONNECTIONS,
 	    MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)HTTP_IDLE_TIMEOUT,
 	    MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)HTTP_MEMORY_LIMIT,
-	    MHD_OPTION_NOTIFY_COMPLETED, http_completed, NULL,
-	    MHD_OPTION_EXTERNAL_LOGGER, http_log, NULL, MHD_OPTION_END);
+	    MHD_OPTION_NOTIFY_COMPLETED, http_completed, NULL, MHD_OPTION_END);
 	if (http.d == NULL ||
 	    (di = MHD_get_daemon_info(http.d, MHD_DAEMON_INFO_EPOLL_FD)) ==
 	        NULL) {

@@ -87,6 +87,27 @@ TEST(nesting)
 	return (0);
 }
 
+/* A raw value takes its place among the others: commas, keys. */
+TEST(raw)
+{
+	struct json j;
+
+	start(&j);
+	json_object_begin(&j);
+	json_key(&j, "a");
+	json_int(&j, 1);
+	json_key(&j, "result");
+	json_raw(&j, "{\"id\":7}", 8);
+	json_key(&j, "errors");
+	json_array_begin(&j);
+	json_raw(&j, "[]", 2);
+	json_raw(&j, "true", 4);
+	json_array_end(&j);
+	json_object_end(&j);
+	ASSERT_STREQ(out, "{\"a\":1,\"result\":{\"id\":7},\"errors\":[[],true]}");
+	return (0);
+}
+
 TEST(escapes)
 {
 	struct json j;
@@ -188,6 +209,7 @@ main(void)
 {
 	RUN(scalars);
 	RUN(nesting);
+	RUN(raw);
 	RUN(escapes);
 	RUN(utf8);
 	RUN(round_trip);
