@@ -248,7 +248,7 @@ http_json_write(void *arg, const void *p, size_t n)
 }
 
 /* Answer {"error": msg} with status. */
-static int
+static int __attribute__((format(printf, 3, 4)))
 http_error(struct MHD_Connection *conn, int status, const char *fmt, ...)
 {
 	struct proto_buf b;
@@ -332,11 +332,18 @@ http_status(const struct http_route *r, int code)
 	}
 }
 
+/* The unread bytes of b ("" when it never held any). */
+static const char *
+http_bytes(const struct proto_buf *b)
+{
+	return (b->data != NULL ? (const char *)b->data + b->off : "");
+}
+
 /* Add the lines of b, each without its newline, as a JSON array. */
 static void
 http_json_lines(struct json *jw, const struct proto_buf *b)
 {
-	const char *p = (const char *)b->data + b->off, *nl;
+	const char *p = http_bytes(b), *nl;
 	size_t left = proto_buf_pending(b);
 
 	json_array_begin(jw);
@@ -368,12 +375,12 @@ http_reply(struct http_req *req)
 		return (http_queue(req->conn, status,
 		    "application/openmetrics-text; version=1.0.0; "
 		    "charset=utf-8",
-		    req->out.data + req->out.off, proto_buf_pending(&req->out),
+		    (void *)http_bytes(&req->out), proto_buf_pending(&req->out),
 		    MHD_RESPMEM_MUST_COPY));
 	}
 	if (r->body == HTTP_BODY_JSON && req->code == 0) {
 		return (http_queue(req->conn, status, "application/json",
-		    req->out.data + req->out.off, proto_buf_pending(&req->out),
+		    (void *)http_bytes(&req->out), proto_buf_pending(&req->out),
 		    MHD_RESPMEM_MUST_COPY));
 	}
 	proto_buf_init(&b);
@@ -386,7 +393,7 @@ http_reply(struct http_req *req)
 		http_json_lines(&jw, &req->out);
 	} else if ((len = proto_buf_pending(&req->out)) > 0) {
 		/* The command's own JSON, a complete value. */
-		out = (const char *)req->out.data + req->out.off;
+		out = http_bytes(&req->out);
 		while (len > 0 && out[len - 1] == '\n')
 			len--;
 		json_key(&jw, "result");
@@ -532,9 +539,7 @@ http_run_command(struct http_req *req)
 		return (r);
 	}
 	if (strcmp(req->route->verb, "enqueue") == 0)
-		data = proto_buf_pending(&req->body) > 0 ?
-		    req->body.data + req->body.off :
-		    (const uint8_t *)"";
+		data = (const uint8_t *)http_bytes(&req->body);
 	req->client = server_client_attach(
 	    &http_sink, req, req->may_act, req->uid, req->who);
 	http.command(req->client, PROTO_F_JSON, a.argc, a.argv, data,
@@ -733,7 +738,7 @@ http_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
 	*con_cls = NULL;
 }
 
-static void
+static void __attribute__((format(printf, 2, 0)))
 http_log(void *cls, const char *fmt, va_list ap)
 {
 	char *s;
