@@ -1,0 +1,110 @@
+#!/bin/bash
+# The HTTP server under load and abuse (issue 23): 200 concurrent scrapes
+# of /metrics while 100 jobs flap, with slow and half-open clients holding
+# connections all the while.  Every scrape is answered and parsed by the
+# real OpenMetrics parser; the control socket answers at once; a steady
+# job is never touched; the stalled clients are cut at the idle timeout.
+. "$(dirname "$0")/lib.sh"
+
+/usr/bin/python3 -c 'import prometheus_client' 2>/dev/null ||
+	{ echo "SKIP: python3-prometheus-client not installed"; exit 77; }
+
+cat >"$T/vigil.conf" <<EOF
+http_listen = "127.0.0.1:0"
+EOF
+for i in $(seq 1 100); do
+	job "flap$i" "command = \"sh -c 'sleep 0.0$((i % 10)); exit 1'\"" \
+		'restart_delay = "10ms"' 'restart_delay_max = "50ms"'
+done
+job steady 'command = "sleep 100000"'
+start_vigild
+PORT=$(sed -n 's/.*http: listening on 127\.0\.0\.1:\([0-9][0-9]*\)$/\1/p' "$VLOG" | tail -n 1)
+[ -n "$PORT" ] || fail "no 'http: listening on' line in the log"
+wait_state steady RUNNING
+steady=$(job_pid steady)
+
+/usr/bin/python3 - "$PORT" "$VIGILCTL" "$SOCK" >"$T/load.out" 2>&1 <<'EOF' &
+import socket, subprocess, sys, threading, time
+import http.client
+from prometheus_client.openmetrics.parser import text_string_to_metric_families
+
+port, vigilctl, sock = int(sys.argv[1]), sys.argv[2], sys.argv[3]
+out = []
+
+# Stalled clients: half a request line; a full request line and no end
+# of headers; connected and silent.
+stalled = []
+for i in range(40):
+    s = socket.create_connection(("127.0.0.1", port), timeout=30)
+    s.sendall([b"GET /metr", b"GET /metrics HTTP/1.1\r\nHost: x\r\n", b""][i % 3])
+    stalled.append(s)
+
+ok, bad, errors, flaps = [0], [], [], [0]
+lock = threading.Lock()
+start = threading.Barrier(200)
+
+def scrape():
+    try:
+        start.wait(timeout=30)
+        c = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+        c.request("GET", "/metrics")
+        r = c.getresponse()
+        text = r.read().decode()
+        fams = {f.name: f for f in text_string_to_metric_families(text)}
+        n = sum(1 for s in fams["vigil_job_state"].samples
+                if s.labels["job"].startswith("flap") and s.value == 1)
+        with lock:
+            if r.status == 200 and n == 100:
+                ok[0] += 1
+            else:
+                bad.append((r.status, n))
+    except Exception as e:
+        with lock:
+            errors.append(repr(e))
+
+t0 = time.monotonic()
+threads = [threading.Thread(target=scrape) for _ in range(200)]
+for t in threads:
+    t.start()
+# The control socket answers while the scrapes run.
+ping = []
+while any(t.is_alive() for t in threads) and time.monotonic() - t0 < 60:
+    p0 = time.monotonic()
+    subprocess.run([vigilctl, "-s", sock, "ping"], check=True,
+                   stdout=subprocess.DEVNULL)
+    ping.append(time.monotonic() - p0)
+for t in threads:
+    t.join(timeout=60)
+elapsed = time.monotonic() - t0
+print("scrapes ok %d bad %r errors %r in %.2fs" % (ok[0], bad[:3], errors[:3], elapsed))
+print("ping max %.3fs over %d" % (max(ping) if ping else 0, len(ping)))
+
+# The stalled clients are cut once idle for the timeout (10 s).
+t1 = time.monotonic()
+closed = 0
+for s in stalled:
+    try:
+        s.settimeout(max(0.1, 25 - (time.monotonic() - t1)))
+        while s.recv(4096):
+            pass
+        closed += 1
+    except OSError:
+        pass
+print("stalled closed %d of %d after %.1fs" % (closed, len(stalled), time.monotonic() - t1))
+EOF
+LOAD=$!
+track "$LOAD"
+wait "$LOAD" || fail "the load script failed: $(cat "$T/load.out")"
+cat "$T/load.out"
+
+check "200 scrapes answered and parsed" grep -q '^scrapes ok 200 bad \[\] errors \[\]' "$T/load.out"
+check "ping answered within 2 s throughout" awk '/^ping max/ { exit !($3 + 0 < 2) }' "$T/load.out"
+check "the stalled clients were cut" grep -q '^stalled closed 40 of 40' "$T/load.out"
+check "steady kept its pid" test "$(job_pid steady)" = "$steady"
+flapped() { [ "$(ctl --json status flap1 | jq -r '.jobs[0].restarts')" -gt 5 ]; }
+check "the jobs flapped all along" flapped
+check "vigild still serves" test "$(curl -sS -m 10 -o /dev/null -w '%{http_code}' "http://127.0.0.1:$PORT/healthz")" = 200
+
+stop_vigild
+checks_passed
+log "HTTP under load: 200 scrapes with 100 flapping jobs and 40 stalled clients"
