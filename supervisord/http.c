@@ -70,6 +70,8 @@ enum http_body {
 	HTTP_BODY_METRICS, /* OpenMetrics text as is */
 };
 
+struct http_req;
+
 /* A query parameter of a route and the option it becomes. */
 struct http_param {
 	const char *name;
@@ -86,7 +88,7 @@ struct http_route {
 	int quiet3;  /* exit 3 (not running) is a success, as status's */
 	int open; /* on TCP: HTTP_OPEN_* (else it needs the token) */
 	const struct http_param *params;
-	int (*fn)(struct MHD_Connection *, const struct http_route *);
+	int (*fn)(struct http_req *); /* answers the route itself */
 };
 
 struct http_req {
@@ -108,8 +110,9 @@ struct http_req {
 	TAILQ_ENTRY(http_req) entry;
 };
 
-static int http_healthz(struct MHD_Connection *, const struct http_route *);
-static int http_static(struct MHD_Connection *, const struct http_route *);
+static int http_healthz(struct http_req *);
+static int http_static(struct http_req *);
+static int http_whoami(struct http_req *);
 
 static const struct http_param http_params_n[] = {
 	{ "n", "-n" },
@@ -135,6 +138,8 @@ static const struct http_route http_routes[] = {
 	{ GET("/"), .open = HTTP_OPEN_PAGE, .fn = http_static },
 	{ GET("/dashboard.css"), .open = HTTP_OPEN_PAGE, .fn = http_static },
 	{ GET("/dashboard.js"), .open = HTTP_OPEN_PAGE, .fn = http_static },
+	{ GET("/favicon.svg"), .open = HTTP_OPEN_PAGE, .fn = http_static },
+	{ GET("/api/v1/whoami"), .open = HTTP_OPEN_ALL, .fn = http_whoami },
 	{ GET("/api/v1/jobs"), .verb = "status", .quiet3 = 1 },
 	{ GET("/api/v1/jobs/*"), .verb = "status", .quiet3 = 1 },
 	{ POST("/api/v1/jobs/*/start"), .verb = "start",
@@ -147,6 +152,7 @@ static const struct http_route http_routes[] = {
 	{ GET("/api/v1/jobs/*/history"), .verb = "history",
 	    .params = http_params_n },
 	{ GET("/api/v1/jobs/*/log"), .verb = "tail", .params = http_params_n },
+	{ GET("/api/v1/queues"), .verb = "queue" },
 	{ GET("/api/v1/queues/*"), .verb = "queue" },
 	{ GET("/api/v1/queues/*/dead"), .verb = "queue", .fixed = "--dead",
 	    .params = http_params_n },
@@ -274,16 +280,44 @@ http_error(struct MHD_Connection *conn, int status, const char *fmt, ...)
 }
 
 static int
-http_healthz(struct MHD_Connection *conn, const struct http_route *r)
+http_healthz(struct http_req *req)
 {
-	(void)r;
-	return (http_queue(conn, 200, "text/plain; charset=utf-8",
+	return (http_queue(req->conn, 200, "text/plain; charset=utf-8",
 	    (void *)"ok\n", 3, MHD_RESPMEM_PERSISTENT));
 }
 
+/*
+ * What the peer may do: {"read": bool, "act": bool, "who": "..."}.  The
+ * dashboard asks first, so that it never provokes a 401 to find out.
+ */
 static int
-http_static(struct MHD_Connection *conn, const struct http_route *r)
+http_whoami(struct http_req *req)
 {
+	struct proto_buf b;
+	struct json jw;
+
+	proto_buf_init(&b);
+	json_init(&jw, http_json_write, &b);
+	json_object_begin(&jw);
+	json_key(&jw, "read");
+	json_bool(&jw, req->may_act || http.is_unix);
+	json_key(&jw, "act");
+	json_bool(&jw, req->may_act);
+	json_key(&jw, "token");
+	json_bool(&jw, http.token != NULL);
+	json_key(&jw, "who");
+	json_string(&jw, req->who);
+	json_object_end(&jw);
+	proto_buf_add(&b, "\n", 1);
+	return (http_queue(req->conn, 200, "application/json", b.data, b.len,
+	    MHD_RESPMEM_MUST_FREE));
+}
+
+static int
+http_static(struct http_req *req)
+{
+	struct MHD_Connection *conn = req->conn;
+	const struct http_route *r = req->route;
 	const struct http_file *f;
 	struct MHD_Response *resp;
 	enum MHD_Result ret;
@@ -712,7 +746,7 @@ http_access(void *cls, struct MHD_Connection *conn, const char *url,
 		return (http_error(
 		    conn, 413, "body larger than %d bytes", HTTP_MAX_BODY));
 	if (req->route->fn != NULL)
-		return (req->route->fn(conn, req->route));
+		return (req->route->fn(req));
 	return (http_run_command(req));
 }
 

@@ -128,6 +128,8 @@ check "queue 200" test "$(auth GET /api/v1/queues/held)" = 200
 check "held: 1 delayed" test "$(jbody '.queues[0].delayed')" = 1
 check "dead 200" test "$(auth GET '/api/v1/queues/held/dead?n=5')" = 200
 check "dead: none" test "$(jbody '.total')" = 0
+check "every queue 200" test "$(auth GET /api/v1/queues)" = 200
+check "every queue: q and held" test "$(jbody '[.queues[].job] | sort | join(",")')" = held,q
 check "queue of no such job 404" test "$(auth GET /api/v1/queues/nosuch)" = 404
 
 # Garbage is answered 400, or the connection closed; nothing else is
