@@ -133,6 +133,47 @@ cgroup_self_parse(const char *text, char *path, size_t len)
 	return (-1);
 }
 
+/*
+ * Read a small file (name at dirfd) into buf, NUL-terminated, with one
+ * read from its start (the usage files are a few hundred bytes; a short
+ * read of a kernfs or proc file is all of it).  With cache, the file is
+ * opened once and kept open in *cache (-2 remembers that it is not
+ * there).  Return the length, or -1 with errno set.
+ */
+static ssize_t
+cgroup_read_small(
+    int dirfd, const char *name, int *cache, char *buf, size_t size)
+{
+	ssize_t n;
+	int fd, e;
+
+	if (cache != NULL && *cache == -2) {
+		errno = ENOENT;
+		return (-1);
+	}
+	if (cache != NULL && *cache >= 0)
+		fd = *cache;
+	else if ((fd = openat(dirfd, name,
+	              O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) == -1) {
+		if (cache != NULL && errno == ENOENT)
+			*cache = -2;
+		return (-1);
+	} else if (cache != NULL)
+		*cache = fd;
+	do
+		n = pread(fd, buf, size - 1, 0);
+	while (n == -1 && errno == EINTR);
+	e = errno;
+	if (cache == NULL)
+		close(fd);
+	if (n == -1) {
+		errno = e;
+		return (-1);
+	}
+	buf[n] = '\0';
+	return (n);
+}
+
 /* Read a small file at (dirfd, name) whole, NUL-terminated. */
 static char *
 cgroup_slurp(int dirfd, const char *name)
@@ -357,12 +398,18 @@ cgroup_populated(int fd)
 int
 cgroup_pids(int fd, pid_t **pids, size_t *n)
 {
-	char *text = cgroup_slurp(fd, "cgroup.procs"), *p, *end;
+	char small[4096], *text = small, *p, *end;
+	ssize_t len;
 	long v;
 
 	*pids = NULL;
 	*n = 0;
-	if (text == NULL)
+	/* Most cgroups hold a few processes: no allocation for those. */
+	if ((len = cgroup_read_small(fd, "cgroup.procs", NULL, small,
+	         sizeof(small))) == -1)
+		return (-1);
+	if ((size_t)len == sizeof(small) - 1 &&
+	    (text = cgroup_slurp(fd, "cgroup.procs")) == NULL)
 		return (-1);
 	for (p = text; *p != '\0'; p = end) {
 		v = strtol(p, &end, 10);
@@ -375,7 +422,8 @@ cgroup_pids(int fd, pid_t **pids, size_t *n)
 		while (*end == '\n')
 			end++;
 	}
-	free(text);
+	if (text != small)
+		free(text);
 	return (0);
 }
 
@@ -504,24 +552,20 @@ cgroup_kill(int fd)
 
 /* The number after key (a line "key N") in the control file name. */
 static uint64_t
-cgroup_read_key(int fd, const char *name, const char *key)
+cgroup_read_key(int fd, const char *name, int *cache, const char *key)
 {
-	char *text = cgroup_slurp(fd, name), *p;
-	uint64_t v = UINT64_MAX;
+	char text[4096], *p;
 	size_t klen = strlen(key);
 
-	if (text == NULL)
+	if (cgroup_read_small(fd, name, cache, text, sizeof(text)) == -1)
 		return (UINT64_MAX);
 	for (p = text; p != NULL && *p != '\0';
 	     p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL) {
 		if (klen == 0 ||
-		    (strncmp(p, key, klen) == 0 && p[klen] == ' ')) {
-			v = strtoull(p + klen, NULL, 10);
-			break;
-		}
+		    (strncmp(p, key, klen) == 0 && p[klen] == ' '))
+			return (strtoull(p + klen, NULL, 10));
 	}
-	free(text);
-	return (v);
+	return (UINT64_MAX);
 }
 
 /* memory.events' oom_kill: processes the OOM killer took; UINT64_MAX
@@ -529,7 +573,7 @@ cgroup_read_key(int fd, const char *name, const char *key)
 uint64_t
 cgroup_oom_kills(int fd)
 {
-	return (cgroup_read_key(fd, "memory.events", "oom_kill"));
+	return (cgroup_read_key(fd, "memory.events", NULL, "oom_kill"));
 }
 
 /* The resident memory of the cgroup's processes, from /proc/PID/statm. */
@@ -538,18 +582,15 @@ cgroup_rss(const pid_t *pids, size_t n)
 {
 	char path[64], buf[128];
 	unsigned long size, rss;
-	uint64_t sum = 0;
+	uint64_t sum = 0, page = (uint64_t)sysconf(_SC_PAGESIZE);
 	size_t i;
-	FILE *f;
 
 	for (i = 0; i < n; i++) {
 		snprintf(path, sizeof(path), "/proc/%ld/statm", (long)pids[i]);
-		if ((f = fopen(path, "re")) == NULL)
-			continue;
-		if (fgets(buf, sizeof(buf), f) != NULL &&
+		if (cgroup_read_small(AT_FDCWD, path, NULL, buf, sizeof(buf)) !=
+		        -1 &&
 		    sscanf(buf, "%lu %lu", &size, &rss) == 2)
-			sum += (uint64_t)rss * (uint64_t)sysconf(_SC_PAGESIZE);
-		fclose(f);
+			sum += (uint64_t)rss * page;
 	}
 	return (sum);
 }
@@ -557,17 +598,25 @@ cgroup_rss(const pid_t *pids, size_t n)
 /*
  * What the cgroup fd uses: CPU from cpu.stat, memory from memory.current
  * (else the sum of its processes' RSS), tasks from pids.current (else
- * the number of its processes).
+ * the number of its processes).  files, if not NULL, keeps the files
+ * open for the next call (cgroup_files_close() closes them).
  */
 int
-cgroup_usage(int fd, struct cgroup_usage *u)
+cgroup_usage(int fd, struct cgroup_files *files, struct cgroup_usage *u)
 {
+	struct cgroup_files none = CGROUP_FILES_INIT;
+	int keep = files != NULL;
 	pid_t *pids;
 	size_t n;
 
-	u->cpu_usec = cgroup_read_key(fd, "cpu.stat", "usage_usec");
-	u->memory_bytes = cgroup_read_key(fd, "memory.current", "");
-	u->tasks = cgroup_read_key(fd, "pids.current", "");
+	if (!keep)
+		files = &none;
+	u->cpu_usec = cgroup_read_key(
+	    fd, "cpu.stat", keep ? &files->cpu : NULL, "usage_usec");
+	u->memory_bytes = cgroup_read_key(
+	    fd, "memory.current", keep ? &files->memory : NULL, "");
+	u->tasks = cgroup_read_key(
+	    fd, "pids.current", keep ? &files->pids : NULL, "");
 	if (u->memory_bytes != UINT64_MAX && u->tasks != UINT64_MAX)
 		return (0);
 	if (cgroup_pids(fd, &pids, &n) == -1)
@@ -578,4 +627,23 @@ cgroup_usage(int fd, struct cgroup_usage *u)
 		u->tasks = n;
 	free(pids);
 	return (0);
+}
+
+/* Close the files cgroup_usage() kept open; mark them not opened. */
+void
+cgroup_files_close(struct cgroup_files *files)
+{
+	int *fds[3];
+	size_t i;
+
+	if (files == NULL)
+		return;
+	fds[0] = &files->cpu;
+	fds[1] = &files->memory;
+	fds[2] = &files->pids;
+	for (i = 0; i < sizeof(fds) / sizeof(fds[0]); i++) {
+		if (*fds[i] >= 0)
+			close(*fds[i]);
+		*fds[i] = -1;
+	}
 }

@@ -33,6 +33,18 @@ struct cgroup_usage {
 	uint64_t tasks;        /* pids.current, else the processes */
 };
 
+/*
+ * The usage files of one cgroup, kept open between reads (a scrape reads
+ * them for every instance): each -1 until first opened, -2 when the file
+ * is not there (its controller is off).
+ */
+struct cgroup_files {
+	int cpu;    /* cpu.stat */
+	int memory; /* memory.current */
+	int pids;   /* pids.current */
+};
+#define CGROUP_FILES_INIT { -1, -1, -1 }
+
 int cgroup_mount_parse(const char *, char *, size_t, char *, size_t);
 int cgroup_self_parse(const char *, char *, size_t);
 int cgroup_find(struct cgroup_where *, char **);
@@ -44,7 +56,8 @@ int cgroup_populated(int);
 int cgroup_pids(int, pid_t **, size_t *);
 int cgroup_signal(int, int);
 int cgroup_kill(int);
-int cgroup_usage(int, struct cgroup_usage *);
+int cgroup_usage(int, struct cgroup_files *, struct cgroup_usage *);
+void cgroup_files_close(struct cgroup_files *);
 uint64_t cgroup_oom_kills(int);
 int cgroup_lists(int, const char *, const char *);
 

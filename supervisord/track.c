@@ -323,6 +323,8 @@ track_prepare(struct inst *in, char **cause)
 		in->cg_fd = -1;
 		return (-1);
 	}
+	in->cg_files = xmalloc(sizeof(*in->cg_files));
+	*in->cg_files = (struct cgroup_files)CGROUP_FILES_INIT;
 	track_limits_apply(in);
 	return (in->cg_fd);
 }
@@ -340,7 +342,7 @@ track_usage(const struct inst *in, struct cgroup_usage *u)
 {
 	if (in->cg_fd == -1)
 		return (-1);
-	return (cgroup_usage(in->cg_fd, u));
+	return (cgroup_usage(in->cg_fd, in->cg_files, u));
 }
 
 /* The OOM kills in the instance's cgroup so far; UINT64_MAX: unknown. */
@@ -380,6 +382,9 @@ track_release(struct inst *in)
 	in->cg_watch = sd_event_source_disable_unref(in->cg_watch);
 	if (in->cg_fd == -1)
 		return;
+	cgroup_files_close(in->cg_files);
+	free(in->cg_files);
+	in->cg_files = NULL;
 	close(in->cg_fd);
 	in->cg_fd = -1;
 	snprintf(name, sizeof(name), "%s@%d", in->job->name, in->index);

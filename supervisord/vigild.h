@@ -125,6 +125,7 @@ struct inst {
 	uint64_t next_start;  /* BACKOFF: monotonic usec of the restart */
 
 	int cg_fd;                 /* its cgroup (track.c), or -1 */
+	struct cgroup_files *cg_files; /* its usage files, kept open */
 	int cg_killed;             /* cgroup.kill was written to it */
 	sd_event_source *cg_watch; /* its cgroup.events */
 	int lock_fd;               /* its lock, held while active, else -1 */

@@ -164,7 +164,7 @@ TEST(real_cgroup)
 	ASSERT_EQ(cgroup_pids(fd, &pids, &n), 0);
 	free(pids);
 	ASSERT_EQ(n, 2); /* the child and its escaped grandchild */
-	ASSERT_EQ(cgroup_usage(fd, &u), 0);
+	ASSERT_EQ(cgroup_usage(fd, NULL, &u), 0);
 	ASSERT_EQ(u.tasks, 2);
 	ASSERT_OK(u.memory_bytes > 0 && u.memory_bytes != UINT64_MAX);
 	/* memory.events where a memory controller is; else "unknown". */
