@@ -12,11 +12,11 @@ shift
 	i=0
 	list=''
 	while [ $# -ge 3 ]; do
-		echo "static const unsigned char embed_$i[] = {"
+		echo "static const unsigned char embed_${i}[] = {"
 		od -An -v -tx1 "$3" |
 			sed -e 's/ *\([0-9a-f][0-9a-f]\)/0x\1,/g' -e 's/^/\t/'
 		echo '};'
-		list="$list	{ \"$1\", \"$2\", embed_$i, sizeof(embed_$i) },
+		list="$list	{ \"$1\", \"$2\", embed_${i}, sizeof(embed_${i}) },
 "
 		i=$((i + 1))
 		shift 3

@@ -153,8 +153,8 @@ cgroup_read_small(
 	}
 	if (cache != NULL && *cache >= 0)
 		fd = *cache;
-	else if ((fd = openat(dirfd, name,
-	              O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) == -1) {
+	else if ((fd = openat(
+	              dirfd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) == -1) {
 		if (cache != NULL && errno == ENOENT)
 			*cache = -2;
 		return (-1);
@@ -405,8 +405,8 @@ cgroup_pids(int fd, pid_t **pids, size_t *n)
 	*pids = NULL;
 	*n = 0;
 	/* Most cgroups hold a few processes: no allocation for those. */
-	if ((len = cgroup_read_small(fd, "cgroup.procs", NULL, small,
-	         sizeof(small))) == -1)
+	if ((len = cgroup_read_small(
+	         fd, "cgroup.procs", NULL, small, sizeof(small))) == -1)
 		return (-1);
 	if ((size_t)len == sizeof(small) - 1 &&
 	    (text = cgroup_slurp(fd, "cgroup.procs")) == NULL)
@@ -561,8 +561,7 @@ cgroup_read_key(int fd, const char *name, int *cache, const char *key)
 		return (UINT64_MAX);
 	for (p = text; p != NULL && *p != '\0';
 	     p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL) {
-		if (klen == 0 ||
-		    (strncmp(p, key, klen) == 0 && p[klen] == ' '))
+		if (klen == 0 || (strncmp(p, key, klen) == 0 && p[klen] == ' '))
 			return (strtoull(p + klen, NULL, 10));
 	}
 	return (UINT64_MAX);
@@ -615,8 +614,8 @@ cgroup_usage(int fd, struct cgroup_files *files, struct cgroup_usage *u)
 	    fd, "cpu.stat", keep ? &files->cpu : NULL, "usage_usec");
 	u->memory_bytes = cgroup_read_key(
 	    fd, "memory.current", keep ? &files->memory : NULL, "");
-	u->tasks = cgroup_read_key(
-	    fd, "pids.current", keep ? &files->pids : NULL, "");
+	u->tasks =
+	    cgroup_read_key(fd, "pids.current", keep ? &files->pids : NULL, "");
 	if (u->memory_bytes != UINT64_MAX && u->tasks != UINT64_MAX)
 		return (0);
 	if (cgroup_pids(fd, &pids, &n) == -1)

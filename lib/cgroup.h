@@ -43,7 +43,10 @@ struct cgroup_files {
 	int memory; /* memory.current */
 	int pids;   /* pids.current */
 };
-#define CGROUP_FILES_INIT { -1, -1, -1 }
+#define CGROUP_FILES_INIT                                                      \
+	{                                                                      \
+		-1, -1, -1                                                     \
+	}
 
 int cgroup_mount_parse(const char *, char *, size_t, char *, size_t);
 int cgroup_self_parse(const char *, char *, size_t);

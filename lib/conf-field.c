@@ -801,8 +801,8 @@ const struct conf_field conf_field_main[] = {
 	{ "hook_timeout", 0, conf_parse_duration, CONF_OFF(hook_timeout), 0, 0,
 	    NULL },
 	{ "http_listen", 0, conf_parse_listen, 0, 0, 0, NULL },
-	{ "http_token_file", 0, conf_parse_dir, CONF_OFF(http_token_file), 0,
-	    0, NULL },
+	{ "http_token_file", 0, conf_parse_dir, CONF_OFF(http_token_file), 0, 0,
+	    NULL },
 };
 
 /* The number of entries of each table. */

@@ -112,8 +112,8 @@ bad:
 
 /* Write sa as "1.2.3.4:80", "[::1]:80" or "unix:/path" into buf. */
 char *
-listen_addr_format(const struct sockaddr *sa, socklen_t len, char *buf,
-    size_t size)
+listen_addr_format(
+    const struct sockaddr *sa, socklen_t len, char *buf, size_t size)
 {
 	const struct sockaddr_in *sin = (const struct sockaddr_in *)sa;
 	const struct sockaddr_in6 *sin6 = (const struct sockaddr_in6 *)sa;

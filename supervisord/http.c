@@ -36,6 +36,7 @@
 
 #include <netinet/in.h>
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <microhttpd.h>
@@ -80,13 +81,13 @@ struct http_param {
 
 struct http_route {
 	const char *method;
-	const char *path; /* "*" is one segment: the job's name */
-	const char *verb; /* NULL: answered here (fn) */
+	const char *path;  /* "*" is one segment: the job's name */
+	const char *verb;  /* NULL: answered here (fn) */
 	const char *fixed; /* an option always given, or NULL */
 	enum http_body body;
 	int created; /* success is 201 */
 	int quiet3;  /* exit 3 (not running) is a success, as status's */
-	int open; /* on TCP: HTTP_OPEN_* (else it needs the token) */
+	int open;    /* on TCP: HTTP_OPEN_* (else it needs the token) */
 	const struct http_param *params;
 	int (*fn)(struct http_req *); /* answers the route itself */
 };
@@ -178,6 +179,61 @@ static struct {
 
 static void http_arm(void);
 
+/*
+ * libmicrohttpd is opened (dlopen) only when http_listen is set: it
+ * brings GnuTLS and nine more libraries that a vigild without HTTP
+ * should neither map nor pay for.  These are the functions used.
+ */
+#define HTTP_MHD_FUNCS(X)                                                      \
+	X(MHD_add_response_header)                                             \
+	X(MHD_create_response_from_buffer)                                     \
+	X(MHD_destroy_response)                                                \
+	X(MHD_get_connection_info)                                             \
+	X(MHD_get_connection_values)                                           \
+	X(MHD_get_daemon_info)                                                 \
+	X(MHD_get_timeout)                                                     \
+	X(MHD_lookup_connection_value)                                         \
+	X(MHD_queue_response)                                                  \
+	X(MHD_resume_connection)                                               \
+	X(MHD_run)                                                             \
+	X(MHD_start_daemon)                                                    \
+	X(MHD_stop_daemon)                                                     \
+	X(MHD_suspend_connection)
+
+static struct {
+	void *dl;
+#define HTTP_MHD_FIELD(f) __typeof__(f) *f;
+	HTTP_MHD_FUNCS(HTTP_MHD_FIELD)
+#undef HTTP_MHD_FIELD
+} mhd;
+
+/* Open libmicrohttpd and find its functions.  Return 0, or -1 with cause. */
+static int
+http_load(char **cause)
+{
+	const char *name = "";
+
+	if ((mhd.dl = dlopen(HTTP_MHD_SONAME, RTLD_NOW | RTLD_LOCAL)) == NULL) {
+		xasprintf(cause,
+		    "http_listen: %s (the HTTP server needs libmicrohttpd: "
+		    "apt install libmicrohttpd12)",
+		    dlerror());
+		return (-1);
+	}
+#define HTTP_MHD_LOAD(f)                                                       \
+	if ((mhd.f = (__typeof__(f) *)dlsym(mhd.dl, #f)) == NULL)              \
+		name = #f;
+	HTTP_MHD_FUNCS(HTTP_MHD_LOAD)
+#undef HTTP_MHD_LOAD
+	if (*name != '\0') {
+		xasprintf(cause, "http_listen: %s: no %s", HTTP_MHD_SONAME, name);
+		dlclose(mhd.dl);
+		mhd.dl = NULL;
+		return (-1);
+	}
+	return (0);
+}
+
 /* Match path against a route's pattern; the "*" segment goes to *name. */
 static int
 http_match(const char *pattern, const char *path, char **name)
@@ -231,19 +287,20 @@ http_queue(struct MHD_Connection *conn, int status, const char *type,
 	struct MHD_Response *resp;
 	enum MHD_Result r;
 
-	resp = MHD_create_response_from_buffer(len, data, mode);
+	resp = mhd.MHD_create_response_from_buffer(len, data, mode);
 	if (resp == NULL)
 		return (MHD_NO);
-	(void)MHD_add_response_header(resp, "Content-Type", type);
-	(void)MHD_add_response_header(resp, "Cache-Control", "no-store");
-	(void)MHD_add_response_header(resp, "X-Content-Type-Options", "nosniff");
+	(void)mhd.MHD_add_response_header(resp, "Content-Type", type);
+	(void)mhd.MHD_add_response_header(resp, "Cache-Control", "no-store");
+	(void)mhd.MHD_add_response_header(
+	    resp, "X-Content-Type-Options", "nosniff");
 	if (status == 401)
-		(void)MHD_add_response_header(
+		(void)mhd.MHD_add_response_header(
 		    resp, "WWW-Authenticate", "Bearer realm=\"vigil\"");
 	if (status == 405)
-		(void)MHD_add_response_header(resp, "Allow", "GET, POST");
-	r = MHD_queue_response(conn, (unsigned int)status, resp);
-	MHD_destroy_response(resp);
+		(void)mhd.MHD_add_response_header(resp, "Allow", "GET, POST");
+	r = mhd.MHD_queue_response(conn, (unsigned int)status, resp);
+	mhd.MHD_destroy_response(resp);
 	return (r);
 }
 
@@ -328,18 +385,19 @@ http_static(struct http_req *req)
 	}
 	if (f->path == NULL)
 		return (http_error(conn, 404, "no such file"));
-	resp = MHD_create_response_from_buffer(
+	resp = mhd.MHD_create_response_from_buffer(
 	    f->len, (void *)f->data, MHD_RESPMEM_PERSISTENT);
 	if (resp == NULL)
 		return (MHD_NO);
-	(void)MHD_add_response_header(resp, "Content-Type", f->type);
-	(void)MHD_add_response_header(resp, "Cache-Control", "no-cache");
-	(void)MHD_add_response_header(resp, "X-Content-Type-Options", "nosniff");
-	(void)MHD_add_response_header(resp, "Content-Security-Policy",
+	(void)mhd.MHD_add_response_header(resp, "Content-Type", f->type);
+	(void)mhd.MHD_add_response_header(resp, "Cache-Control", "no-cache");
+	(void)mhd.MHD_add_response_header(
+	    resp, "X-Content-Type-Options", "nosniff");
+	(void)mhd.MHD_add_response_header(resp, "Content-Security-Policy",
 	    "default-src 'self'; frame-ancestors 'none'; form-action 'none'");
-	(void)MHD_add_response_header(resp, "Referrer-Policy", "no-referrer");
-	ret = MHD_queue_response(conn, 200, resp);
-	MHD_destroy_response(resp);
+	(void)mhd.MHD_add_response_header(resp, "Referrer-Policy", "no-referrer");
+	ret = mhd.MHD_queue_response(conn, 200, resp);
+	mhd.MHD_destroy_response(resp);
 	return (ret);
 }
 
@@ -462,7 +520,7 @@ http_sink_finish(void *arg, int code)
 	if (req->suspended) {
 		req->suspended = 0;
 		TAILQ_REMOVE(&http.reqs, req, entry);
-		MHD_resume_connection(req->conn);
+		mhd.MHD_resume_connection(req->conn);
 		/* Outside MHD_run(): run it again soon, from the loop. */
 		if (http.kick != NULL)
 			(void)sd_event_source_set_enabled(
@@ -479,7 +537,8 @@ struct http_args {
 	char *argv[16];
 	int argc;
 	const struct http_route *route;
-	char *bad; /* a parameter the route does not take */
+	char *bad;   /* a parameter the route does not take, or lacks */
+	int missing; /* bad is lacking */
 };
 
 static enum MHD_Result
@@ -523,7 +582,7 @@ http_words(struct http_req *req, struct http_args *a)
 	a->argv[a->argc++] = xstrdup(r->verb);
 	if (r->fixed != NULL)
 		a->argv[a->argc++] = xstrdup(r->fixed);
-	(void)MHD_get_connection_values(
+	(void)mhd.MHD_get_connection_values(
 	    req->conn, MHD_GET_ARGUMENT_KIND, http_arg, a);
 	if (a->bad != NULL)
 		return (-1);
@@ -531,10 +590,11 @@ http_words(struct http_req *req, struct http_args *a)
 	for (p = r->params; p != NULL && p->name != NULL; p++) {
 		if (p->option != NULL)
 			continue;
-		v = MHD_lookup_connection_value(
+		v = mhd.MHD_lookup_connection_value(
 		    req->conn, MHD_GET_ARGUMENT_KIND, p->name);
 		if (v == NULL) {
 			a->bad = xstrdup(p->name);
+			a->missing = 1;
 			return (-1);
 		}
 		a->argv[a->argc++] = xstrdup(v);
@@ -563,12 +623,8 @@ http_run_command(struct http_req *req)
 	int r;
 
 	if (http_words(req, &a) == -1) {
-		r = http_error(req->conn, 400,
-		    a.bad != NULL && MHD_lookup_connection_value(req->conn,
-		                         MHD_GET_ARGUMENT_KIND, a.bad) == NULL ?
-		        "missing parameter: %s" :
-		        "unknown parameter: %s",
-		    a.bad);
+		r = http_error(req->conn, 400, "%s parameter: %s",
+		    a.missing ? "missing" : "unknown", a.bad);
 		http_args_free(&a);
 		return (r);
 	}
@@ -586,7 +642,7 @@ http_run_command(struct http_req *req)
 	}
 	req->suspended = 1;
 	TAILQ_INSERT_TAIL(&http.reqs, req, entry);
-	MHD_suspend_connection(req->conn);
+	mhd.MHD_suspend_connection(req->conn);
 	return (MHD_YES);
 }
 
@@ -614,7 +670,7 @@ http_has_token(struct MHD_Connection *conn)
 
 	if (http.token == NULL)
 		return (0);
-	h = MHD_lookup_connection_value(
+	h = mhd.MHD_lookup_connection_value(
 	    conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION);
 	if (h == NULL || strncasecmp(h, "Bearer ", 7) != 0)
 		return (0);
@@ -636,7 +692,7 @@ http_peer(struct http_req *req)
 	req->uid = geteuid();
 	req->may_act = http_has_token(req->conn);
 	if (http.is_unix) {
-		ci = MHD_get_connection_info(
+		ci = mhd.MHD_get_connection_info(
 		    req->conn, MHD_CONNECTION_INFO_CONNECTION_FD);
 		r = ci != NULL ? server_peer_rights(ci->connect_fd, &req->uid) :
 		                 -1;
@@ -646,7 +702,7 @@ http_peer(struct http_req *req)
 		    r == -1 ? -1L : (long)req->uid);
 		return;
 	}
-	ci = MHD_get_connection_info(
+	ci = mhd.MHD_get_connection_info(
 	    req->conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
 	if (ci != NULL && ci->client_addr != NULL)
 		listen_addr_format(ci->client_addr,
@@ -670,8 +726,8 @@ http_begin(struct http_req *req, const char *method, const char *url,
 	req->route = http_route(method, url, &req->name, &status);
 	if (req->route == NULL) {
 		*ret = status == 405 ?
-		    http_error(req->conn, 405, "%s: method %s not allowed",
-		        url, method) :
+		    http_error(req->conn, 405, "%s: method %s not allowed", url,
+		        method) :
 		    http_error(req->conn, 404, "%s: no such path", url);
 		return (status);
 	}
@@ -692,11 +748,11 @@ http_begin(struct http_req *req, const char *method, const char *url,
 		    "%s: permission denied (%s may only read)", url, req->who);
 		return (403);
 	}
-	cl = MHD_lookup_connection_value(
+	cl = mhd.MHD_lookup_connection_value(
 	    req->conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
 	if (cl != NULL && strtoull(cl, NULL, 10) > HTTP_MAX_BODY) {
-		*ret = http_error(req->conn, 413,
-		    "body larger than %d bytes", HTTP_MAX_BODY);
+		*ret = http_error(
+		    req->conn, 413, "body larger than %d bytes", HTTP_MAX_BODY);
 		return (413);
 	}
 	return (0);
@@ -728,7 +784,8 @@ http_access(void *cls, struct MHD_Connection *conn, const char *url,
 		return (MHD_YES);
 	}
 	if (*upload_size > 0) {
-		if (req->too_big || *upload_size >
+		if (req->too_big ||
+		    *upload_size >
 		        HTTP_MAX_BODY - proto_buf_pending(&req->body)) {
 			req->too_big = 1;
 			proto_buf_clear(&req->body);
@@ -788,7 +845,7 @@ http_log(void *cls, const char *fmt, va_list ap)
 static void
 http_step(void)
 {
-	(void)MHD_run(http.d);
+	(void)mhd.MHD_run(http.d);
 	http_arm();
 }
 
@@ -829,7 +886,7 @@ http_arm(void)
 	MHD_UNSIGNED_LONG_LONG ms;
 	uint64_t now;
 
-	if (MHD_get_timeout(http.d, &ms) != MHD_YES) {
+	if (mhd.MHD_get_timeout(http.d, &ms) != MHD_YES) {
 		if (http.timer != NULL)
 			(void)sd_event_source_set_enabled(
 			    http.timer, SD_EVENT_OFF);
@@ -861,15 +918,14 @@ http_read_token(const char *path, char **cause)
 
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) == -1 ||
 	    fstat(fd, &st) == -1) {
-		xasprintf(cause, "http_token_file %s: %s", path,
-		    strerror(errno));
+		xasprintf(
+		    cause, "http_token_file %s: %s", path, strerror(errno));
 		if (fd != -1)
 			close(fd);
 		return (-1);
 	}
 	if (!S_ISREG(st.st_mode) || (st.st_mode & 0007) != 0) {
-		xasprintf(cause,
-		    "http_token_file %s: %s", path,
+		xasprintf(cause, "http_token_file %s: %s", path,
 		    !S_ISREG(st.st_mode) ? "not a regular file" :
 		                           "other users may read it (chmod "
 		                           "o-rwx)");
@@ -879,8 +935,8 @@ http_read_token(const char *path, char **cause)
 	n = read(fd, buf, sizeof(buf) - 1);
 	close(fd);
 	if (n == -1) {
-		xasprintf(cause, "http_token_file %s: %s", path,
-		    strerror(errno));
+		xasprintf(
+		    cause, "http_token_file %s: %s", path, strerror(errno));
 		return (-1);
 	}
 	len = (size_t)n;
@@ -918,8 +974,8 @@ http_listen(const struct listen_addr *a, char **cause)
 	char name[160];
 	int fd, one = 1, r;
 
-	fd = socket(a->ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
-	    0);
+	fd = socket(
+	    a->ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (fd == -1)
 		goto fail;
 	if (a->ss.ss_family == AF_UNIX) {
@@ -944,8 +1000,8 @@ http_listen(const struct listen_addr *a, char **cause)
 		(void)setsockopt(
 		    fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
 		if (a->ss.ss_family == AF_INET6)
-			(void)setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one,
-			    sizeof(one));
+			(void)setsockopt(
+			    fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one));
 		if (bind(fd, (const struct sockaddr *)&a->ss, a->len) == -1)
 			goto fail;
 	}
@@ -953,7 +1009,8 @@ http_listen(const struct listen_addr *a, char **cause)
 	    getsockname(fd, (struct sockaddr *)&ss, &len) == -1)
 		goto fail;
 	log_info("http: listening on %s",
-	    listen_addr_format((struct sockaddr *)&ss, len, name, sizeof(name)));
+	    listen_addr_format(
+	        (struct sockaddr *)&ss, len, name, sizeof(name)));
 	return (fd);
 fail:
 	xasprintf(cause, "http_listen %s: %s", vigild.conf->http_listen,
@@ -978,14 +1035,15 @@ http_open(server_command_fn command, char **cause)
 	if (vigild.conf->http_listen == NULL)
 		return (0);
 	http.command = command;
-	if (listen_addr_parse(vigild.conf->http_listen, &a, cause) == -1)
+	if (listen_addr_parse(vigild.conf->http_listen, &a, cause) == -1 ||
+	    http_load(cause) == -1)
 		return (-1);
 	if (vigild.conf->http_token_file != NULL &&
 	    http_read_token(vigild.conf->http_token_file, cause) == -1)
 		return (-1);
 	if ((http.fd = http_listen(&a, cause)) == -1)
 		return (-1);
-	http.d = MHD_start_daemon(
+	http.d = mhd.MHD_start_daemon(
 	    MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ERROR_LOG, 0,
 	    NULL, NULL, http_access, NULL, MHD_OPTION_EXTERNAL_LOGGER, http_log,
 	    NULL, MHD_OPTION_LISTEN_SOCKET, http.fd,
@@ -994,7 +1052,7 @@ http_open(server_command_fn command, char **cause)
 	    MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)HTTP_MEMORY_LIMIT,
 	    MHD_OPTION_NOTIFY_COMPLETED, http_completed, NULL, MHD_OPTION_END);
 	if (http.d == NULL ||
-	    (di = MHD_get_daemon_info(http.d, MHD_DAEMON_INFO_EPOLL_FD)) ==
+	    (di = mhd.MHD_get_daemon_info(http.d, MHD_DAEMON_INFO_EPOLL_FD)) ==
 	        NULL) {
 		xasprintf(cause, "http_listen %s: libmicrohttpd did not start",
 		    vigild.conf->http_listen);
@@ -1003,7 +1061,8 @@ http_open(server_command_fn command, char **cause)
 	r = sd_event_add_io(
 	    vigild.event, &http.io, di->epoll_fd, EPOLLIN, http_io, NULL);
 	if (r >= 0)
-		r = sd_event_add_defer(vigild.event, &http.kick, http_kicked, NULL);
+		r = sd_event_add_defer(
+		    vigild.event, &http.kick, http_kicked, NULL);
 	if (r >= 0)
 		r = sd_event_source_set_enabled(http.kick, SD_EVENT_OFF);
 	if (r < 0) {
@@ -1029,7 +1088,7 @@ http_close(void)
 			req->client = NULL;
 			http_sink_finish(req, EX_UNAVAILABLE);
 		}
-		MHD_stop_daemon(http.d);
+		mhd.MHD_stop_daemon(http.d);
 		http.d = NULL;
 	}
 	http.io = sd_event_source_disable_unref(http.io);
@@ -1046,4 +1105,7 @@ http_close(void)
 		explicit_bzero(http.token, http.tokenlen);
 	free(http.token);
 	http.token = NULL;
+	if (mhd.dl != NULL)
+		dlclose(mhd.dl);
+	memset(&mhd, 0, sizeof(mhd));
 }

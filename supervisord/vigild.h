@@ -124,11 +124,11 @@ struct inst {
 	struct run_end last;  /* how the last one ended */
 	uint64_t next_start;  /* BACKOFF: monotonic usec of the restart */
 
-	int cg_fd;                 /* its cgroup (track.c), or -1 */
+	int cg_fd;                     /* its cgroup (track.c), or -1 */
 	struct cgroup_files *cg_files; /* its usage files, kept open */
-	int cg_killed;             /* cgroup.kill was written to it */
-	sd_event_source *cg_watch; /* its cgroup.events */
-	int lock_fd;               /* its lock, held while active, else -1 */
+	int cg_killed;                 /* cgroup.kill was written to it */
+	sd_event_source *cg_watch;     /* its cgroup.events */
+	int lock_fd;   /* its lock, held while active, else -1 */
 	int record_fd; /* its holder record (never a job's), or -1 */
 	struct lock_holder leftover; /* BLOCKED: the group being reclaimed */
 

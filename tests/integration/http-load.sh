@@ -98,6 +98,7 @@ wait "$LOAD" || fail "the load script failed: $(cat "$T/load.out")"
 cat "$T/load.out"
 
 check "200 scrapes answered and parsed" grep -q '^scrapes ok 200 bad \[\] errors \[\]' "$T/load.out"
+# shellcheck disable=SC2016
 check "ping answered within 2 s throughout" awk '/^ping max/ { exit !($3 + 0 < 2) }' "$T/load.out"
 check "the stalled clients were cut" grep -q '^stalled closed 40 of 40' "$T/load.out"
 check "steady kept its pid" test "$(job_pid steady)" = "$steady"

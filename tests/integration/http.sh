@@ -215,12 +215,16 @@ check "unix: the socket is removed at exit" test ! -e "$T/http.sock"
 
 # Bad settings: a clear error naming the file, line and option.
 printf 'http_listen = "nowhere"\n' >"$T/bad.conf"
-check "vigild -t refuses http_listen nowhere" sh -c '! "$0" -t -c "$1" -j "$2" >"$3" 2>&1' "$VIGILD" "$T/bad.conf" "$JOBS" "$T/out"
+refuses_check() { ! "$VIGILD" -t -c "$T/bad.conf" -j "$JOBS" >"$T/out" 2>&1; }
+check "vigild -t refuses http_listen nowhere" refuses_check
 check "a bad address is named" grep -q "bad.conf:1: http_listen: \"nowhere\": not an address" "$T/out"
 chmod 644 "$T/token"
 printf 'http_listen = "127.0.0.1:0"\nhttp_token_file = "%s"\n' "$T/token" >"$T/vigil.conf"
-check "vigild refuses to start" sh -c '! timeout 20 "$0" -c "$1" -j "$2" --runtime-dir "$3" --state-dir "$4" --log-dir "$5" >"$6" 2>&1' \
-	"$VIGILD" "$T/vigil.conf" "$JOBS" "$RUN" "$STATE" "$LOGS" "$T/out"
+refuses_start() {
+	! timeout 20 "$VIGILD" -c "$T/vigil.conf" -j "$JOBS" --runtime-dir "$RUN" \
+		--state-dir "$STATE" --log-dir "$LOGS" >"$T/out" 2>&1
+}
+check "vigild refuses to start" refuses_start
 check "a token others may read is refused" grep -q "other users may read it" "$T/out"
 
 checks_passed

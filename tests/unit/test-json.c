@@ -104,7 +104,8 @@ TEST(raw)
 	json_raw(&j, "true", 4);
 	json_array_end(&j);
 	json_object_end(&j);
-	ASSERT_STREQ(out, "{\"a\":1,\"result\":{\"id\":7},\"errors\":[[],true]}");
+	ASSERT_STREQ(
+	    out, "{\"a\":1,\"result\":{\"id\":7},\"errors\":[[],true]}");
 	return (0);
 }
 
