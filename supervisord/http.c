@@ -202,6 +202,8 @@ static void http_arm(void);
 
 static struct {
 	void *dl;
+/* A declarator cannot be parenthesized: f is a name here. */
+/* NOLINTNEXTLINE(bugprone-macro-parentheses) */
 #define HTTP_MHD_FIELD(f) __typeof__(f) *f;
 	HTTP_MHD_FUNCS(HTTP_MHD_FIELD)
 #undef HTTP_MHD_FIELD
