@@ -228,7 +228,8 @@ http_load(char **cause)
 	HTTP_MHD_FUNCS(HTTP_MHD_LOAD)
 #undef HTTP_MHD_LOAD
 	if (*name != '\0') {
-		xasprintf(cause, "http_listen: %s: no %s", HTTP_MHD_SONAME, name);
+		xasprintf(
+		    cause, "http_listen: %s: no %s", HTTP_MHD_SONAME, name);
 		dlclose(mhd.dl);
 		mhd.dl = NULL;
 		return (-1);
@@ -397,7 +398,8 @@ http_static(struct http_req *req)
 	    resp, "X-Content-Type-Options", "nosniff");
 	(void)mhd.MHD_add_response_header(resp, "Content-Security-Policy",
 	    "default-src 'self'; frame-ancestors 'none'; form-action 'none'");
-	(void)mhd.MHD_add_response_header(resp, "Referrer-Policy", "no-referrer");
+	(void)mhd.MHD_add_response_header(
+	    resp, "Referrer-Policy", "no-referrer");
 	ret = mhd.MHD_queue_response(conn, 200, resp);
 	mhd.MHD_destroy_response(resp);
 	return (ret);
@@ -536,12 +538,25 @@ static const struct server_sink http_sink = {
 };
 
 struct http_args {
-	char *argv[16];
+	char *argv[16]; /* verb, fixed, 3 options and values, --, 2 operands */
 	int argc;
 	const struct http_route *route;
-	char *bad;   /* a parameter the route does not take, or lacks */
-	int missing; /* bad is lacking */
+	char *bad;       /* a parameter the route does not take, or lacks */
+	const char *why; /* "unknown", "missing" or "repeated" */
 };
+
+/* Is option among the words so far? */
+static int
+http_has_word(const struct http_args *a, const char *option)
+{
+	int i;
+
+	for (i = 0; i < a->argc; i++) {
+		if (strcmp(a->argv[i], option) == 0)
+			return (1);
+	}
+	return (0);
+}
 
 static enum MHD_Result
 http_arg(void *arg, enum MHD_ValueKind kind, const char *key, const char *value)
@@ -550,20 +565,24 @@ http_arg(void *arg, enum MHD_ValueKind kind, const char *key, const char *value)
 	const struct http_param *p;
 
 	(void)kind;
+	if (a->bad != NULL)
+		return (MHD_YES);
 	for (p = a->route->params; p != NULL && p->name != NULL; p++) {
-		if (strcmp(p->name, key) == 0 && p->option != NULL) {
-			if (a->argc + 2 < 12) {
-				a->argv[a->argc++] = xstrdup(p->option);
-				a->argv[a->argc++] =
-				    xstrdup(value != NULL ? value : "");
-			}
+		if (strcmp(p->name, key) != 0)
+			continue;
+		if (p->option == NULL)
+			return (MHD_YES); /* an operand: http_words() */
+		if (http_has_word(a, p->option)) {
+			a->bad = xstrdup(key);
+			a->why = "repeated";
 			return (MHD_YES);
 		}
-		if (strcmp(p->name, key) == 0)
-			return (MHD_YES);
+		a->argv[a->argc++] = xstrdup(p->option);
+		a->argv[a->argc++] = xstrdup(value != NULL ? value : "");
+		return (MHD_YES);
 	}
-	if (a->bad == NULL)
-		a->bad = xstrdup(key);
+	a->bad = xstrdup(key);
+	a->why = "unknown";
 	return (MHD_YES);
 }
 
@@ -596,7 +615,7 @@ http_words(struct http_req *req, struct http_args *a)
 		    req->conn, MHD_GET_ARGUMENT_KIND, p->name);
 		if (v == NULL) {
 			a->bad = xstrdup(p->name);
-			a->missing = 1;
+			a->why = "missing";
 			return (-1);
 		}
 		a->argv[a->argc++] = xstrdup(v);
@@ -625,8 +644,8 @@ http_run_command(struct http_req *req)
 	int r;
 
 	if (http_words(req, &a) == -1) {
-		r = http_error(req->conn, 400, "%s parameter: %s",
-		    a.missing ? "missing" : "unknown", a.bad);
+		r = http_error(
+		    req->conn, 400, "%s parameter: %s", a.why, a.bad);
 		http_args_free(&a);
 		return (r);
 	}

@@ -9,6 +9,11 @@
 # ./test-artifacts).
 . "$(dirname "$0")/lib.sh"
 
+# Heavy, and about behaviour that stages 1 and 2 of tests/run-all.sh see:
+# not again under valgrind (VIGILD_WRAPPER) nor in distcheck (VIGIL_SKIP_SLOW).
+[ -z "${VIGILD_WRAPPER:-}" ] || { echo "SKIP: the page is the same under valgrind; http.sh covers its server there"; exit 77; }
+[ -z "${VIGIL_SKIP_SLOW:-}" ] || { echo "SKIP: VIGIL_SKIP_SLOW is set"; exit 77; }
+
 CHROMIUM=${CHROMIUM:-/usr/bin/chromium}
 CHROMEDRIVER=${CHROMEDRIVER:-/usr/bin/chromedriver}
 [ -x "$CHROMIUM" ] && [ -x "$CHROMEDRIVER" ] ||

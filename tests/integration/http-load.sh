@@ -6,6 +6,11 @@
 # job is never touched; the stalled clients are cut at the idle timeout.
 . "$(dirname "$0")/lib.sh"
 
+# Heavy, and about behaviour that stages 1 and 2 of tests/run-all.sh see:
+# not again under valgrind (VIGILD_WRAPPER) nor in distcheck (VIGIL_SKIP_SLOW).
+[ -z "${VIGILD_WRAPPER:-}" ] || { echo "SKIP: timings under valgrind say nothing; ASan runs it"; exit 77; }
+[ -z "${VIGIL_SKIP_SLOW:-}" ] || { echo "SKIP: VIGIL_SKIP_SLOW is set"; exit 77; }
+
 /usr/bin/python3 -c 'import prometheus_client' 2>/dev/null ||
 	{ echo "SKIP: python3-prometheus-client not installed"; exit 77; }
 

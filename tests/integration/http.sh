@@ -96,6 +96,9 @@ check "400 names the parameter" grep -q 'missing parameter: sig' "$T/body"
 check "signal with a bad name 400" test "$(auth POST '/api/v1/jobs/web/signal?sig=NOPE')" = 400
 check "signal USR1 200" test "$(auth POST '/api/v1/jobs/web/signal?sig=USR1')" = 200
 check "an unknown parameter 400" test "$(auth POST '/api/v1/jobs/web/start?force=1')" = 400
+check "400 names it" grep -q 'unknown parameter: force' "$T/body"
+check "a repeated parameter 400" test "$(auth GET '/api/v1/jobs/web/history?n=1&n=2&n=3&n=4&n=5&n=6&n=7')" = 400
+check "400 says repeated" grep -q 'repeated parameter: n' "$T/body"
 check "start no such job 404" test "$(auth POST /api/v1/jobs/nosuch/start)" = 404
 check "a name that looks like an option is a name" test "$(auth POST /api/v1/jobs/--no-wait/start)" = 404
 
