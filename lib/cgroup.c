@@ -15,6 +15,7 @@
 #include "config.h"
 
 #include <sys/types.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/xattr.h>
@@ -22,6 +23,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -134,6 +136,27 @@ cgroup_self_parse(const char *text, char *path, size_t len)
 }
 
 /*
+ * Descriptors kept open for usage files stay below half the soft
+ * RLIMIT_NOFILE (at most 4 per instance): the jobs' own descriptors
+ * (locks, logs, pipes) come first.
+ */
+static int
+cgroup_keep_max(void)
+{
+	static int max;
+	struct rlimit rl;
+
+	if (max == 0) {
+		if (getrlimit(RLIMIT_NOFILE, &rl) == -1 ||
+		    rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur > INT_MAX)
+			max = INT_MAX / 2;
+		else
+			max = (int)(rl.rlim_cur / 2);
+	}
+	return (max);
+}
+
+/*
  * Read a small file (name at dirfd) into buf, NUL-terminated, with one
  * read from its start (the usage files are a few hundred bytes; a short
  * read of a kernfs or proc file is all of it).  With cache, the file is
@@ -158,8 +181,10 @@ cgroup_read_small(
 		if (cache != NULL && errno == ENOENT)
 			*cache = -2;
 		return (-1);
-	} else if (cache != NULL)
+	} else if (cache != NULL && fd < cgroup_keep_max())
 		*cache = fd;
+	else
+		cache = NULL; /* read it, and close it again */
 	do
 		n = pread(fd, buf, size - 1, 0);
 	while (n == -1 && errno == EINTR);
@@ -394,9 +419,10 @@ cgroup_populated(int fd)
 	return (r);
 }
 
-/* The processes in the cgroup fd: *pids (to free) and *n. */
-int
-cgroup_pids(int fd, pid_t **pids, size_t *n)
+/* The processes in the cgroup fd: *pids (to free) and *n; cgroup.procs
+ * kept open in *cache if not NULL. */
+static int
+cgroup_pids_read(int fd, int *cache, pid_t **pids, size_t *n)
 {
 	char small[4096], *text = small, *p, *end;
 	ssize_t len;
@@ -425,6 +451,13 @@ cgroup_pids(int fd, pid_t **pids, size_t *n)
 	if (text != small)
 		free(text);
 	return (0);
+}
+
+/* The processes in the cgroup fd: *pids (to free), *n. */
+int
+cgroup_pids(int fd, pid_t **pids, size_t *n)
+{
+	return (cgroup_pids_read(fd, NULL, pids, n));
 }
 
 static int
@@ -575,20 +608,45 @@ cgroup_oom_kills(int fd)
 	return (cgroup_read_key(fd, "memory.events", NULL, "oom_kill"));
 }
 
-/* The resident memory of the cgroup's processes, from /proc/PID/statm. */
+/*
+ * The resident memory of the cgroup's processes, from /proc/PID/statm;
+ * the first one's file kept open in files (a run is mostly one process):
+ * a reused pid cannot mislead it, the descriptor stays with the process
+ * it was opened for and fails (ESRCH) once that one is gone.
+ */
 static uint64_t
-cgroup_rss(const pid_t *pids, size_t n)
+cgroup_rss(const pid_t *pids, size_t n, struct cgroup_files *files)
 {
 	char path[64], buf[128];
 	unsigned long size, rss;
 	uint64_t sum = 0, page = (uint64_t)sysconf(_SC_PAGESIZE);
+	ssize_t len;
 	size_t i;
+	int *cache;
 
 	for (i = 0; i < n; i++) {
+		cache = NULL;
+		if (files != NULL && i == 0) {
+			if (files->statm_pid != pids[0] && files->statm >= 0) {
+				close(files->statm);
+				files->statm = -1;
+			}
+			files->statm_pid = pids[0];
+			cache = &files->statm;
+		}
 		snprintf(path, sizeof(path), "/proc/%ld/statm", (long)pids[i]);
-		if (cgroup_read_small(AT_FDCWD, path, NULL, buf, sizeof(buf)) !=
-		        -1 &&
-		    sscanf(buf, "%lu %lu", &size, &rss) == 2)
+		len =
+		    cgroup_read_small(AT_FDCWD, path, cache, buf, sizeof(buf));
+		if (len == -1 && cache != NULL && *cache >= 0) {
+			/* The process it was opened for is gone. */
+			close(*cache);
+			*cache = -1;
+			len = cgroup_read_small(
+			    AT_FDCWD, path, cache, buf, sizeof(buf));
+		}
+		if (cache != NULL && *cache == -2)
+			*cache = -1; /* a process gone is no missing file */
+		if (len != -1 && sscanf(buf, "%lu %lu", &size, &rss) == 2)
 			sum += (uint64_t)rss * page;
 	}
 	return (sum);
@@ -598,30 +656,27 @@ cgroup_rss(const pid_t *pids, size_t n)
  * What the cgroup fd uses: CPU from cpu.stat, memory from memory.current
  * (else the sum of its processes' RSS), tasks from pids.current (else
  * the number of its processes).  files, if not NULL, keeps the files
- * open for the next call (cgroup_files_close() closes them).
+ * open for the next call (cgroup_files_close() closes them): a scrape
+ * then costs a pread(2) per file, not a path lookup.
  */
 int
 cgroup_usage(int fd, struct cgroup_files *files, struct cgroup_usage *u)
 {
-	struct cgroup_files none = CGROUP_FILES_INIT;
-	int keep = files != NULL;
 	pid_t *pids;
 	size_t n;
 
-	if (!keep)
-		files = &none;
 	u->cpu_usec = cgroup_read_key(
-	    fd, "cpu.stat", keep ? &files->cpu : NULL, "usage_usec");
+	    fd, "cpu.stat", files ? &files->cpu : NULL, "usage_usec");
 	u->memory_bytes = cgroup_read_key(
-	    fd, "memory.current", keep ? &files->memory : NULL, "");
-	u->tasks =
-	    cgroup_read_key(fd, "pids.current", keep ? &files->pids : NULL, "");
+	    fd, "memory.current", files ? &files->memory : NULL, "");
+	u->tasks = cgroup_read_key(
+	    fd, "pids.current", files ? &files->pids : NULL, "");
 	if (u->memory_bytes != UINT64_MAX && u->tasks != UINT64_MAX)
 		return (0);
-	if (cgroup_pids(fd, &pids, &n) == -1)
+	if (cgroup_pids_read(fd, files ? &files->procs : NULL, &pids, &n) == -1)
 		return (-1);
 	if (u->memory_bytes == UINT64_MAX)
-		u->memory_bytes = cgroup_rss(pids, n);
+		u->memory_bytes = cgroup_rss(pids, n, files);
 	if (u->tasks == UINT64_MAX)
 		u->tasks = n;
 	free(pids);
@@ -632,7 +687,7 @@ cgroup_usage(int fd, struct cgroup_files *files, struct cgroup_usage *u)
 void
 cgroup_files_close(struct cgroup_files *files)
 {
-	int *fds[3];
+	int *fds[5];
 	size_t i;
 
 	if (files == NULL)
@@ -640,9 +695,12 @@ cgroup_files_close(struct cgroup_files *files)
 	fds[0] = &files->cpu;
 	fds[1] = &files->memory;
 	fds[2] = &files->pids;
+	fds[3] = &files->procs;
+	fds[4] = &files->statm;
 	for (i = 0; i < sizeof(fds) / sizeof(fds[0]); i++) {
 		if (*fds[i] >= 0)
 			close(*fds[i]);
 		*fds[i] = -1;
 	}
+	files->statm_pid = 0;
 }

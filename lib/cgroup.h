@@ -39,13 +39,16 @@ struct cgroup_usage {
  * is not there (its controller is off).
  */
 struct cgroup_files {
-	int cpu;    /* cpu.stat */
-	int memory; /* memory.current */
-	int pids;   /* pids.current */
+	int cpu;         /* cpu.stat */
+	int memory;      /* memory.current */
+	int pids;        /* pids.current */
+	int procs;       /* cgroup.procs, where one of those two is not */
+	int statm;       /* /proc/PID/statm of the first of the processes */
+	pid_t statm_pid; /* that PID */
 };
 #define CGROUP_FILES_INIT                                                      \
 	{                                                                      \
-		-1, -1, -1                                                     \
+		-1, -1, -1, -1, -1, 0                                          \
 	}
 
 int cgroup_mount_parse(const char *, char *, size_t, char *, size_t);

@@ -91,9 +91,10 @@ mkdir -p "$R/root/debs"
 cp "$DEB" "$R/root/debs/"
 cp "$T/up/vigil_${VER}+up1.deb" "$R/root/"
 # What the package depends on that the container lacks, from this host's
-# mirror: the dependencies of the package, and theirs, not yet installed
-# in the container's root.
-need=$(dpkg-deb -f "$DEB" Depends | tr ',' '\n' | sed 's/(.*//; s/|.*//; s/ //g')
+# mirror: the dependencies and recommends of the package (apt installs
+# both), and their dependencies, not yet installed in the container's root.
+need=$({ dpkg-deb -f "$DEB" Depends; echo ,; dpkg-deb -f "$DEB" Recommends; } |
+	tr ',' '\n' | sed 's/(.*//; s/|.*//; s/ //g')
 want=
 seen=
 while [ -n "$need" ]; do

@@ -147,7 +147,8 @@ test_spawn_escapee(int fd, int ready[2])
 
 TEST(real_cgroup)
 {
-	struct cgroup_usage u;
+	struct cgroup_files files = CGROUP_FILES_INIT;
+	struct cgroup_usage u, k;
 	char name[64], c;
 	pid_t pid, *pids;
 	size_t n;
@@ -167,6 +168,15 @@ TEST(real_cgroup)
 	ASSERT_EQ(cgroup_usage(fd, NULL, &u), 0);
 	ASSERT_EQ(u.tasks, 2);
 	ASSERT_OK(u.memory_bytes > 0 && u.memory_bytes != UINT64_MAX);
+	/* With its files kept open: the same figures, read again. */
+	ASSERT_EQ(cgroup_usage(fd, &files, &k), 0);
+	ASSERT_EQ(cgroup_usage(fd, &files, &k), 0);
+	ASSERT_EQ(k.tasks, 2);
+	ASSERT_OK(k.memory_bytes > 0 && k.memory_bytes != UINT64_MAX);
+	ASSERT_OK(k.cpu_usec == UINT64_MAX || k.cpu_usec >= u.cpu_usec);
+	ASSERT_OK(files.cpu != -1 && files.memory != -1 && files.pids != -1);
+	if (files.memory == -2)
+		ASSERT_OK(files.statm >= 0 && files.statm_pid > 0);
 	/* memory.events where a memory controller is; else "unknown". */
 	if (faccessat(fd, "memory.events", F_OK, 0) == 0)
 		ASSERT_EQ(cgroup_oom_kills(fd), 0);
@@ -176,6 +186,14 @@ TEST(real_cgroup)
 	ASSERT_EQ(cgroup_signal(fd, SIGTERM), 2);
 	ASSERT_EQ(test_wait_populated(fd, 0), 0);
 	(void)waitpid(pid, NULL, 0);
+	/* The kept files see the cgroup empty; the gone process is let go. */
+	ASSERT_EQ(cgroup_usage(fd, &files, &k), 0);
+	ASSERT_EQ(k.tasks, 0);
+	if (files.memory == -2)
+		ASSERT_EQ(k.memory_bytes, 0);
+	cgroup_files_close(&files);
+	ASSERT_EQ(files.cpu, -1);
+	ASSERT_EQ(files.statm, -1);
 	ASSERT_EQ(cgroup_remove(root, name), 0);
 	ASSERT_EQ(cgroup_remove(root, name), 0); /* gone: not an error */
 	close(fd);
