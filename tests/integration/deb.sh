@@ -25,6 +25,9 @@ skip() {
 }
 
 [ -z "${VIGILD_WRAPPER:-}" ] || skip "the package is built without the wrapper"
+# The package is built from the tree, not from the build under test: the
+# same in every stage of tests/run-all.sh, which tests it in stage 1 only.
+[ -z "${VIGIL_SKIP_DEB:-}" ] || skip "VIGIL_SKIP_DEB is set"
 command -v dpkg-buildpackage >/dev/null || skip "no dpkg-buildpackage"
 command -v dh >/dev/null || skip "no debhelper"
 nspawn_usable || skip "$NSPAWN_WHY"
