@@ -432,7 +432,7 @@ cgroup_pids_read(int fd, int *cache, pid_t **pids, size_t *n)
 	*n = 0;
 	/* Most cgroups hold a few processes: no allocation for those. */
 	if ((len = cgroup_read_small(
-	         fd, "cgroup.procs", NULL, small, sizeof(small))) == -1)
+	         fd, "cgroup.procs", cache, small, sizeof(small))) == -1)
 		return (-1);
 	if ((size_t)len == sizeof(small) - 1 &&
 	    (text = cgroup_slurp(fd, "cgroup.procs")) == NULL)
