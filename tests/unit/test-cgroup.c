@@ -175,6 +175,8 @@ TEST(real_cgroup)
 	ASSERT_OK(k.memory_bytes > 0 && k.memory_bytes != UINT64_MAX);
 	ASSERT_OK(k.cpu_usec == UINT64_MAX || k.cpu_usec >= u.cpu_usec);
 	ASSERT_OK(files.cpu != -1 && files.memory != -1 && files.pids != -1);
+	if (files.memory == -2 || files.pids == -2)
+		ASSERT_OK(files.procs >= 0);
 	if (files.memory == -2)
 		ASSERT_OK(files.statm >= 0 && files.statm_pid > 0);
 	/* memory.events where a memory controller is; else "unknown". */
