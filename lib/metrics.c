@@ -32,21 +32,29 @@ metrics_put(struct metrics *m, const char *s)
 	m->write(m->arg, s, strlen(s));
 }
 
-/* S with '\\', newline and, when QUOTE, '"' escaped. */
+/*
+ * S with '\\', newline and, when QUOTE, '"' escaped; the runs between
+ * them written whole (a scrape writes some 40,000 label values).
+ */
 static void
 metrics_escaped(struct metrics *m, const char *s, int quote)
 {
-	const char *p;
+	size_t n;
 
-	for (p = s; *p != '\0'; p++) {
-		if (*p == '\\')
+	for (;;) {
+		n = strcspn(s, quote ? "\\\n\"" : "\\\n");
+		if (n > 0)
+			m->write(m->arg, s, n);
+		s += n;
+		if (*s == '\0')
+			return;
+		if (*s == '\\')
 			m->write(m->arg, "\\\\", 2);
-		else if (*p == '\n')
+		else if (*s == '\n')
 			m->write(m->arg, "\\n", 2);
-		else if (*p == '"' && quote)
-			m->write(m->arg, "\\\"", 2);
 		else
-			m->write(m->arg, p, 1);
+			m->write(m->arg, "\\\"", 2);
+		s++;
 	}
 }
 
@@ -100,6 +108,28 @@ metrics_head(struct metrics *m, const char *suffix, const char *const *labels)
 	metrics_put(m, " ");
 }
 
+/* "-12\n": an integer and a newline, without printf (most samples). */
+static void
+metrics_integer(char *buf, size_t len, int64_t v)
+{
+	char tmp[24], *p = tmp + sizeof(tmp);
+	uint64_t u = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
+	size_t n;
+
+	*--p = '\n';
+	do {
+		*--p = (char)('0' + u % 10);
+		u /= 10;
+	} while (u != 0);
+	if (v < 0)
+		*--p = '-';
+	n = (size_t)(tmp + sizeof(tmp) - p);
+	if (n >= len)
+		n = len - 1;
+	memcpy(buf, p, n);
+	buf[n] = '\0';
+}
+
 void
 metrics_sample(
     struct metrics *m, const char *suffix, const char *const *labels, double v)
@@ -112,7 +142,7 @@ metrics_sample(
 	else if (v > DBL_MAX || v < -DBL_MAX)
 		snprintf(buf, sizeof(buf), "%sInf\n", v > 0 ? "+" : "-");
 	else if (v > -1e15 && v < 1e15 && v == (double)(int64_t)v)
-		snprintf(buf, sizeof(buf), "%.0f\n", v);
+		metrics_integer(buf, sizeof(buf), (int64_t)v);
 	else {
 		/* The shortest of 15, 16 and 17 digits that reads back. */
 		snprintf(buf, sizeof(buf), "%.15g", v);
@@ -132,7 +162,10 @@ metrics_sample_u64(struct metrics *m, const char *suffix,
 	char buf[32];
 
 	metrics_head(m, suffix, labels);
-	snprintf(buf, sizeof(buf), "%" PRIu64 "\n", v);
+	if (v <= INT64_MAX)
+		metrics_integer(buf, sizeof(buf), (int64_t)v);
+	else
+		snprintf(buf, sizeof(buf), "%" PRIu64 "\n", v);
 	metrics_put(m, buf);
 }
 
