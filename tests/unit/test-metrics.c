@@ -98,6 +98,9 @@ TEST(numbers)
 		{ 1796394543.0609479, "1796394543.060948" },
 		{ 1e15, "1e+15" },
 		{ 999999999999999, "999999999999999" },
+		{ -999999999999999, "-999999999999999" },
+		{ 10, "10" },
+		{ -0.0, "0" },
 		{ 1e300, "1e+300" },
 		{ 0.30000000000000004, "0.30000000000000004" },
 		{ 2.5e-7, "2.5e-07" },
@@ -124,6 +127,15 @@ TEST(numbers)
 	metrics_sample(&m, "", NULL, 1 / zero);
 	metrics_sample(&m, "", NULL, -1 / zero);
 	ASSERT_STREQ(out, "# TYPE n gauge\nn NaN\nn +Inf\nn -Inf\n");
+	/* Counts: every uint64_t, the largest too. */
+	start(&m);
+	metrics_family(&m, "c", "gauge", NULL, NULL);
+	metrics_sample_u64(&m, "", NULL, 0);
+	metrics_sample_u64(&m, "", NULL, 9223372036854775807ULL);
+	metrics_sample_u64(&m, "", NULL, 18446744073709551615ULL);
+	ASSERT_STREQ(out,
+	    "# TYPE c gauge\nc 0\nc 9223372036854775807\n"
+	    "c 18446744073709551615\n");
 	return (0);
 }
 
