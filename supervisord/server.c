@@ -792,8 +792,9 @@ server_client_hold(struct client *c)
  * A client whose replies go to sink (with arg), for a request that came
  * another way: may_act are its control rights, uid is recorded as the
  * author of what it changes, who names it in logs.  Its owner runs its
- * command with the server_command_fn it was given, and ends it with server_client_detach(),
- * after sink->finish, or before when the request went away.
+ * command with the server_command_fn it was given, and ends it with
+ * server_client_detach(), after sink->finish or, when the request went
+ * away, before.
  */
 struct client *
 server_client_attach(const struct server_sink *sink, void *arg, int may_act,
