@@ -24,7 +24,8 @@
  *
  * Limits: HTTP_MAX_CONNECTIONS at once (more wait in the backlog), a
  * connection idle for HTTP_IDLE_TIMEOUT is closed, headers within
- * HTTP_MEMORY_LIMIT, a body of at most QUEUE_PAYLOAD_MAX (else 413).
+ * HTTP_MEMORY_LIMIT, a body of at most QUEUE_PAYLOAD_MAX (else 413),
+ * replies not read yet within HTTP_MAX_SENDING (else 503).
  */
 
 #include "config.h"
@@ -59,6 +60,13 @@
 #define HTTP_MEMORY_LIMIT (64 * 1024)
 #define HTTP_MAX_BODY QUEUE_PAYLOAD_MAX
 #define HTTP_TOKEN_MAX 4096
+/*
+ * The bytes of replies libmicrohttpd holds for clients that have not read
+ * them yet; past it, a request is answered 503 (a reader that never reads
+ * keeps its reply until the idle timeout, or longer if it reads a byte
+ * now and then).
+ */
+#define HTTP_MAX_SENDING (64 * 1024 * 1024)
 
 /* Who may have a route on a TCP listener, without the token. */
 #define HTTP_OPEN_ALL 1  /* anyone */
@@ -174,6 +182,7 @@ static struct {
 	char *unix_path;
 	char *token; /* NULL: no token file */
 	size_t tokenlen;
+	size_t sending; /* bytes of replies held (HTTP_MAX_SENDING) */
 	TAILQ_HEAD(, http_req) reqs;
 } http = { .fd = -1 };
 
@@ -187,6 +196,7 @@ static void http_arm(void);
 #define HTTP_MHD_FUNCS(X)                                                      \
 	X(MHD_add_response_header)                                             \
 	X(MHD_create_response_from_buffer)                                     \
+	X(MHD_create_response_from_buffer_with_free_callback_cls)              \
 	X(MHD_destroy_response)                                                \
 	X(MHD_get_connection_info)                                             \
 	X(MHD_get_connection_values)                                           \
@@ -282,15 +292,62 @@ http_route(const char *method, const char *path, char **name, int *status)
 	return (NULL);
 }
 
+/* A reply's body that libmicrohttpd holds: counted in http.sending. */
+struct http_held {
+	void *data;
+	size_t len;
+};
+
+static void
+http_held_free(void *arg)
+{
+	struct http_held *h = arg;
+
+	http.sending -= h->len;
+	free(h->data);
+	free(h);
+}
+
 /* Queue a response with the headers every answer has; free it. */
 static int
 http_queue(struct MHD_Connection *conn, int status, const char *type,
     void *data, size_t len, enum MHD_ResponseMemoryMode mode)
 {
+	static char busy[] = "{\"error\":\"vigild holds too many replies that "
+	                     "are not read yet; try again\"}\n";
 	struct MHD_Response *resp;
+	struct http_held *h;
 	enum MHD_Result r;
 
-	resp = mhd.MHD_create_response_from_buffer(len, data, mode);
+	if (mode != MHD_RESPMEM_PERSISTENT &&
+	    len > HTTP_MAX_SENDING - http.sending) {
+		if (mode == MHD_RESPMEM_MUST_FREE)
+			free(data);
+		log_debug("http: %zu bytes of replies held, %zu more refused",
+		    http.sending, len);
+		status = 503;
+		data = busy;
+		len = sizeof(busy) - 1;
+		mode = MHD_RESPMEM_PERSISTENT;
+		type = "application/json";
+	}
+	if (mode == MHD_RESPMEM_PERSISTENT)
+		resp = mhd.MHD_create_response_from_buffer(len, data, mode);
+	else {
+		h = xmalloc(sizeof(*h));
+		h->len = len;
+		if (mode == MHD_RESPMEM_MUST_COPY) {
+			h->data = xmalloc(len + 1);
+			memcpy(h->data, data, len);
+		} else
+			h->data = data;
+		http.sending += len;
+		resp =
+		    mhd.MHD_create_response_from_buffer_with_free_callback_cls(
+		        len, h->data, http_held_free, h);
+		if (resp == NULL)
+			http_held_free(h);
+	}
 	if (resp == NULL)
 		return (MHD_NO);
 	(void)mhd.MHD_add_response_header(resp, "Content-Type", type);
@@ -302,6 +359,8 @@ http_queue(struct MHD_Connection *conn, int status, const char *type,
 		    resp, "WWW-Authenticate", "Bearer realm=\"vigil\"");
 	if (status == 405)
 		(void)mhd.MHD_add_response_header(resp, "Allow", "GET, POST");
+	if (status == 503)
+		(void)mhd.MHD_add_response_header(resp, "Retry-After", "1");
 	r = mhd.MHD_queue_response(conn, (unsigned int)status, resp);
 	mhd.MHD_destroy_response(resp);
 	return (r);
@@ -456,7 +515,7 @@ http_json_lines(struct json *jw, const struct proto_buf *b)
 
 /* Answer the ended command of req. */
 static int
-http_reply(struct http_req *req)
+http_reply_body(struct http_req *req)
 {
 	const struct http_route *r = req->route;
 	int status = http_status(r, req->code);
@@ -501,6 +560,21 @@ http_reply(struct http_req *req)
 	proto_buf_add(&b, "\n", 1);
 	return (http_queue(req->conn, status, "application/json", b.data, b.len,
 	    MHD_RESPMEM_MUST_FREE));
+}
+
+/*
+ * Answer the ended command of req, and let go of its output at once: a
+ * reader that does not read holds only the reply (HTTP_MAX_SENDING).
+ */
+static int
+http_reply(struct http_req *req)
+{
+	int r = http_reply_body(req);
+
+	proto_buf_clear(&req->out);
+	proto_buf_clear(&req->err);
+	proto_buf_clear(&req->body);
+	return (r);
 }
 
 static void

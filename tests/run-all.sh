@@ -9,7 +9,7 @@
 #   6. the request decoder and the supervisord reader under libFuzzer,
 #      FUZZ_SECONDS (default 30) each
 # The package test (deb.sh) runs in stage 1 only, the browser and load
-# tests (dashboard.sh, http-load.sh) in stages 1 and 2: the others set
+# tests (dashboard.sh, http-load.sh, http-held.sh) in stages 1 and 2: the others set
 # VIGIL_SKIP_DEB and VIGIL_SKIP_SLOW (valgrind skips those by itself).
 # Ends with one line "N passed, N failed, N skipped" over every test of
 # every stage.  Set STAGES="1 5" to run only some stages.
