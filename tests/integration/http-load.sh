@@ -103,8 +103,13 @@ wait "$LOAD" || fail "the load script failed: $(cat "$T/load.out")"
 cat "$T/load.out"
 
 check "200 scrapes answered and parsed" grep -q '^scrapes ok 200 bad \[\] errors \[\]' "$T/load.out"
+# One pass of libmicrohttpd runs every request that is ready: 200 scrapes
+# at once hold the loop for their time (0.6 s on an idle 2-core machine;
+# several times that beside another test, and under ASan).
+limit=5
+! grep -q __asan_init "$VIGILD" || limit=10
 # shellcheck disable=SC2016
-check "ping answered within 2 s throughout" awk '/^ping max/ { exit !($3 + 0 < 2) }' "$T/load.out"
+check "ping answered within $limit s throughout" awk -v l="$limit" '/^ping max/ { exit !($3 + 0 < l) }' "$T/load.out"
 check "the stalled clients were cut" grep -q '^stalled closed 40 of 40' "$T/load.out"
 check "steady kept its pid" test "$(job_pid steady)" = "$steady"
 flapped() { [ "$(ctl --json status flap1 | jq -r '.jobs[0].restarts')" -gt 5 ]; }
