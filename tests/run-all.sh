@@ -8,9 +8,11 @@
 #      cppcheck, autogen.sh prints no warning, no two-way module edge
 #   6. the request decoder and the supervisord reader under libFuzzer,
 #      FUZZ_SECONDS (default 30) each
-# The package test (deb.sh) runs in stage 1 only, the browser and load
-# tests (dashboard.sh, http-load.sh, http-held.sh) in stages 1 and 2: the others set
-# VIGIL_SKIP_DEB and VIGIL_SKIP_SLOW (valgrind skips those by itself).
+# The package test (deb.sh) runs in stage 1 only; the browser, load,
+# flood, container and timeout tests (dashboard.sh, http-load.sh,
+# http-held.sh, hooks-flood.sh, security-clients.sh, systemd.sh) in
+# stages 1 and 2: the others set VIGIL_SKIP_DEB and VIGIL_SKIP_SLOW
+# (under valgrind those tests skip by themselves).
 # Ends with one line "N passed, N failed, N skipped" over every test of
 # every stage.  Set STAGES="1 5" to run only some stages.
 # The builds are out of tree, under build/.  A source tree that was

@@ -7,6 +7,10 @@
 # does not wait forever for a vigild that does not answer (--timeout,
 # exit 69), while waits and slow stops outlast that timeout.
 . "$(dirname "$0")/lib.sh"
+# Mostly waits (vigilctl's default timeout): run in stages 1 and 2 of
+# tests/run-all.sh, not again under valgrind nor in distcheck.
+[ -z "${VIGILD_WRAPPER:-}" ] || { echo "SKIP: timing under valgrind"; exit 77; }
+[ -z "${VIGIL_SKIP_SLOW:-}" ] || { echo "SKIP: VIGIL_SKIP_SLOW is set"; exit 77; }
 need_nobody
 command -v timeout >/dev/null || exit 77
 [ -x "$HELPERS/sendraw" ] && [ -x "$HELPERS/ignore-term" ] || exit 77

@@ -26,6 +26,7 @@ skip() {
 }
 
 [ -z "${VIGILD_WRAPPER:-}" ] || skip "vigild runs unwrapped in the container"
+[ -z "${VIGIL_SKIP_SLOW:-}" ] || skip "VIGIL_SKIP_SLOW is set (stages 1 and 2 run it)"
 nspawn_usable || skip "$NSPAWN_WHY"
 
 . "$HERE/lib.sh"
