@@ -22,9 +22,7 @@ command -v curl >/dev/null || { echo "SKIP: curl not installed"; exit 77; }
 ARTIFACTS=${ARTIFACTS:-$PWD/test-artifacts}
 mkdir -p "$ARTIFACTS"
 
-TOKEN=$(head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n')
-printf '%s\n' "$TOKEN" >"$T/token"
-chmod 600 "$T/token"
+http_token
 cat >"$T/vigil.conf" <<EOF
 http_listen = "127.0.0.1:0"
 http_token_file = "$T/token"
@@ -36,8 +34,7 @@ job crash 'command = "sh -c \"echo boom >&2; exit 3\""' 'restart_delay = "20ms"'
 job mailer 'kind = "queue"' 'command = "cat"' 'autostart = false'
 job report 'kind = "periodic"' 'every = "1h"' 'command = "true"'
 start_vigild
-PORT=$(sed -n 's/.*http: listening on 127\.0\.0\.1:\([0-9][0-9]*\)$/\1/p' "$VLOG" | tail -n 1)
-[ -n "$PORT" ] || fail "no 'http: listening on' line in the log"
+http_port
 wait_state web@1 RUNNING
 wait_state crash FATAL
 for m in 1 2 3; do ctl enqueue mailer "m$m" >/dev/null || fail "enqueue"; done

@@ -13,9 +13,7 @@
 [ -z "${VIGIL_SKIP_SLOW:-}" ] || { echo "SKIP: VIGIL_SKIP_SLOW is set"; exit 77; }
 command -v curl >/dev/null || { echo "SKIP: curl not installed"; exit 77; }
 
-TOKEN=$(head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n')
-printf '%s\n' "$TOKEN" >"$T/token"
-chmod 600 "$T/token"
+http_token
 cat >"$T/vigil.conf" <<EOF
 http_listen = "127.0.0.1:0"
 http_token_file = "$T/token"
@@ -30,8 +28,7 @@ EOF
 chmod 755 "$T/junk.sh"
 job junk "command = \"$T/junk.sh\"" 'log_max_size = "64M"'
 start_vigild
-PORT=$(sed -n 's/.*http: listening on 127\.0\.0\.1:\([0-9][0-9]*\)$/\1/p' "$VLOG" | tail -n 1)
-[ -n "$PORT" ] || fail "no 'http: listening on' line in the log"
+http_port
 URL=http://127.0.0.1:$PORT
 written() { grep -aq 'done$' "$LOGS/junk.log" 2>/dev/null; }
 retry 30 written || fail "the job did not write its log: $(ls -l "$LOGS")"

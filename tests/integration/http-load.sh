@@ -23,8 +23,7 @@ for i in $(seq 1 100); do
 done
 job steady 'command = "sleep 100000"'
 start_vigild
-PORT=$(sed -n 's/.*http: listening on 127\.0\.0\.1:\([0-9][0-9]*\)$/\1/p' "$VLOG" | tail -n 1)
-[ -n "$PORT" ] || fail "no 'http: listening on' line in the log"
+http_port
 wait_state steady RUNNING
 steady=$(job_pid steady)
 

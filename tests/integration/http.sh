@@ -8,9 +8,7 @@
 
 command -v curl >/dev/null || { echo "SKIP: curl not installed"; exit 77; }
 
-TOKEN=$(head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n')
-printf '%s\n' "$TOKEN" >"$T/token"
-chmod 600 "$T/token"
+http_token
 cat >"$T/vigil.conf" <<EOF
 http_listen = "127.0.0.1:0"
 http_token_file = "$T/token"
@@ -22,10 +20,7 @@ job q 'kind = "queue"' "command = \"sh -c 'cat >>$T/worked'\""
 job held 'kind = "queue"' 'command = "cat"' 'autostart = false'
 start_vigild
 
-# The port vigild chose, from its log.
-port() { sed -n 's/.*http: listening on 127\.0\.0\.1:\([0-9][0-9]*\)$/\1/p' "$VLOG" | tail -n 1; }
-PORT=$(port)
-[ -n "$PORT" ] || fail "no 'http: listening on' line in the log"
+http_port
 URL=http://127.0.0.1:$PORT
 
 # req METHOD PATH [curl args]: the body in $T/body, the status printed.
@@ -184,7 +179,7 @@ cat >"$T/vigil.conf" <<EOF
 http_listen = "127.0.0.1:0"
 EOF
 start_vigild
-PORT=$(port)
+http_port
 URL=http://127.0.0.1:$PORT
 check "no token file: metrics 200" test "$(req GET /metrics)" = 200
 check "no token file: jobs 401" test "$(req GET /api/v1/jobs)" = 401

@@ -135,6 +135,21 @@ stop_vigild() {
 }
 
 # state NAME: the STATE column of `vigilctl status NAME`.
+# http_token: a random bearer token in $TOKEN and in $T/token (mode 0600),
+# for vigil.conf's http_token_file.
+http_token() {
+	TOKEN=$(head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n')
+	printf '%s\n' "$TOKEN" >"$T/token"
+	chmod 600 "$T/token"
+}
+
+# http_port: in $PORT, the TCP port the last vigild started chose for
+# http_listen = "127.0.0.1:0" (its log says where it listens).
+http_port() {
+	PORT=$(sed -n 's/.*http: listening on 127\.0\.0\.1:\([0-9][0-9]*\)$/\1/p' "$VLOG" | tail -n 1)
+	[ -n "$PORT" ] || fail "no 'http: listening on' line in the log"
+}
+
 state() { ctl status "$1" 2>/dev/null | awk 'NR == 2 { print $2 }'; }
 
 is_state() { [ "$(state "$1")" = "$2" ]; }
