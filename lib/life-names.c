@@ -16,7 +16,7 @@
 static const char *const life_phase_names[LIFE_PHASE_COUNT] = {
 	"stopped", "exited", "fatal", "waiting", "deps", "lockwait",
 	"spawned", "running", "backoff", "drain", "term", "kill", "reclaim",
-	"reclaim-kill", "foreign",
+	"reclaim-kill", "foreign", "lease",
 };
 
 static const char *const life_event_names[LIFE_EV_COUNT] = {
@@ -25,7 +25,7 @@ static const char *const life_event_names[LIFE_EV_COUNT] = {
 	"exec-ok", "exec-failed", "ready", "exit", "group-gone",
 	"backoff-done", "ready-timeout", "stop-timeout", "kill-poll",
 	"drain-timeout", "recheck", "watchdog", "timeout", "slot", "arm",
-	"mainpid", "unhealthy",
+	"mainpid", "unhealthy", "lock-wait", "fence",
 };
 /* clang-format on */
 
@@ -49,6 +49,7 @@ life_state(enum life_phase ph)
 		[LIFE_RECLAIM] = JOB_BLOCKED,
 		[LIFE_RECLAIM_KILL] = JOB_BLOCKED,
 		[LIFE_FOREIGN] = JOB_BLOCKED,
+		[LIFE_LEASE] = JOB_STARTING,
 	};
 
 	return ((unsigned int)ph < LIFE_PHASE_COUNT ? map[ph] : JOB_STOPPED);

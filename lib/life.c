@@ -282,6 +282,12 @@ life_gone(struct life_ctx *c)
 	c->l->run = LIFE_RUN_NONE;
 	life_timer(c, LIFE_TIMER_NONE, 0);
 	life_do(c, LIFE_A_GROUP_DONE);
+	if (c->l->fenced) {
+		/* The lease went with the run: a new one before the next. */
+		life_do(c, LIFE_A_RELEASE);
+		c->l->lock = 0;
+		c->l->fenced = 0;
+	}
 	if (life_stop_asked(c->l, c->p))
 		d.state = JOB_STOPPED; /* a stop, a start, the shutdown came */
 	life_apply(c, d);
@@ -499,6 +505,52 @@ life_foreign(struct life_ctx *c)
 	} else
 		life_recheck_grow(c);
 	life_timer(c, LIFE_TIMER_RECHECK, l->recheck);
+}
+
+/*
+ * A cluster job's lease is asked for: the start waits, without a timer,
+ * for the answer (cluster.c feeds RECHECK once the lease is had).
+ */
+static void
+life_lease_wait(struct life_ctx *c)
+{
+	life_timer(c, LIFE_TIMER_NONE, 0);
+	life_phase(c, LIFE_LEASE);
+}
+
+/*
+ * The cluster lease can no longer be trusted (its renews failed up to
+ * trust - stop_timeout, or someone else holds it): the run stops, and
+ * once it is gone the lease is bid for again.  cluster.c sends SIGKILL
+ * itself at the trust deadline, whatever the phase.
+ */
+static void
+life_fence_run(struct life_ctx *c)
+{
+	c->l->fenced = 1;
+	if (c->l->want && c->l->then == LIFE_THEN_POLICY)
+		c->l->then = LIFE_THEN_START;
+	life_stop_for(c, LIFE_CAUSE_FENCE);
+}
+
+/* FENCE while a run is being stopped: its lock goes with it. */
+static void
+life_fence_stopping(struct life_ctx *c)
+{
+	c->l->fenced = 1;
+}
+
+/* FENCE without a run: the lock goes now; a start takes a new lease. */
+static void
+life_fence_idle(struct life_ctx *c)
+{
+	if (!c->l->lock && c->l->phase != LIFE_RECLAIM &&
+	    c->l->phase != LIFE_RECLAIM_KILL && c->l->phase != LIFE_FOREIGN) {
+		c->out->ignored = 1;
+		return;
+	}
+	life_do(c, LIFE_A_RELEASE);
+	c->l->lock = 0;
 }
 
 /* No lock, no run: the start waits in BACKOFF. */
@@ -759,6 +811,7 @@ life_slot(struct life_ctx *c)
 	[LIFE_EV_LOCK_LEFTOVER] = life_leftover,                               \
 	[LIFE_EV_LOCK_FOREIGN] = life_foreign,                                 \
 	[LIFE_EV_LOCK_ERROR] = life_lock_error,                                \
+	[LIFE_EV_LOCK_WAIT] = life_lease_wait,                                 \
 	[LIFE_EV_SPAWNED] = life_spawned,                                      \
 	[LIFE_EV_SPAWN_FAILED] = life_spawn_failed
 /* No run: STOPPED, EXITED, FATAL, WAITING. */
@@ -769,21 +822,21 @@ life_slot(struct life_ctx *c)
 #define LIFE_HELD_ROW                                                          \
 	[LIFE_EV_START] = life_start_busy, [LIFE_EV_ARM] = life_start_busy,    \
 	[LIFE_EV_RECHECK] = life_recheck, [LIFE_EV_SLOT] = life_slot,          \
-	LIFE_ANSWERS
+	[LIFE_EV_FENCE] = life_fence_idle, LIFE_ANSWERS
 /* A run: SPAWNED, RUNNING. */
 #define LIFE_RUN_ROW                                                           \
 	[LIFE_EV_START] = life_start_busy, [LIFE_EV_ARM] = life_start_busy,    \
 	[LIFE_EV_STOP] = life_stop_run,                                        \
 	[LIFE_EV_EXEC_FAILED] = life_exec_failed, [LIFE_EV_EXIT] = life_exit,  \
 	[LIFE_EV_TIMEOUT] = life_timeout, [LIFE_EV_SLOT] = life_slot,          \
-	LIFE_ANSWERS
+	[LIFE_EV_FENCE] = life_fence_run, LIFE_ANSWERS
 /* A run being stopped: DRAIN, TERM, KILL. */
 #define LIFE_STOPPING_ROW                                                      \
 	[LIFE_EV_START] = life_start_later, [LIFE_EV_ARM] = life_start_busy,   \
 	[LIFE_EV_STOP] = life_stop_stopping,                                   \
 	[LIFE_EV_EXEC_FAILED] = life_exec_failed, [LIFE_EV_EXIT] = life_exit,  \
 	[LIFE_EV_GROUP_GONE] = life_group_gone, [LIFE_EV_SLOT] = life_slot,    \
-	LIFE_ANSWERS
+	[LIFE_EV_FENCE] = life_fence_stopping, LIFE_ANSWERS
 
 static const life_rule life_table[LIFE_PHASE_COUNT][LIFE_EV_COUNT] = {
 	[LIFE_STOPPED] = { LIFE_IDLE_ROW, [LIFE_EV_STOP] = life_stop_idle },
@@ -803,6 +856,7 @@ static const life_rule life_table[LIFE_PHASE_COUNT][LIFE_EV_COUNT] = {
 	    [LIFE_EV_STOP] = life_stop_delayed,
 	    [LIFE_EV_BACKOFF_DONE] = life_backoff_done,
 	    [LIFE_EV_SLOT] = life_slot,
+	    [LIFE_EV_FENCE] = life_fence_idle,
 	    LIFE_ANSWERS },
 	[LIFE_DRAIN] = { LIFE_STOPPING_ROW,
 	    [LIFE_EV_DRAIN_TIMEOUT] = life_drain_timeout },
@@ -814,6 +868,7 @@ static const life_rule life_table[LIFE_PHASE_COUNT][LIFE_EV_COUNT] = {
 	[LIFE_RECLAIM_KILL] = { LIFE_HELD_ROW,
 	    [LIFE_EV_STOP] = life_stop_delayed },
 	[LIFE_FOREIGN] = { LIFE_HELD_ROW, [LIFE_EV_STOP] = life_stop_delayed },
+	[LIFE_LEASE] = { LIFE_HELD_ROW, [LIFE_EV_STOP] = life_stop_pending },
 };
 
 /*

@@ -9,7 +9,8 @@
  *
  * A phase is a state with its sub-state: STARTING is DEPS (held back by
  * its dependencies), LOCKWAIT (its lock looked at again in a moment) or
- * SPAWNED (a run, not ready yet); STOPPING is DRAIN, TERM or KILL; BLOCKED
+ * SPAWNED (a run, not ready yet) or LEASE (a cluster job: waiting for its
+ * lease); STOPPING is DRAIN, TERM or KILL; BLOCKED
  * is RECLAIM, RECLAIM_KILL or FOREIGN.  The table in life.c has one row
  * per phase and one column per event.
  */
@@ -38,6 +39,7 @@ enum life_phase {
 	LIFE_RECLAIM,      /* BLOCKED: a proven leftover was sent stop_signal */
 	LIFE_RECLAIM_KILL, /* BLOCKED: ... and SIGKILL after stop_timeout */
 	LIFE_FOREIGN,      /* BLOCKED: held by a process vigild did not start */
+	LIFE_LEASE,        /* STARTING: waiting for its cluster lease */
 	LIFE_PHASE_COUNT,
 };
 
@@ -71,6 +73,8 @@ enum life_event {
 	LIFE_EV_MAINPID,       /* forking: the starter exited 0, its daemon's
 	                          main process is known */
 	LIFE_EV_UNHEALTHY,     /* health: health_failures failures in a row */
+	LIFE_EV_LOCK_WAIT,     /* the cluster lease is asked for: wait */
+	LIFE_EV_FENCE,         /* the cluster lease can no longer be trusted */
 	LIFE_EV_COUNT,
 };
 
@@ -96,6 +100,7 @@ enum life_cause {
 	LIFE_CAUSE_WATCHDOG,      /* no WATCHDOG=1 in time */
 	LIFE_CAUSE_UNHEALTHY,     /* its health probe failed, in a row */
 	LIFE_CAUSE_DRAIN,         /* queue: cancelled, or drain_timeout */
+	LIFE_CAUSE_FENCE,         /* its cluster lease is no longer trusted */
 };
 
 /* What follows once the current run is gone. */
@@ -124,6 +129,7 @@ struct life {
 	int msg;               /* queue: the slot has a message */
 	int ready;             /* the run is ready (READY=1 or exec) */
 	int exec_failed;       /* the run never reached exec */
+	int fenced;            /* the lease went: the lock goes with the run */
 	unsigned int failures; /* consecutive failed starts */
 	unsigned int restarts;
 	unsigned int quick;          /* LOCKWAIT looks so far */

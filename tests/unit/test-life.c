@@ -90,7 +90,7 @@ static const char *const variant_names[V_COUNT] = { "service", "service-notify",
 #define EVALL ((1U << LIFE_EV_COUNT) - 1)
 #define IDLE3 (PH(STOPPED) | PH(EXITED) | PH(FATAL))
 #define BLOCK3 (PH(RECLAIM) | PH(RECLAIM_KILL) | PH(FOREIGN))
-#define HELD (PH(DEPS) | PH(LOCKWAIT) | BLOCK3)
+#define HELD (PH(DEPS) | PH(LOCKWAIT) | PH(LEASE) | BLOCK3)
 #define RUN2 (PH(SPAWNED) | PH(RUNNING))
 #define STOPPING (PH(DRAIN) | PH(TERM) | PH(KILL))
 /* Not wanted in the table's set-up; the others are. */
@@ -168,7 +168,7 @@ static const struct expect expects[] = {
 	E(PH(WAITING), EV(STOP), KP | KQ, LIFE_STOPPED,
 	    LIFE_A_DISARM_SLOT | LIFE_A_RELEASE | LIFE_A_REASON_CLEAR, 0,
 	    X_KEEP),
-	E(PH(DEPS) | PH(LOCKWAIT), EV(STOP), KALL, LIFE_STOPPED,
+	E(PH(DEPS) | PH(LOCKWAIT) | PH(LEASE), EV(STOP), KALL, LIFE_STOPPED,
 	    LIFE_A_MSG_DROP | LIFE_A_DEPS_UNWAIT | LIFE_A_RELEASE,
 	    LIFE_A_REASON_STOPPED, X_SET(LIFE_TIMER_NONE)),
 	E(PH(BACKOFF) | BLOCK3, EV(STOP), KALL, LIFE_STOPPED,
@@ -201,6 +201,8 @@ static const struct expect expects[] = {
 	    X_SET(LIFE_TIMER_NONE)),
 	E(PHALL, EV(LOCK_LEFTOVER), KALL, LIFE_RECLAIM, LIFE_A_LEFTOVER_TERM,
 	    LIFE_A_LEFTOVER_KILL, X_SET(LIFE_TIMER_RECHECK)),
+	E(PHALL, EV(LOCK_WAIT), KALL, LIFE_LEASE, 0, ~0U,
+	    X_SET(LIFE_TIMER_NONE)),
 	E(PHALL & ~PH(FOREIGN), EV(LOCK_FOREIGN), KALL, LIFE_FOREIGN,
 	    LIFE_A_NAME_HOLDER, 0, X_SET(LIFE_TIMER_RECHECK)),
 	E(PH(FOREIGN), EV(LOCK_FOREIGN), KALL, LIFE_FOREIGN, 0,
@@ -304,6 +306,15 @@ static const struct expect expects[] = {
 	    X_SET(LIFE_TIMER_STOP), LIFE_CAUSE_TIMEOUT),
 	E(PHALL & ~RUN2, EV(TIMEOUT), KALL, IGN),
 
+	/* FENCE: the cluster lease is not to be trusted any more. */
+	E(RUN2, EV(FENCE), KALL, LIFE_TERM, LIFE_A_TERM, 0,
+	    X_SET(LIFE_TIMER_STOP), LIFE_CAUSE_FENCE, TH(LIFE_THEN_START)),
+	E(STOPPING, EV(FENCE), KALL, SAME, 0, ~0U, X_KEEP),
+	E(PH(BACKOFF) | BLOCK3, EV(FENCE), KALL, SAME, LIFE_A_RELEASE,
+	    ~LIFE_A_RELEASE, X_KEEP),
+	E(IDLE3 | PH(WAITING) | PH(DEPS) | PH(LOCKWAIT) | PH(LEASE), EV(FENCE),
+	    KALL, IGN),
+
 	/* SLOT: a periodic slot, whatever the kind. */
 	E(UNWANTED, EV(SLOT), KALL, IGN),
 	E(PH(WAITING), EV(SLOT), KP | KQ, SAME,
@@ -377,6 +388,7 @@ expect_setup(struct life *l, enum life_phase ph, enum variant v)
 		[LIFE_FOREIGN] = { .want = 1,
 		    .recheck = 100 * MS,
 		    .timer = LIFE_TIMER_RECHECK },
+		[LIFE_LEASE] = { .want = 1 },
 	};
 
 	*l = base[ph];
@@ -942,6 +954,69 @@ to_lock(void)
 {
 	ASSERT_EQ(go(LIFE_EV_RECHECK) & ANSWERS, LIFE_A_DEPS);
 	ASSERT_EQ(go(LIFE_EV_DEPS_OK) & ANSWERS, LIFE_A_LOCK);
+	return (0);
+}
+
+/*
+ * A cluster job: the start waits for its lease; a fence stops the run and
+ * gives the lock up with it, so the next start asks for a new lease
+ * instead of spawning on the lock it had.
+ */
+TEST(fence_then_new_lease)
+{
+	spec_make(CONF_KIND_SERVICE, CONF_READY_EXEC);
+	life_init(&l);
+	now = NOW;
+	go(LIFE_EV_START);
+	ASSERT_EQ(go(LIFE_EV_DEPS_OK) & ANSWERS, LIFE_A_LOCK);
+	ASSERT_EQ(go(LIFE_EV_LOCK_WAIT) & ANSWERS, 0);
+	ASSERT_EQ(l.phase, LIFE_LEASE);
+	ASSERT_EQ(life_state(l.phase), JOB_STARTING);
+	ASSERT_EQ(l.timer, LIFE_TIMER_NONE);
+	/* the lease came: from the top, then the lock */
+	ASSERT_EQ(to_lock(), 0);
+	ASSERT_EQ(go(LIFE_EV_LOCK_OK) & ANSWERS, LIFE_A_SPAWN);
+	go(LIFE_EV_SPAWNED);
+	go(LIFE_EV_EXEC_OK);
+	ASSERT_EQ(l.phase, LIFE_RUNNING);
+	ASSERT_OK(go(LIFE_EV_FENCE) & LIFE_A_TERM);
+	ASSERT_EQ(l.phase, LIFE_TERM);
+	ASSERT_EQ(l.cause, LIFE_CAUSE_FENCE);
+	ASSERT_EQ(o.usec, spec.stop_timeout);
+	/* gone: the lock goes, and the start begins again, not a spawn */
+	ASSERT_EQ(go_exit(KILLED(15), 10 * SEC, 0) &
+	        (LIFE_A_RELEASE | ANSWERS),
+	    LIFE_A_RELEASE | LIFE_A_DEPS);
+	ASSERT_EQ(l.lock, 0);
+	ASSERT_EQ(l.fenced, 0);
+	ASSERT_EQ(l.failures, 0);
+	ASSERT_EQ(go(LIFE_EV_DEPS_OK) & ANSWERS, LIFE_A_LOCK);
+	go(LIFE_EV_LOCK_WAIT);
+	ASSERT_EQ(l.phase, LIFE_LEASE);
+	/* a stop while waiting for the lease lets it go */
+	ASSERT_OK(go(LIFE_EV_STOP) & LIFE_A_RELEASE);
+	ASSERT_EQ(l.phase, LIFE_STOPPED);
+	return (0);
+}
+
+/* A fence during BACKOFF: the restart takes a new lease first. */
+TEST(fence_in_backoff)
+{
+	spec_make(CONF_KIND_SERVICE, CONF_READY_EXEC);
+	life_init(&l);
+	now = NOW;
+	go(LIFE_EV_START);
+	go(LIFE_EV_DEPS_OK);
+	go(LIFE_EV_LOCK_OK);
+	go(LIFE_EV_SPAWNED);
+	go(LIFE_EV_EXEC_OK);
+	go_exit(EXITED(1), 10 * MS, 0);
+	ASSERT_EQ(l.phase, LIFE_BACKOFF);
+	ASSERT_EQ(l.lock, 1);
+	ASSERT_OK(go(LIFE_EV_FENCE) & LIFE_A_RELEASE);
+	ASSERT_EQ(l.lock, 0);
+	ASSERT_EQ(l.phase, LIFE_BACKOFF);
+	ASSERT_EQ(go(LIFE_EV_BACKOFF_DONE) & ANSWERS, LIFE_A_DEPS);
 	return (0);
 }
 
@@ -1626,6 +1701,8 @@ main(void)
 	RUN(stop_after_start_during_stop_stays_stopped);
 	RUN(leader_exit_with_group_left);
 	RUN(stop_timeout_kills_and_polls);
+	RUN(fence_then_new_lease);
+	RUN(fence_in_backoff);
 	RUN(leftover_is_reclaimed);
 	RUN(recheck_doubles_up_to_max);
 	RUN(foreign_while_spawning_quick_retries);
