@@ -92,12 +92,21 @@ const char pg_schema[] =
  * Each session: lease statements commit durably whatever the database's
  * default (a lost renew commit would make the node's window longer than
  * the database's); no statement or open transaction outlives a query
- * timeout on the server either ($-free: sent as a simple query, the
- * timeouts formatted in by the caller: "%llu" twice, milliseconds).
+ * timeout on the server either (sent as a simple query, the timeout in
+ * milliseconds: pg_session_sql).
  */
-const char pg_session[] = "SET synchronous_commit = on; "
-                          "SET statement_timeout = %llu; "
-                          "SET idle_in_transaction_session_timeout = %llu";
+char *
+pg_session_sql(unsigned long long ms)
+{
+	char *s;
+
+	xasprintf(&s,
+	    "SET client_min_messages = warning; "
+	    "SET synchronous_commit = on; SET statement_timeout = %llu; "
+	    "SET idle_in_transaction_session_timeout = %llu",
+	    ms, ms);
+	return (s);
+}
 
 /*
  * $1 name, $2 incarnation, $3 boot_id, $4 pid, $5 version, $6 ttl ms.
@@ -133,10 +142,9 @@ const char pg_failover_guard[] =
     "- now()) * 1000)::bigint";
 
 /* $1 names, $2 kinds (arrays): no setup step, no race. */
-const char pg_job_seed[] =
-    "INSERT INTO vigil.job (name, kind) "
-    "SELECT * FROM unnest($1::text[], $2::text[]) "
-    "ON CONFLICT (name) DO NOTHING";
+const char pg_job_seed[] = "INSERT INTO vigil.job (name, kind) "
+                           "SELECT * FROM unnest($1::text[], $2::text[]) "
+                           "ON CONFLICT (name) DO NOTHING";
 
 /*
  * $1 node, $2 names, $3 spec hashes (arrays): which node has which job
@@ -187,18 +195,17 @@ const char pg_lease_acquire[] =
     "ON l.job_id = $1 AND l.instance = $2";
 
 /*
- * $1 node, $2 job ids, $3 instances, $4 epochs, $5 message ids (arrays),
- * $6 ttl ms: everything a node holds, in one round trip.  Answer: ('l',
- * job id, instance) per lease renewed, ('m', id, attempts) per message,
- * ('n', 1 or 0, 0) for the node row.  A lease missing from the answer is
- * lost: someone else holds it now.
+ * $1 node, $2 job ids, $3 instances, $4 epochs (arrays), $5 ttl ms:
+ * everything a node holds, in one round trip.  Answer: ('l', job id,
+ * instance) per lease renewed, ('n', 1 or 0, 0) for the node row.  A
+ * lease missing from the answer is lost: someone else holds it now.
  */
 const char pg_lease_renew_all[] =
     "WITH n AS (UPDATE vigil.node SET heartbeat_at = now(), "
-    "expires_at = now() + $6 * interval '1 ms' WHERE name = $1 "
+    "expires_at = now() + $5 * interval '1 ms' WHERE name = $1 "
     "RETURNING 1), "
     "l AS (UPDATE vigil.lease t SET renewed_at = now(), "
-    "expires_at = now() + $6 * interval '1 ms' "
+    "expires_at = now() + $5 * interval '1 ms' "
     "FROM unnest($2::int[], $3::int[], $4::bigint[]) AS k(j, i, e) "
     "WHERE t.job_id = k.j AND t.instance = k.i AND t.epoch = k.e "
     "AND t.holder = $1 "

@@ -22,7 +22,6 @@
 #define PG_LOCK_NS "1447645004"
 
 extern const char pg_schema[];
-extern const char pg_session[];
 extern const char pg_node_register[];
 extern const char pg_failover_guard[];
 extern const char pg_job_seed[];
@@ -33,6 +32,7 @@ extern const char pg_lease_state[];
 extern const char pg_lease_release[];
 extern const char pg_listen[];
 
+char *pg_session_sql(unsigned long long);
 char *pg_array_int(const int64_t *, size_t);
 char *pg_array_text(const char *const *, size_t);
 

@@ -289,6 +289,8 @@ const struct claim_ops claim_local = {
 static const struct claim_ops *
 claim_of(const struct inst *in)
 {
+	if (in->job->spec->cluster && cluster_enabled())
+		return (&claim_cluster);
 	return (&claim_local);
 }
 

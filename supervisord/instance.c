@@ -489,6 +489,9 @@ inst_ask_lock(struct inst *in)
 		e.in.spawning = inst_hooks.nforking() > 0;
 		e.lock_fd = r.fd;
 		break;
+	case CLAIM_WAIT:
+		e.in.ev = LIFE_EV_LOCK_WAIT;
+		break;
 	default:
 		e.in.ev = LIFE_EV_LOCK_ERROR;
 		e.cause = r.cause;

@@ -309,6 +309,22 @@ registry_resize(struct job *j, struct job_spec *next)
 	return (1);
 }
 
+static void
+registry_exit_now(void)
+{
+	(void)sd_event_exit(vigild.event, 0);
+}
+
+/* The shutdown is over: the cluster's leases go back, then the loop ends. */
+static void
+registry_exit(void)
+{
+	static int once;
+
+	if (once++ == 0)
+		cluster_shutdown(registry_exit_now);
+}
+
 /*
  * An instance's state changed from was: a job being replaced or removed
  * settles once idle; the shutdown ends with the last active instance.
@@ -321,7 +337,7 @@ registry_changed(struct inst *in, enum job_state was)
 	        in->job->shrink_to > 0))
 		registry_settle_later(in->job);
 	if (vigild.shutting_down && vigild.nactive == 0)
-		sd_event_exit(vigild.event, 0);
+		registry_exit();
 }
 
 /* Start every instance of every autostart job. */
@@ -352,7 +368,7 @@ registry_shutdown(void)
 	sdnotify_stopping();
 	deps_shutdown();
 	if (vigild.nactive == 0)
-		sd_event_exit(vigild.event, 0);
+		registry_exit();
 }
 
 /* Free all jobs (at exit, after every instance stopped). */

@@ -198,6 +198,7 @@ int
 reload_run(int dry_run, struct reload_report *r)
 {
 	struct conf_jobs jobs;
+	int loaded;
 
 	memset(r, 0, sizeof(*r));
 	conf_errors_init(&r->errors);
@@ -212,8 +213,10 @@ reload_run(int dry_run, struct reload_report *r)
 	if (!dry_run)
 		(void)sd_notifyf(
 		    0, "RELOADING=1\nMONOTONIC_USEC=%" PRIu64, monotime_now());
-	if (conf_jobs_load(vigild.jobs_dir, &jobs, &r->errors) == -1 ||
-	    r->errors.n > 0) {
+	loaded = conf_jobs_load(vigild.jobs_dir, &jobs, &r->errors);
+	if (loaded != -1)
+		cluster_jobs_check(&jobs, &r->errors);
+	if (loaded == -1 || r->errors.n > 0) {
 		conf_jobs_clear(&jobs);
 		/* The jobs stay as they were; status shows the broken files. */
 		if (!dry_run)
@@ -228,6 +231,7 @@ reload_run(int dry_run, struct reload_report *r)
 	if (!dry_run) {
 		reload_broken_set(NULL, NULL);
 		reload_apply(&jobs, r);
+		cluster_jobs_changed();
 		log_info("reload: %zu added, %zu changed, %zu removed, %zu "
 		         "unchanged",
 		    r->added.n, r->changed.n, r->removed.n, r->unchanged);

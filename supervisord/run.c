@@ -212,6 +212,9 @@ run_stdin(struct inst *in, int *fdp, char **cause)
 	return (0);
 }
 
+/* The extra environment of a run: the kind's two, the cluster's two. */
+#define RUN_ENV_MAX 5
+
 /* NOTIFY_SOCKET (and WATCHDOG_USEC) for a ready = "notify" job. */
 static void
 run_env(struct inst *in, char **env)
@@ -266,8 +269,10 @@ run_request(struct inst *in, struct spawn_request *req, int fds[2], char **env,
 	req->stdout_fd = fds[0];
 	req->stderr_fd = fds[1];
 	req->stdin_fd = in_fd;
-	if (in->run.step == RUN_STEP_MAIN)
+	if (in->run.step == RUN_STEP_MAIN) {
 		(k->env != NULL ? k->env : run_env)(in, env);
+		cluster_env(in, env, RUN_ENV_MAX);
+	}
 	req->extra_env = env[0] != NULL ? env : NULL;
 	req->argv = in->run.step == RUN_STEP_PRE ? in->job->spec->pre_argv :
 	    in->run.step == RUN_STEP_POST ? in->job->spec->stop_post_argv :
@@ -322,14 +327,15 @@ static int
 run_spawn(struct inst *in, struct spawn_result *res, char **cause)
 {
 	struct spawn_request req;
-	char *env[3] = { NULL, NULL, NULL };
+	char *env[RUN_ENV_MAX] = { NULL };
 	int fds[2], r;
+	size_t i;
 
 	if (run_request(in, &req, fds, env, cause) == -1)
 		return (-1);
 	r = spawn_start(&req, res, cause);
-	free(env[0]);
-	free(env[1]);
+	for (i = 0; i < RUN_ENV_MAX; i++)
+		free(env[i]);
 	joblog_child_fds_close(fds);
 	if (req.stdin_fd != -1)
 		close(req.stdin_fd);
@@ -780,7 +786,8 @@ run_reap_all(void)
 		if ((in = RB_FIND(pid_tree, &run_pids, &key)) != NULL)
 			run_reaped(in, status);
 		else if (!prober_reaped(pid, status) &&
-		    !poststart_reaped(pid, status) && !hook_reaped(pid, status))
+		    !poststart_reaped(pid, status) &&
+		    !hook_reaped(pid, status) && !keeper_reaped(pid, status))
 			log_debug(
 			    "reaped pid %ld (not a job leader)", (long)pid);
 	}

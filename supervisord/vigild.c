@@ -297,6 +297,7 @@ vigild_load_jobs(int check)
 	conf_errors_init(&errs);
 	memset(&jobs, 0, sizeof(jobs));
 	(void)conf_jobs_load(vigild.jobs_dir, &jobs, &errs);
+	cluster_jobs_check(&jobs, &errs);
 	nerr = vigild_print_errors(&errs, stderr);
 	if (!check)
 		reload_broken_set(vigild.jobs_dir, &errs);
@@ -619,6 +620,7 @@ vigild_gone(struct inst *in)
 {
 	waiters_cancel(in);
 	counters_retire(in);
+	cluster_inst_free(in);
 }
 
 /* The supervision core: its modules, wired together. */
@@ -673,6 +675,7 @@ int
 main(int argc, char **argv)
 {
 	struct vigild_options o;
+	char *cause = NULL;
 	int r;
 
 	memset(&o, 0, sizeof(o));
@@ -700,6 +703,8 @@ main(int argc, char **argv)
 	state_open();
 	state_intents_load();
 	vigild_open_socket();
+	if (cluster_open(&cause) == -1)
+		fatalx("%s", cause);
 	log_info("vigild %s started: %zu jobs from %s", PACKAGE_VERSION,
 	    vigild.njobs, vigild.jobs_dir);
 	registry_start_all();
@@ -713,6 +718,7 @@ main(int argc, char **argv)
 	joblog_free_all();
 	http_close();
 	server_close();
+	cluster_close();
 	vigild_core_free();
 	reload_broken_set(NULL, NULL);
 	state_close();

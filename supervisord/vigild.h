@@ -144,6 +144,8 @@ struct inst {
 	sd_event_source *stable;   /* wakes start waiters at min_uptime */
 	struct prober *probe;      /* its ready or health probe (prober.c) */
 
+	struct lease_slot *lease; /* cluster = true: its lease (cluster.c) */
+
 	struct periodic_slot per; /* kind = "periodic" */
 	struct queue_slot q;      /* kind = "queue" */
 
@@ -178,6 +180,10 @@ struct job {
 	sd_event_source *kick; /* deferred dispatch */
 	sd_event_source *due;  /* wakes dispatch at the next due message */
 	int recovered;         /* messages left running were recovered */
+	/* cluster = true: the job's id in the database (0: not seeded yet)
+	 * and the operator's hold, cluster-wide */
+	int64_t cluster_id;
+	int cluster_held;
 	RB_ENTRY(job) entry;
 };
 RB_HEAD(job_tree, job);
@@ -235,6 +241,7 @@ enum claim_status {
 	CLAIM_LEFTOVER,  /* held by a proven leftover of a vigild */
 	CLAIM_FOREIGN,   /* held by something else */
 	CLAIM_ERROR,     /* cannot be had: cause */
+	CLAIM_WAIT,      /* asked for (a cluster lease): the answer comes */
 };
 
 struct claim_result {
@@ -611,6 +618,62 @@ struct client *server_client_attach(
     const struct server_sink *, void *, int, uid_t, const char *);
 void server_client_detach(struct client *);
 int server_peer_rights(int, uid_t *);
+
+/* pgconn.c: a connection to PostgreSQL on the loop */
+struct pgconn;
+struct pgres;
+/* A request's answer: res NULL on error (err says why); sent: when. */
+typedef void (*pgconn_done_fn)(
+    void *, const struct pgres *, const char *, uint64_t);
+struct pgconn_cfg {
+	char *conninfo;
+	uint64_t connect_timeout; /* usec, for the connection and set-up */
+	uint64_t query_timeout;   /* usec, from the send of a request */
+	uint64_t retry_max;       /* the longest delay between connections */
+	void (*connected)(void *); /* queue PGQ_SETUP requests, then ready */
+	void (*notify)(void *, const char *, const char *); /* channel, text */
+	void (*down)(void *, const char *);                 /* why */
+	void *arg; /* the callbacks' argument; NULL: the connection */
+};
+#define PGQ_FRONT 0x1  /* before every request waiting */
+#define PGQ_SETUP 0x2  /* may go before the connection is ready */
+#define PGQ_SIMPLE 0x4 /* several statements, no parameters */
+uint64_t pgconn_now(void);
+int pgconn_load(char **);
+void pgconn_unload(void);
+int pgconn_check(const char *, char **);
+struct pgconn *pgconn_new(const char *, const struct pgconn_cfg *);
+void pgconn_free(struct pgconn *);
+void pgconn_query(struct pgconn *, int, const char *, int,
+    const char *const *, pgconn_done_fn, void *);
+void pgconn_set_ready(struct pgconn *);
+int pgconn_is_ready(const struct pgconn *);
+const char *pgconn_why(const struct pgconn *);
+size_t pgconn_pending(const struct pgconn *);
+void pgconn_drop(struct pgconn *, const char *);
+int pgres_ntuples(const struct pgres *);
+const char *pgres_value(const struct pgres *, int, int);
+long long pgres_int(const struct pgres *, int, int, long long);
+
+/* cluster.c */
+int cluster_enabled(void);
+int cluster_open(char **);
+void cluster_close(void);
+void cluster_shutdown(void (*)(void));
+int cluster_job_check(const struct job_spec *, char **);
+void cluster_jobs_check(struct conf_jobs *, struct conf_errors *);
+void cluster_jobs_changed(void);
+void cluster_env(struct inst *, char **, size_t);
+void cluster_inst_free(struct inst *);
+void cluster_keeper_resend(void);
+extern const struct claim_ops claim_cluster;
+
+/* keeper.c: the fence keeper process */
+int keeper_start(void);
+void keeper_stop(void);
+void keeper_set(uint64_t, pid_t, uint64_t, int);
+void keeper_del(uint64_t);
+int keeper_reaped(pid_t, int);
 
 /* http.c */
 int http_open(server_command_fn, char **);

@@ -1,0 +1,337 @@
+/* SPDX-License-Identifier: ISC */
+/* Copyright (c) 2026 The vigil authors */
+
+/*
+ * The fence keeper: a small process forked by vigild at start-up in
+ * cluster mode, which enforces the trust deadline of each cluster run when
+ * vigild itself cannot (stopped, hung, swapping).  vigild tells it, over a
+ * socket pair, (key, process group, deadline) at each spawn and each
+ * renew, and the key alone when the run is gone; with the record comes
+ * the run's cgroup directory (SCM_RIGHTS) when there is one.  At a
+ * deadline (CLOCK_BOOTTIME, a timerfd: a suspended host counts) the
+ * keeper kills the group, and writes cgroup.kill; when vigild goes away
+ * (end of file) it kills every group it still knows.  It runs no exec and
+ * holds no descriptor but its socket, its timer and the cgroups.
+ */
+
+#include "config.h"
+
+#include <sys/types.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/timerfd.h>
+#include <sys/wait.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "vigild.h"
+#include "xmalloc.h"
+
+#define KEEPER_SET 1
+#define KEEPER_DEL 2
+
+struct keeper_msg {
+	uint32_t op;
+	int32_t pgid;
+	uint64_t key;
+	uint64_t deadline; /* CLOCK_BOOTTIME usec; 0: none */
+};
+
+/* A record in the keeper. */
+struct keeper_rec {
+	uint64_t key;
+	pid_t pgid;
+	uint64_t deadline;
+	int cg_fd; /* the run's cgroup directory, or -1 */
+	int fired;
+};
+
+static struct {
+	int fd; /* vigild's end, or -1 */
+	pid_t pid;
+	int warned;
+} keeper = { -1, 0, 0 };
+
+static uint64_t
+keeper_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_BOOTTIME, &ts);
+	return ((uint64_t)ts.tv_sec * 1000000ULL + (uint64_t)ts.tv_nsec / 1000);
+}
+
+/* In the keeper: kill a record's group and cgroup. */
+static void
+keeper_kill(struct keeper_rec *r, const char *why)
+{
+	int fd;
+
+	if (r->pgid > 1 && kill(-r->pgid, SIGKILL) == 0)
+		fprintf(stderr, "vigild-keeper: %s: sent KILL to group %ld\n",
+		    why, (long)r->pgid);
+	if (r->cg_fd != -1 &&
+	    (fd = openat(r->cg_fd, "cgroup.kill", O_WRONLY | O_CLOEXEC)) !=
+	        -1) {
+		(void)write(fd, "1", 1);
+		close(fd);
+	}
+	r->fired = 1;
+}
+
+/* In the keeper: one message from vigild (0), or its end (-1). */
+static int
+keeper_read(int sock, struct keeper_rec **recs, size_t *n)
+{
+	struct keeper_msg m;
+	struct msghdr mh;
+	struct iovec iov;
+	struct cmsghdr *cm;
+	union {
+		char buf[CMSG_SPACE(sizeof(int))];
+		struct cmsghdr align;
+	} u;
+	struct keeper_rec *r = NULL;
+	ssize_t len;
+	size_t i;
+	int fd = -1;
+
+	memset(&mh, 0, sizeof(mh));
+	iov.iov_base = &m;
+	iov.iov_len = sizeof(m);
+	mh.msg_iov = &iov;
+	mh.msg_iovlen = 1;
+	mh.msg_control = u.buf;
+	mh.msg_controllen = sizeof(u.buf);
+	len = recvmsg(sock, &mh, MSG_CMSG_CLOEXEC);
+	if (len == -1 && (errno == EINTR || errno == EAGAIN))
+		return (0);
+	if (len <= 0)
+		return (-1);
+	for (cm = CMSG_FIRSTHDR(&mh); cm != NULL; cm = CMSG_NXTHDR(&mh, cm))
+		if (cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_RIGHTS)
+			memcpy(&fd, CMSG_DATA(cm), sizeof(fd));
+	if ((size_t)len != sizeof(m)) {
+		if (fd != -1)
+			close(fd);
+		return (0);
+	}
+	for (i = 0; i < *n; i++)
+		if ((*recs)[i].key == m.key)
+			r = &(*recs)[i];
+	if (m.op == KEEPER_DEL) {
+		if (r != NULL) {
+			if (r->cg_fd != -1)
+				close(r->cg_fd);
+			*r = (*recs)[--*n];
+		}
+		if (fd != -1)
+			close(fd);
+		return (0);
+	}
+	if (r == NULL) {
+		*recs = xreallocarray(*recs, *n + 1, sizeof(**recs));
+		r = &(*recs)[(*n)++];
+		r->cg_fd = -1;
+	} else if (fd != -1 && r->cg_fd != -1) {
+		close(r->cg_fd);
+		r->cg_fd = -1;
+	}
+	r->key = m.key;
+	if (r->pgid != m.pgid || r->deadline != m.deadline)
+		r->fired = 0;
+	r->pgid = m.pgid;
+	r->deadline = m.deadline;
+	if (fd != -1)
+		r->cg_fd = fd;
+	return (0);
+}
+
+/* The keeper's life: records in, kills at their deadlines. */
+static void __attribute__((noreturn)) keeper_main(int sock)
+{
+	struct keeper_rec *recs = NULL;
+	struct itimerspec its;
+	struct pollfd pfd[2];
+	uint64_t now, next;
+	size_t n = 0, i;
+	int tfd;
+
+	(void)prctl(PR_SET_NAME, "vigild-keeper", 0, 0, 0);
+	if ((tfd = timerfd_create(CLOCK_BOOTTIME, TFD_CLOEXEC)) == -1)
+		_exit(1);
+	for (;;) {
+		next = 0;
+		for (i = 0; i < n; i++)
+			if (recs[i].deadline != 0 && !recs[i].fired &&
+			    (next == 0 || recs[i].deadline < next))
+				next = recs[i].deadline;
+		memset(&its, 0, sizeof(its));
+		if (next != 0) {
+			its.it_value.tv_sec = (time_t)(next / 1000000);
+			its.it_value.tv_nsec = (long)(next % 1000000) * 1000;
+			if (next < 1000000 && its.it_value.tv_nsec == 0)
+				its.it_value.tv_nsec = 1;
+		}
+		(void)timerfd_settime(tfd, TFD_TIMER_ABSTIME, &its, NULL);
+		pfd[0].fd = sock;
+		pfd[0].events = POLLIN;
+		pfd[1].fd = tfd;
+		pfd[1].events = POLLIN;
+		if (poll(pfd, 2, -1) == -1 && errno != EINTR)
+			break;
+		if ((pfd[0].revents & (POLLIN | POLLHUP | POLLERR)) &&
+		    keeper_read(sock, &recs, &n) == -1)
+			break;
+		now = keeper_now();
+		for (i = 0; i < n; i++)
+			if (recs[i].deadline != 0 && !recs[i].fired &&
+			    recs[i].deadline <= now)
+				keeper_kill(&recs[i],
+				    "a cluster run outlived its lease's trust "
+				    "deadline");
+	}
+	/* vigild is gone: nothing of a cluster run may outlive it. */
+	for (i = 0; i < n; i++)
+		keeper_kill(&recs[i], "vigild is gone");
+	_exit(0);
+}
+
+/* Fork the keeper.  0, or -1 with errno. */
+int
+keeper_start(void)
+{
+	int sv[2];
+	pid_t pid;
+
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) == -1)
+		return (-1);
+	if ((pid = fork()) == -1) {
+		close(sv[0]);
+		close(sv[1]);
+		return (-1);
+	}
+	if (pid == 0) {
+		/* Only its socket and stderr: no lock, no listener. */
+		if (sv[1] != 3) {
+			if (dup2(sv[1], 3) == -1)
+				_exit(1);
+		}
+#ifdef HAVE_CLOSE_RANGE
+		(void)close_range(4, ~0U, 0);
+#else
+		for (int fd = 4; fd < 65536; fd++)
+			(void)close(fd);
+#endif
+		keeper_main(3);
+	}
+	close(sv[1]);
+	keeper.fd = sv[0];
+	keeper.pid = pid;
+	keeper.warned = 0;
+	return (0);
+}
+
+/* At exit (every run gone): the keeper ends with its socket. */
+void
+keeper_stop(void)
+{
+	if (keeper.fd != -1)
+		close(keeper.fd);
+	keeper.fd = -1;
+}
+
+static void
+keeper_send(const struct keeper_msg *m, int cg_fd)
+{
+	struct msghdr mh;
+	struct iovec iov;
+	union {
+		char buf[CMSG_SPACE(sizeof(int))];
+		struct cmsghdr align;
+	} u;
+	struct cmsghdr *cm;
+
+	if (keeper.fd == -1)
+		return;
+	memset(&mh, 0, sizeof(mh));
+	iov.iov_base = (void *)(uintptr_t)m;
+	iov.iov_len = sizeof(*m);
+	mh.msg_iov = &iov;
+	mh.msg_iovlen = 1;
+	if (cg_fd != -1) {
+		memset(&u, 0, sizeof(u));
+		mh.msg_control = u.buf;
+		mh.msg_controllen = sizeof(u.buf);
+		cm = CMSG_FIRSTHDR(&mh);
+		cm->cmsg_level = SOL_SOCKET;
+		cm->cmsg_type = SCM_RIGHTS;
+		cm->cmsg_len = CMSG_LEN(sizeof(int));
+		memcpy(CMSG_DATA(cm), &cg_fd, sizeof(int));
+	}
+	if (sendmsg(keeper.fd, &mh, MSG_NOSIGNAL | MSG_DONTWAIT) == -1 &&
+	    !keeper.warned) {
+		keeper.warned = 1;
+		log_warn("fence keeper");
+	}
+}
+
+/* A run's record: its group, killed at deadline (0: only if vigild goes). */
+void
+keeper_set(uint64_t key, pid_t pgid, uint64_t deadline, int cg_fd)
+{
+	struct keeper_msg m;
+
+	memset(&m, 0, sizeof(m));
+	m.op = KEEPER_SET;
+	m.key = key;
+	m.pgid = (int32_t)pgid;
+	m.deadline = deadline;
+	keeper_send(&m, cg_fd);
+}
+
+/* The run is gone: its record too. */
+void
+keeper_del(uint64_t key)
+{
+	struct keeper_msg m;
+
+	memset(&m, 0, sizeof(m));
+	m.op = KEEPER_DEL;
+	m.key = key;
+	keeper_send(&m, -1);
+}
+
+/*
+ * Was pid the keeper?  It died: a new one, told every record again
+ * (cluster_keeper_resend).
+ */
+int
+keeper_reaped(pid_t pid, int status)
+{
+	if (keeper.pid == 0 || pid != keeper.pid)
+		return (0);
+	keeper.pid = 0;
+	if (keeper.fd == -1)
+		return (1); /* at exit */
+	log_warnx(
+	    "fence keeper (pid %ld) ended (status %d): starting a new one",
+	    (long)pid, status);
+	close(keeper.fd);
+	keeper.fd = -1;
+	if (keeper_start() == -1)
+		log_warn("fence keeper");
+	else
+		cluster_keeper_resend();
+	return (1);
+}
