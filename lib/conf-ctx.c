@@ -20,6 +20,12 @@
  * cfg_parse_buf runs: libconfuse's lexer is not reentrant anyway.  The text
  * is rewritten first (conf_preprocess) to work around libconfuse's comment
  * handling and to turn off its "${VAR}" substitution.
+ *
+ * A file may have one section, "name { option = value ... }" (vigil.conf's
+ * cluster), read through a context of its own (ctx->sub) with its own
+ * table of fields.  The callbacks track the options of its first copy; a
+ * second copy is an error.  libconfuse keeps no line for a section
+ * either, so the pre-processor notes the line of each section's name.
  */
 
 #include "config.h"
@@ -43,20 +49,41 @@
 #include "xmalloc.h"
 
 #define CONF_FILE_MAX (1024 * 1024)
+#define CONF_PP_SECTIONS 2 /* the first, and a second to report */
 
 static struct conf_ctx *conf_current;
 
 /* ------------------------------------------------------------------ */
 /* Context, libconfuse callbacks and error reporting. */
 
-/* The tracking slot of opt in the file being parsed, or NULL. */
+/* The first copy of the file's section, or NULL (none, or no parse yet). */
+static cfg_t *
+conf_ctx_first_section(struct conf_ctx *ctx)
+{
+	if (ctx->sub == NULL || ctx->cfg == NULL)
+		return (NULL);
+	return (cfg_opt_getnsec(
+	    cfg_getnopt(ctx->cfg, (unsigned int)ctx->nfields), 0));
+}
+
+/*
+ * The tracking slot of opt, an option of cfg (the file being parsed or
+ * the first copy of its section), or NULL.
+ */
 static struct conf_track *
 conf_track_of(cfg_t *cfg, cfg_opt_t *opt)
 {
 	struct conf_ctx *ctx = conf_current;
 	size_t i;
 
-	if (ctx == NULL || ctx->cfg != cfg || opt < cfg->opts)
+	if (ctx == NULL)
+		return (NULL);
+	if (cfg != ctx->cfg) {
+		if (cfg == NULL || cfg != conf_ctx_first_section(ctx))
+			return (NULL);
+		ctx = ctx->sub;
+	}
+	if (opt < cfg->opts)
 		return (NULL);
 	i = (size_t)(opt - cfg->opts);
 	if (i >= ctx->nfields)
@@ -100,22 +127,29 @@ conf_cb_validate(cfg_t *cfg, cfg_opt_t *opt)
 	return (0);
 }
 
-/* libconfuse error callback: add "FILE:LINE: message" to the errors. */
+/*
+ * libconfuse error callback: add "FILE:LINE: message" to the errors, or
+ * "FILE:LINE: section: message" for an error inside a section.
+ */
 static void __attribute__((format(printf, 2, 0)))
 conf_cb_error(cfg_t *cfg, const char *fmt, va_list ap)
 {
 	struct conf_ctx *ctx = conf_current;
+	const char *section = "";
 	char *msg;
 
 	if (ctx == NULL)
 		return;
 	if (vasprintf(&msg, fmt, ap) == -1)
 		fatalx("%s: out of memory", __func__);
+	if (cfg != NULL && cfg != ctx->cfg && ctx->sub != NULL)
+		section = ctx->sub->section;
 	if (cfg != NULL && cfg->line > 0)
-		conf_errors_add(
-		    ctx->errs, "%s:%d: %s", ctx->path, cfg->line, msg);
+		conf_errors_add(ctx->errs, "%s:%d: %s%s%s", ctx->path,
+		    cfg->line, section, *section != '\0' ? ": " : "", msg);
 	else
-		conf_errors_add(ctx->errs, "%s: %s", ctx->path, msg);
+		conf_errors_add(ctx->errs, "%s: %s%s%s", ctx->path, section,
+		    *section != '\0' ? ": " : "", msg);
 	free(msg);
 }
 
@@ -153,24 +187,36 @@ conf_ctx_given(struct conf_ctx *ctx, const char *name)
 	return (opt->nvalues > 0 || (opt->flags & CFGF_MODIFIED) != 0);
 }
 
-/* Add "FILE:LINE: option: message" (or "FILE: option: ...") to errs. */
+/*
+ * Add "FILE:LINE: option: message" (or "FILE: option: ...") to errs.  In
+ * a section's context it is "FILE:LINE: section: option: message", at the
+ * section's line if the option was not set; option NULL leaves it out, for
+ * an error about the whole section.
+ */
 void
 conf_ctx_error(struct conf_ctx *ctx, const char *option, const char *fmt, ...)
 {
 	va_list ap;
-	char *msg;
-	int line;
+	char *msg, *where;
+	int line = 0;
 
 	va_start(ap, fmt);
 	if (vasprintf(&msg, fmt, ap) == -1)
 		fatalx("%s: out of memory", __func__);
 	va_end(ap);
-	if ((line = conf_ctx_line(ctx, option)) > 0)
+	if (option != NULL)
+		line = conf_ctx_line(ctx, option);
+	if (line == 0)
+		line = ctx->line;
+	xasprintf(&where, "%s%s%s%s", ctx->section != NULL ? ctx->section : "",
+	    ctx->section != NULL ? ": " : "", option != NULL ? option : "",
+	    option != NULL ? ": " : "");
+	if (line > 0)
 		conf_errors_add(
-		    ctx->errs, "%s:%d: %s: %s", ctx->path, line, option, msg);
+		    ctx->errs, "%s:%d: %s%s", ctx->path, line, where, msg);
 	else
-		conf_errors_add(
-		    ctx->errs, "%s: %s: %s", ctx->path, option, msg);
+		conf_errors_add(ctx->errs, "%s: %s%s", ctx->path, where, msg);
+	free(where);
 	free(msg);
 }
 
@@ -232,25 +278,49 @@ conf_ctx_init(struct conf_ctx *ctx, const char *path, struct conf_errors *errs,
 	ctx->nfields = nfields;
 }
 
-/* Build libconfuse's option table: strings without defaults. */
+/*
+ * Build libconfuse's option table for ctx: strings without defaults, then
+ * the section (any number of copies, so that a second one can be told)
+ * with its own.  Free it with conf_ctx_opts_free once cfg_init has copied
+ * it.
+ */
 static cfg_opt_t *
 conf_ctx_opts(struct conf_ctx *ctx)
 {
 	cfg_opt_t str = CFG_STR("", NULL, CFGF_NODEFAULT);
 	cfg_opt_t list = CFG_STR_LIST("", NULL, CFGF_NODEFAULT);
+	cfg_opt_t sec = CFG_SEC("", NULL, CFGF_MULTI);
 	cfg_opt_t end = CFG_END();
 	cfg_opt_t *opts;
 	size_t i;
 
-	opts = xcalloc(ctx->nfields + 1, sizeof *opts);
+	opts = xcalloc(ctx->nfields + 2, sizeof *opts);
 	for (i = 0; i < ctx->nfields; i++) {
 		opts[i] = ctx->fields[i].list ? list : str;
 		opts[i].name = ctx->fields[i].name;
 		opts[i].parsecb = conf_cb_parse;
 		opts[i].validcb = conf_cb_validate;
 	}
+	if (ctx->sub != NULL) {
+		opts[i] = sec;
+		opts[i].name = ctx->sub->section;
+		opts[i++].subopts = conf_ctx_opts(ctx->sub);
+	}
 	opts[i] = end;
 	return (opts);
+}
+
+/* Free an option table of conf_ctx_opts. */
+static void
+conf_ctx_opts_free(cfg_opt_t *opts)
+{
+	size_t i;
+
+	for (i = 0; opts[i].name != NULL; i++) {
+		if (opts[i].subopts != NULL)
+			conf_ctx_opts_free(opts[i].subopts);
+	}
+	free(opts);
 }
 
 /*
@@ -309,7 +379,44 @@ struct conf_pp {
 	const char *s;
 	char *o;
 	const char *unclosed; /* the quote of a string the file does not end */
+	const char *last;    /* the last character of the last token, or NULL */
+	const char *counted; /* the output is counted in lines up to here */
+	int line;            /* the line of counted */
+	int depth;           /* braces open */
+	int sections[CONF_PP_SECTIONS]; /* the line of each section's name */
+	size_t nsections;
 };
+
+/* The line of p, in the output at or after pp->counted. */
+static int
+conf_pp_line(struct conf_pp *pp, const char *p)
+{
+	for (; pp->counted < p; pp->counted++) {
+		if (*pp->counted == '\n')
+			pp->line++;
+	}
+	return (pp->line);
+}
+
+/*
+ * Copy a character that is not in a string or a comment.  A top-level
+ * opening brace that does not follow "=" or "+=", which open a list, opens
+ * a section: note the line of the section's name.
+ */
+static void
+conf_pp_char(struct conf_pp *pp)
+{
+	if (*pp->s == '{') {
+		if (pp->depth++ == 0 && pp->last != NULL && *pp->last != '=' &&
+		    pp->nsections < CONF_PP_SECTIONS)
+			pp->sections[pp->nsections++] =
+			    conf_pp_line(pp, pp->last);
+	} else if (*pp->s == '}' && pp->depth > 0)
+		pp->depth--;
+	if (!isspace((unsigned char)*pp->s))
+		pp->last = pp->o;
+	*pp->o++ = *pp->s++;
+}
 
 /* Copy a quoted string, keeping "${" in double quotes literal. */
 static void
@@ -376,10 +483,12 @@ conf_pp_comment(struct conf_pp *pp)
  * { list }.  "${VAR}" is made literal: libconfuse would substitute the
  * environment of vigild, and values are never expanded.  Returns an owned
  * string, or NULL if a block comment is not closed.  *unclosed is set to
- * the quote that starts a string the text does not end, else NULL.
+ * the quote that starts a string the text does not end, else NULL, and
+ * sections[] to the lines of the names of the first CONF_PP_SECTIONS
+ * sections (0 past the last).
  */
 static char *
-conf_preprocess(const char *text, const char **unclosed)
+conf_preprocess(const char *text, const char **unclosed, int *sections)
 {
 	static const char stops[] = " #\"'\t\n\r={}()+,*";
 	struct conf_pp pp;
@@ -388,12 +497,15 @@ conf_preprocess(const char *text, const char **unclosed)
 
 	/* At worst "${}" becomes "'${}'" and each ' or \\ doubles. */
 	out = xmalloc(3 * strlen(text) + 1);
+	memset(&pp, 0, sizeof pp);
 	pp.s = text;
 	pp.o = out;
-	pp.unclosed = NULL;
+	pp.counted = out;
+	pp.line = 1;
 	while (*pp.s != '\0') {
 		if (*pp.s == '"' || *pp.s == '\'') {
 			conf_pp_string(&pp);
+			pp.last = pp.o - 1;
 			inword = 0;
 		} else if (*pp.s == '#' ||
 		    (!inword && pp.s[0] == '/' &&
@@ -404,15 +516,17 @@ conf_preprocess(const char *text, const char **unclosed)
 			}
 			inword = 0;
 		} else if (!inword && pp.s[0] == '$' && pp.s[1] == '{' &&
-		    strchr(pp.s, '}') != NULL)
+		    strchr(pp.s, '}') != NULL) {
 			conf_pp_variable(&pp);
-		else {
+			pp.last = pp.o - 1;
+		} else {
 			inword = strchr(stops, *pp.s) == NULL;
-			*pp.o++ = *pp.s++;
+			conf_pp_char(&pp);
 		}
 	}
 	*pp.o = '\0';
 	*unclosed = pp.unclosed;
+	memcpy(sections, pp.sections, sizeof pp.sections);
 	return (out);
 }
 
@@ -429,10 +543,34 @@ conf_text_line(const char *text, const char *p)
 	return (line);
 }
 
-/* Parse the file with libconfuse.  Returns 0, or -1 with errors added. */
+/*
+ * Once the file is parsed, point the context of its section at the first
+ * copy, if there is one, with the line of its name; a second copy is an
+ * error.
+ */
+static void
+conf_ctx_found(struct conf_ctx *ctx, const int *lines)
+{
+	struct conf_ctx *sub = ctx->sub;
+
+	if (sub == NULL || (sub->cfg = conf_ctx_first_section(ctx)) == NULL)
+		return;
+	sub->line = lines[0];
+	if (cfg_size(ctx->cfg, sub->section) > 1)
+		conf_errors_add(ctx->errs,
+		    "%s:%d: %s: only one %s section is allowed; the first is "
+		    "at line %d",
+		    ctx->path, lines[1], sub->section, sub->section, lines[0]);
+}
+
+/*
+ * Parse the file with libconfuse.  Returns 0, or -1 with errors added.  A
+ * section found is ready for conf_ctx_apply(ctx->sub) after a 0.
+ */
 int
 conf_ctx_parse(struct conf_ctx *ctx)
 {
+	int lines[CONF_PP_SECTIONS] = { 0 };
 	const char *unclosed;
 	cfg_opt_t *opts;
 	char *text, *buf;
@@ -440,7 +578,7 @@ conf_ctx_parse(struct conf_ctx *ctx)
 
 	if ((text = conf_ctx_read(ctx)) == NULL)
 		return (-1);
-	buf = conf_preprocess(text, &unclosed);
+	buf = conf_preprocess(text, &unclosed, lines);
 	/* Where the string starts, not the end of the file libconfuse sees. */
 	if (buf != NULL && unclosed != NULL) {
 		conf_errors_add(ctx->errs,
@@ -456,7 +594,7 @@ conf_ctx_parse(struct conf_ctx *ctx)
 		return (-1);
 	opts = conf_ctx_opts(ctx);
 	ctx->cfg = cfg_init(opts, CFGF_NONE);
-	free(opts);
+	conf_ctx_opts_free(opts);
 	if (ctx->cfg == NULL)
 		fatalx("%s: cfg_init failed", __func__);
 	cfg_set_error_function(ctx->cfg, conf_cb_error);
@@ -464,8 +602,10 @@ conf_ctx_parse(struct conf_ctx *ctx)
 	rc = cfg_parse_buf(ctx->cfg, buf);
 	conf_current = NULL;
 	free(buf);
-	if (rc == CFG_SUCCESS)
+	if (rc == CFG_SUCCESS) {
+		conf_ctx_found(ctx, lines);
 		return (0);
+	}
 	if (!conf_ctx_failed(ctx))
 		conf_errors_add(ctx->errs, "%s: syntax error", ctx->path);
 	return (-1);
@@ -494,11 +634,13 @@ conf_ctx_apply(struct conf_ctx *ctx)
 	}
 }
 
-/* Release what reading the file needed. */
+/* Release what reading the file needed, its section's included. */
 void
 conf_ctx_clear(struct conf_ctx *ctx)
 {
-	if (ctx->cfg != NULL)
+	if (ctx->sub != NULL)
+		ctx->sub->cfg = NULL;
+	if (ctx->cfg != NULL && ctx->section == NULL)
 		cfg_free(ctx->cfg);
 	ctx->cfg = NULL;
 }

@@ -6,8 +6,9 @@
  * a job file, conf_field_main for vigil.conf), and the typed parser of
  * each field: numbers, booleans, words, durations, sizes, signals, paths,
  * exit codes, dependencies, environment, user and group, modes, nice,
- * resource limits, schedules, directories, log levels (commands, probes
- * and watched paths: conf-run.c).  A parser
+ * resource limits, schedules, directories, log levels, the cluster
+ * section's strings (commands, probes and watched paths: conf-run.c).  A
+ * parser
  * stores the value in the file's struct, or returns -1 with a message
  * that conf-ctx.c reports at the option's line.
  */
@@ -277,6 +278,23 @@ conf_parse_duration(struct conf_ctx *ctx, const struct conf_field *f,
     cfg_opt_t *opt, char **cause)
 {
 	return (duration_parse(conf_str(opt), conf_ptr(ctx, f), cause));
+}
+
+/* A duration above 0. */
+static int
+conf_parse_period(struct conf_ctx *ctx, const struct conf_field *f,
+    cfg_opt_t *opt, char **cause)
+{
+	uint64_t v;
+
+	if (duration_parse(conf_str(opt), &v, cause) == -1)
+		return (-1);
+	if (v == 0) {
+		*cause = xstrdup("must be more than 0");
+		return (-1);
+	}
+	*(uint64_t *)conf_ptr(ctx, f) = v;
+	return (0);
 }
 
 /* A log file size limit: 0 (never rotate) or at least OUTPUT_MIN_SIZE. */
@@ -683,6 +701,35 @@ conf_parse_socket_group(struct conf_ctx *ctx, const struct conf_field *f,
 	return (0);
 }
 
+/* A string, kept as it is (emptiness is for the checks after). */
+static int
+conf_parse_string(struct conf_ctx *ctx, const struct conf_field *f,
+    cfg_opt_t *opt, char **cause)
+{
+	char **p = conf_ptr(ctx, f);
+
+	free(*p);
+	*p = xstrdup(conf_str(opt));
+	return (0);
+}
+
+/* cluster's node_name: as a job name, 1 to 64 of [A-Za-z0-9_.-]. */
+static int
+conf_parse_node_name(struct conf_ctx *ctx, const struct conf_field *f,
+    cfg_opt_t *opt, char **cause)
+{
+	const char *s = conf_str(opt);
+
+	if (!conf_name_is_valid(s)) {
+		xasprintf(cause,
+		    "invalid node name \"%s\" (1 to %d characters of A-Z, "
+		    "a-z, 0-9, \".\", \"_\" and \"-\")",
+		    s, CONF_NAME_MAX);
+		return (-1);
+	}
+	return (conf_parse_string(ctx, f, opt, cause));
+}
+
 /* ------------------------------------------------------------------ */
 /* Option tables. */
 
@@ -760,6 +807,7 @@ const struct conf_field conf_field_job[] = {
 	JOB_INT("log_keep", log_keep, 0, INT_MAX),
 	JOB_BOOL("log_timestamps", log_timestamps),
 	JOB_DUR("watchdog", watchdog),
+	JOB_BOOL("cluster", cluster),
 	JOB_DUR("every", every),
 	JOB_FN("schedule", conf_parse_schedule),
 	JOB_BOOL("catch_up", catch_up),
@@ -805,10 +853,32 @@ const struct conf_field conf_field_main[] = {
 	    NULL },
 };
 
+#define CLUSTER_OFF(field) offsetof(struct conf_cluster, field)
+#define CLUSTER_DUR(n, field)                                                  \
+	CONF_FIELD(n, 0, conf_parse_period, CLUSTER_OFF(field), 0, 0, NULL)
+
+static const char *const conf_db_loss_words[] = { "kill", "keep", NULL };
+
+/* Every option of vigil.conf's section cluster { ... }. */
+const struct conf_field conf_field_cluster[] = {
+	{ "conninfo", 0, conf_parse_string, CLUSTER_OFF(conninfo), 0, 0, NULL },
+	{ "node_name", 0, conf_parse_node_name, CLUSTER_OFF(node_name), 0, 0,
+	    NULL },
+	CLUSTER_DUR("lease_ttl", lease_ttl),
+	CLUSTER_DUR("renew_interval", renew_interval),
+	CLUSTER_DUR("query_timeout", query_timeout),
+	CLUSTER_DUR("fence_margin", fence_margin),
+	CLUSTER_DUR("connect_timeout", connect_timeout),
+	{ "on_db_loss", 0, conf_parse_word, CLUSTER_OFF(on_db_loss), 0, 0,
+	    conf_db_loss_words },
+};
+
 /* The number of entries of each table. */
 const size_t conf_field_njob = sizeof conf_field_job / sizeof conf_field_job[0];
 const size_t conf_field_nmain =
     sizeof conf_field_main / sizeof conf_field_main[0];
+const size_t conf_field_ncluster =
+    sizeof conf_field_cluster / sizeof conf_field_cluster[0];
 
 _Static_assert(
     sizeof conf_field_job / sizeof conf_field_job[0] <= CONF_MAX_FIELDS,

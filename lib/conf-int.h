@@ -43,18 +43,25 @@ struct conf_track {
 	int braced;  /* the last assignment was a { list } */
 };
 
-/* One file being loaded. */
+/*
+ * One file being loaded, or the section of one ("name { ... }", with a
+ * context of its own: its fields, its object, the lines of its options).
+ * A file has at most one section, written at most once.
+ */
 struct conf_ctx {
 	const char *path;
 	const char *name; /* the job's name, or NULL */
 	const char *base; /* directory for relative paths, or NULL */
 	struct conf_errors *errs;
 	size_t nerrs; /* errs->n when the file was opened */
-	cfg_t *cfg;
-	void *obj; /* struct job_spec or struct conf */
+	cfg_t *cfg;   /* a section's: its first copy in the file's, or NULL */
+	void *obj;    /* struct job_spec, struct conf or a part of it */
 	const struct conf_field *fields;
 	size_t nfields;
 	struct conf_track track[CONF_MAX_FIELDS];
+	struct conf_ctx *sub; /* the file's: the context of its section */
+	const char *section;  /* a section's: its name */
+	int line;             /* a section's: the line of its name */
 };
 
 /* conf-ctx.c: reading one file. */
@@ -95,6 +102,8 @@ extern const struct conf_field conf_field_job[];
 extern const size_t conf_field_njob;
 extern const struct conf_field conf_field_main[];
 extern const size_t conf_field_nmain;
+extern const struct conf_field conf_field_cluster[];
+extern const size_t conf_field_ncluster;
 extern const char *const conf_field_kind_words[];
 
 /* job-spec.c: one job file, with the line of its depends option. */

@@ -4,8 +4,9 @@
 /*
  * vigil.conf, the daemon's own configuration (struct conf): built-in
  * defaults for root and for other users (XDG base directories), with the
- * file read over them.  Also what every part of the configuration
- * shares: the rules for job names and job file names, and the error list.
+ * file read over them, and its cluster section (cluster mode).  Also what
+ * every part of the configuration shares: the rules for job names and
+ * job file names, and the error list.
  *
  * The configuration is read by five files, one concept each:
  *   conf.c        vigil.conf, names, the error list (conf_*)
@@ -28,6 +29,7 @@
 #include <errno.h>
 #include <pwd.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,6 +50,13 @@
 #endif
 #ifndef RUNSTATEDIR
 #define RUNSTATEDIR "/run"
+#endif
+
+/* Whether this vigild can run cluster mode (configure --with-postgresql). */
+#ifdef HAVE_LIBPQ
+#define CONF_HAVE_LIBPQ 1
+#else
+#define CONF_HAVE_LIBPQ 0
 #endif
 
 /* ------------------------------------------------------------------ */
@@ -254,6 +263,117 @@ conf_dir_of(const char *path)
 	return (dir);
 }
 
+/* ------------------------------------------------------------------ */
+/* The cluster section of vigil.conf. */
+
+/* a + b, or UINT64_MAX if that does not fit. */
+static uint64_t
+conf_add(uint64_t a, uint64_t b)
+{
+	return (a > UINT64_MAX - b ? UINT64_MAX : a + b);
+}
+
+/*
+ * The timing rule: renew_interval + 2 * query_timeout + fence_margin must
+ * be less than lease_ttl.  A renewal is due every renew_interval and an
+ * attempt may take query_timeout: the lease leaves room for two attempts
+ * to fail before the fence starts, fence_margin before the lease expires.
+ */
+static void
+conf_cluster_check_timing(struct conf_ctx *sub, const struct conf_cluster *cl)
+{
+	char ri[32], qt[32], fm[32], sum[32], ttl[32];
+	uint64_t need;
+
+	need = conf_add(conf_add(cl->renew_interval, cl->fence_margin),
+	    conf_add(cl->query_timeout, cl->query_timeout));
+	if (need < cl->lease_ttl)
+		return;
+	duration_format(cl->renew_interval, ri, sizeof ri);
+	duration_format(cl->query_timeout, qt, sizeof qt);
+	duration_format(cl->fence_margin, fm, sizeof fm);
+	duration_format(need, sum, sizeof sum);
+	duration_format(cl->lease_ttl, ttl, sizeof ttl);
+	conf_ctx_error(sub, "lease_ttl",
+	    "renew_interval + 2 * query_timeout + fence_margin must be less "
+	    "than lease_ttl, so that two renew attempts may fail before the "
+	    "fence starts: %s + 2 * %s + %s = %s is not less than %s",
+	    ri, qt, fm, sum, ttl);
+}
+
+/* node_name's default: the host name, if it is a valid node name. */
+static void
+conf_cluster_node_name(struct conf_ctx *sub, struct conf_cluster *cl)
+{
+	char host[256];
+
+	if (gethostname(host, sizeof host) == -1) {
+		conf_ctx_error(sub, "node_name",
+		    "no host name for the default (%s): set node_name",
+		    strerror(errno));
+		return;
+	}
+	host[sizeof host - 1] = '\0';
+	if (!conf_name_is_valid(host)) {
+		conf_ctx_error(sub, "node_name",
+		    "the host name \"%s\" is not a valid node name (1 to %d "
+		    "characters of A-Z, a-z, 0-9, \".\", \"_\" and \"-\"): set "
+		    "node_name",
+		    host, CONF_NAME_MAX);
+		return;
+	}
+	cl->node_name = xstrdup(host);
+}
+
+/*
+ * The defaults that follow other options, and the checks of a cluster
+ * section once its options are read; bad values (bad) hide the timing
+ * rule.
+ */
+static void
+conf_cluster_check(struct conf_ctx *sub, struct conf_cluster *cl, int bad)
+{
+	if (cl->conninfo == NULL || cl->conninfo[0] == '\0')
+		conf_ctx_error(sub, NULL, "conninfo is required");
+	if (!conf_ctx_given(sub, "query_timeout"))
+		cl->query_timeout = cl->renew_interval;
+	if (!conf_ctx_given(sub, "connect_timeout"))
+		cl->connect_timeout = cl->renew_interval;
+	if (cl->node_name == NULL && !conf_ctx_given(sub, "node_name"))
+		conf_cluster_node_name(sub, cl);
+	if (!bad)
+		conf_cluster_check_timing(sub, cl);
+}
+
+/*
+ * Read the cluster section, if the file has one, into c->cluster through
+ * sub, the section's context, and check it.  A vigild built without libpq
+ * takes none.
+ */
+static void
+conf_cluster_load(struct conf_ctx *sub, struct conf *c)
+{
+	struct conf_cluster *cl = &c->cluster;
+	size_t nerrs = sub->errs->n;
+
+	if (sub->cfg == NULL)
+		return;
+	if (!CONF_HAVE_LIBPQ) {
+		conf_ctx_error(sub, NULL,
+		    "this vigild was built without PostgreSQL support "
+		    "(./configure --with-postgresql)");
+		return;
+	}
+	cl->enabled = 1;
+	cl->line = sub->line;
+	cl->lease_ttl = 30 * DURATION_USEC_PER_SEC;
+	cl->renew_interval = 5 * DURATION_USEC_PER_SEC;
+	cl->fence_margin = 2 * DURATION_USEC_PER_SEC;
+	cl->on_db_loss = CONF_DB_LOSS_KILL;
+	conf_ctx_apply(sub);
+	conf_cluster_check(sub, cl, sub->errs->n > nerrs);
+}
+
 /*
  * Read vigil.conf at path over the built-in defaults.  With path NULL, or
  * a missing file and !must_exist, return the defaults (c->path NULL).
@@ -265,7 +385,7 @@ struct conf *
 conf_load(const char *path, int must_exist, struct conf_errors *errs)
 {
 	struct conf_errors discard;
-	struct conf_ctx ctx;
+	struct conf_ctx ctx, sub;
 	struct conf *c;
 	struct stat st;
 	char *base;
@@ -281,10 +401,15 @@ conf_load(const char *path, int must_exist, struct conf_errors *errs)
 	conf_ctx_init(&ctx, path, errs != NULL ? errs : &discard, c,
 	    conf_field_main, conf_field_nmain);
 	ctx.base = base;
+	conf_ctx_init(&sub, path, ctx.errs, &c->cluster, conf_field_cluster,
+	    conf_field_ncluster);
+	sub.section = "cluster";
+	ctx.sub = &sub;
 	if (conf_ctx_parse(&ctx) == 0) {
 		conf_ctx_apply(&ctx);
 		if (c->has_socket_gid && !conf_ctx_given(&ctx, "socket_mode"))
 			c->socket_mode = 0660;
+		conf_cluster_load(&sub, c);
 	}
 	conf_ctx_sort(&ctx);
 	if (conf_ctx_failed(&ctx)) {
@@ -313,5 +438,7 @@ conf_free(struct conf *c)
 	words_free(c->event_argv);
 	free(c->http_listen);
 	free(c->http_token_file);
+	free(c->cluster.conninfo);
+	free(c->cluster.node_name);
 	free(c);
 }

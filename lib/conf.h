@@ -142,6 +142,7 @@ struct job_spec {
 	int log_keep;
 	int log_timestamps;
 	uint64_t watchdog; /* 0: none */
+	int cluster;       /* one copy across every vigild (cluster mode) */
 
 	/* periodic */
 	uint64_t every;       /* 0: not set */
@@ -168,6 +169,31 @@ struct job_spec {
 	} cg;
 };
 
+/* What vigild does with its cluster jobs once it cannot renew leases. */
+enum conf_db_loss {
+	CONF_DB_LOSS_KILL = 0, /* stop them before another node may start */
+	CONF_DB_LOSS_KEEP,     /* let them run */
+};
+
+/*
+ * The cluster section of vigil.conf: cluster mode, in which each instance
+ * of a job with cluster = true holds a lease in PostgreSQL so that at most
+ * one copy runs across every vigild.  All zero when the section is absent.
+ * Durations are in microseconds.
+ */
+struct conf_cluster {
+	int enabled;        /* the section is present */
+	char *conninfo;     /* libpq conninfo string (or URI), not empty */
+	char *node_name;    /* never NULL when enabled (default: host name) */
+	uint64_t lease_ttl; /* default 30s */
+	uint64_t renew_interval;  /* default 5s */
+	uint64_t query_timeout;   /* default renew_interval */
+	uint64_t fence_margin;    /* default 2s */
+	uint64_t connect_timeout; /* default renew_interval */
+	int on_db_loss;           /* CONF_DB_LOSS_KILL (default) or _KEEP */
+	int line;                 /* the line of the section, for messages */
+};
+
 /* vigil.conf.  All strings are owned. */
 struct conf {
 	char *path; /* NULL when no file was read */
@@ -186,6 +212,7 @@ struct conf {
 	uint64_t hook_timeout; /* on_event's bound, default 30s */
 	char *http_listen;     /* as written, checked; NULL: no HTTP server */
 	char *http_token_file; /* NULL: none */
+	struct conf_cluster cluster;
 };
 
 enum conf_cgroup {

@@ -388,8 +388,8 @@ job_spec_equal_policy(const struct job_spec *a, const struct job_spec *b)
 	    a->stop_timeout == b->stop_timeout &&
 	    a->kill_group == b->kill_group &&
 	    a->pdeath_signal == b->pdeath_signal &&
-	    a->watchdog == b->watchdog && a->every == b->every &&
-	    job_spec_str_eq(a->schedule, b->schedule) &&
+	    a->watchdog == b->watchdog && a->cluster == b->cluster &&
+	    a->every == b->every && job_spec_str_eq(a->schedule, b->schedule) &&
 	    a->catch_up == b->catch_up && a->random_delay == b->random_delay &&
 	    a->timeout == b->timeout && a->concurrency == b->concurrency &&
 	    a->max_attempts == b->max_attempts &&

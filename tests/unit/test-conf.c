@@ -15,6 +15,7 @@
 #include <sys/wait.h>
 
 #include <dirent.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -204,6 +205,7 @@ TEST(defaults)
 	ASSERT_EQ(spec->log_keep, 5);
 	ASSERT_EQ(spec->log_timestamps, 0);
 	ASSERT_EQ(spec->watchdog, 0);
+	ASSERT_EQ(spec->cluster, 0);
 	ASSERT_EQ(spec->every, 0);
 	ASSERT_OK(spec->schedule == NULL);
 	ASSERT_EQ(spec->catch_up, 0);
@@ -295,7 +297,8 @@ static const char service_text[] =
     "log_max_size = \"1M\"\n"
     "log_keep = 0\n"
     "log_timestamps = true\n"
-    "watchdog = \"30s\"\n";
+    "watchdog = \"30s\"\n"
+    "cluster = true\n";
 
 TEST(service_options)
 {
@@ -364,6 +367,7 @@ TEST(service_options)
 	ASSERT_EQ(spec->log_keep, 0);
 	ASSERT_EQ(spec->log_timestamps, 1);
 	ASSERT_EQ(spec->watchdog, 30 * SEC);
+	ASSERT_EQ(spec->cluster, 1);
 	job_spec_free(spec);
 	return (0);
 }
@@ -563,6 +567,8 @@ static const struct {
 	{ "log_keep = -1", "log_keep: -1 is less than 0" },
 	{ "log_timestamps = 2",
 	    "log_timestamps: invalid boolean \"2\" (true or false)" },
+	{ "cluster = always",
+	    "cluster: invalid boolean \"always\" (true or false)" },
 	{ "depends = { \"bad name\" }",
 	    "depends: invalid job name \"bad name\"" },
 	{ "depends = { \"job\" }", "depends: job depends on itself" },
@@ -1083,6 +1089,7 @@ static const char *const variants[] = {
 	"log_keep = 1\n",
 	"log_timestamps = true\n",
 	"ready = notify\nwatchdog = 1s\n",
+	"cluster = true\n",
 	"kind = periodic\nevery = 1m\n",
 	"kind = periodic\nschedule = \"* * * * *\"\n",
 	"kind = periodic\nevery = 1m\ncatch_up = true\n",
@@ -1228,6 +1235,9 @@ check_defaults(const struct conf *c)
 	ASSERT_EQ(c->history_keep, 1000);
 	ASSERT_OK(c->event_argv == NULL);
 	ASSERT_EQ(c->hook_timeout, 30 * SEC);
+	ASSERT_EQ(c->cluster.enabled, 0);
+	ASSERT_OK(c->cluster.conninfo == NULL);
+	ASSERT_OK(c->cluster.node_name == NULL);
 	if (geteuid() == 0) {
 		ASSERT_STREQ(c->jobs_dir, SYSCONFDIR "/vigil/jobs.d");
 		ASSERT_STREQ(c->runtime_dir, RUNSTATEDIR "/vigil");
@@ -1423,6 +1433,385 @@ TEST(main_errors)
 	return (0);
 }
 
+/* cluster = true, for every kind, whether vigild has libpq or not. */
+TEST(job_cluster)
+{
+	static const char *const kinds[] = { "",
+		"kind = periodic\nevery = 1m\n", "kind = queue\n" };
+	struct job_spec *spec;
+	char text[256];
+	size_t i;
+
+	for (i = 0; i < 3; i++) {
+		snprintf(text, sizeof text, "command = x\n%scluster = yes\n",
+		    kinds[i]);
+		if ((spec = load(text)) == NULL)
+			dump_errors();
+		ASSERT_OK(spec != NULL);
+		ASSERT_EQ(spec->cluster, 1);
+		job_spec_free(spec);
+	}
+	spec = load("command = x\ncluster = false\n");
+	ASSERT_OK(spec != NULL);
+	ASSERT_EQ(spec->cluster, 0);
+	job_spec_free(spec);
+	return (0);
+}
+
+/* Write text as vigil.conf in tmpdir/cl and load it. */
+static struct conf *
+load_main(const char *text)
+{
+	char d[1024];
+
+	snprintf(d, sizeof d, "%s", make_dir("cl"));
+	write_in(d, "vigil.conf", text);
+	conf_errors_clear(&errs);
+	return (conf_load(path, 1, &errs));
+}
+
+/* Load a vigil.conf text that must fail with exactly the error want. */
+static int
+main_fails_with(const char *text, const char *want)
+{
+	struct conf *c;
+	char full[16384];
+
+	if ((c = load_main(text)) != NULL) {
+		fprintf(stderr, "    loaded: %s", text);
+		conf_free(c);
+		return (0);
+	}
+	snprintf(full, sizeof full, "%s:%s", path, want);
+	if (errs.n != 1 || strcmp(errs.msgs[0], full) != 0) {
+		fprintf(stderr, "    want \"%s\"\n", full);
+		dump_errors();
+		return (0);
+	}
+	return (1);
+}
+
+#ifdef HAVE_LIBPQ
+/* The host name, if it makes a valid node name; else NULL. */
+static const char *
+host_name(void)
+{
+	static char host[256];
+
+	if (gethostname(host, sizeof host) != 0 || !conf_name_is_valid(host))
+		return (NULL);
+	return (host);
+}
+
+TEST(cluster_defaults)
+{
+	struct conf *c;
+
+	c = load_main("log_level = info\n"
+	              "cluster {\n"
+	              "  conninfo = \"host=db1,db2 dbname=vigil user=vigil "
+	              "target_session_attrs=read-write\"\n"
+	              "}\n");
+	if (c == NULL)
+		dump_errors();
+	ASSERT_OK(c != NULL);
+	ASSERT_EQ(c->cluster.enabled, 1);
+	ASSERT_STREQ(c->cluster.conninfo,
+	    "host=db1,db2 dbname=vigil user=vigil "
+	    "target_session_attrs=read-write");
+	ASSERT_OK(c->cluster.node_name != NULL);
+	if (host_name() != NULL)
+		ASSERT_STREQ(c->cluster.node_name, host_name());
+	ASSERT_EQ(c->cluster.lease_ttl, 30 * SEC);
+	ASSERT_EQ(c->cluster.renew_interval, 5 * SEC);
+	ASSERT_EQ(c->cluster.query_timeout, 5 * SEC);
+	ASSERT_EQ(c->cluster.fence_margin, 2 * SEC);
+	ASSERT_EQ(c->cluster.connect_timeout, 5 * SEC);
+	ASSERT_EQ(c->cluster.on_db_loss, CONF_DB_LOSS_KILL);
+	ASSERT_EQ(c->cluster.line, 2);
+	ASSERT_STREQ(c->log_level, "info");
+	conf_free(c);
+
+	/* query_timeout and connect_timeout follow renew_interval. */
+	c = load_main("cluster { conninfo = \"dbname=vigil\"\n"
+	              "renew_interval = 3s\n"
+	              "lease_ttl = 20s }\n");
+	ASSERT_OK(c != NULL);
+	ASSERT_EQ(c->cluster.line, 1);
+	ASSERT_EQ(c->cluster.renew_interval, 3 * SEC);
+	ASSERT_EQ(c->cluster.query_timeout, 3 * SEC);
+	ASSERT_EQ(c->cluster.connect_timeout, 3 * SEC);
+	ASSERT_EQ(c->cluster.lease_ttl, 20 * SEC);
+	conf_free(c);
+	return (0);
+}
+
+TEST(cluster_options)
+{
+	struct conf *c;
+
+	c = load_main("# cluster mode\n"
+	              "cluster  # a comment\n"
+	              "{\n"
+	              "\tconninfo = \"postgresql://vigil@db1,db2/vigil?"
+	              "target_session_attrs=read-write\"\n"
+	              "\tnode_name = web1.example-2_b\n"
+	              "\tlease_ttl = 1m\n"
+	              "\trenew_interval = \"10s\"\n"
+	              "\tquery_timeout = 4s\n"
+	              "\tfence_margin = \"3s500ms\"\n"
+	              "\tconnect_timeout = 7s\n"
+	              "\ton_db_loss = keep\n"
+	              "}\n"
+	              "history_keep = 5\n");
+	if (c == NULL)
+		dump_errors();
+	ASSERT_OK(c != NULL);
+	ASSERT_EQ(c->cluster.enabled, 1);
+	ASSERT_STREQ(c->cluster.conninfo,
+	    "postgresql://vigil@db1,db2/vigil?target_session_attrs=read-write");
+	ASSERT_STREQ(c->cluster.node_name, "web1.example-2_b");
+	ASSERT_EQ(c->cluster.lease_ttl, 60 * SEC);
+	ASSERT_EQ(c->cluster.renew_interval, 10 * SEC);
+	ASSERT_EQ(c->cluster.query_timeout, 4 * SEC);
+	ASSERT_EQ(c->cluster.fence_margin, 3500 * MSEC);
+	ASSERT_EQ(c->cluster.connect_timeout, 7 * SEC);
+	ASSERT_EQ(c->cluster.on_db_loss, CONF_DB_LOSS_KEEP);
+	ASSERT_EQ(c->cluster.line, 2);
+	ASSERT_EQ(c->history_keep, 5);
+	conf_free(c);
+
+	c = load_main("cluster {\nconninfo = x\non_db_loss = \"kill\"\n}\n");
+	ASSERT_OK(c != NULL);
+	ASSERT_EQ(c->cluster.on_db_loss, CONF_DB_LOSS_KILL);
+	conf_free(c);
+	return (0);
+}
+
+/* Each bad line, on line 3 of a cluster section, with its exact message. */
+static const struct {
+	const char *line;
+	const char *error;
+} bad_cluster[] = {
+	{ "lease_ttl = 30",
+	    "lease_ttl: invalid duration \"30\": missing unit" },
+	{ "renew_interval = soon",
+	    "renew_interval: invalid duration \"soon\"" },
+	{ "lease_ttl = 0", "lease_ttl: must be more than 0" },
+	{ "renew_interval = 0s", "renew_interval: must be more than 0" },
+	{ "query_timeout = 0", "query_timeout: must be more than 0" },
+	{ "fence_margin = 0ms", "fence_margin: must be more than 0" },
+	{ "connect_timeout = 0", "connect_timeout: must be more than 0" },
+	{ "node_name = \"web 1\"",
+	    "node_name: invalid node name \"web 1\" (1 to 64 characters of "
+	    "A-Z, a-z, 0-9, \".\", \"_\" and \"-\")" },
+	{ "node_name = \"\"",
+	    "node_name: invalid node name \"\" (1 to 64 characters of A-Z, "
+	    "a-z, 0-9, \".\", \"_\" and \"-\")" },
+	{ "node_name = \"web@1\"",
+	    "node_name: invalid node name \"web@1\" (1 to 64 characters of "
+	    "A-Z, a-z, 0-9, \".\", \"_\" and \"-\")" },
+	{ "on_db_loss = stop",
+	    "on_db_loss: invalid value \"stop\" (kill or keep)" },
+	{ "conn_info = x", "no such option 'conn_info'" },
+	{ "lease_ttl = 10s",
+	    "lease_ttl: renew_interval + 2 * query_timeout + fence_margin must "
+	    "be less than lease_ttl, so that two renew attempts may fail "
+	    "before the fence starts: 5s + 2 * 5s + 2s = 17s is not less than "
+	    "10s" },
+	{ "lease_ttl = 17s",
+	    "lease_ttl: renew_interval + 2 * query_timeout + fence_margin must "
+	    "be less than lease_ttl, so that two renew attempts may fail "
+	    "before the fence starts: 5s + 2 * 5s + 2s = 17s is not less than "
+	    "17s" },
+};
+
+TEST(cluster_errors)
+{
+	struct conf *c;
+	char text[1024], want[1024], name[80];
+	size_t i;
+	int failed = 0;
+
+	for (i = 0; i < sizeof bad_cluster / sizeof bad_cluster[0]; i++) {
+		snprintf(text, sizeof text,
+		    "cluster {\n\tconninfo = \"dbname=vigil\"\n\t%s\n}\n",
+		    bad_cluster[i].line);
+		snprintf(
+		    want, sizeof want, "3: cluster: %s", bad_cluster[i].error);
+		if (!main_fails_with(text, want)) {
+			fprintf(
+			    stderr, "  bad value: %s\n", bad_cluster[i].line);
+			failed = 1;
+		}
+	}
+	ASSERT_EQ(failed, 0);
+
+	/* 64 characters are a node name, 65 are not. */
+	memset(name, 'n', sizeof name);
+	name[64] = '\0';
+	snprintf(text, sizeof text,
+	    "cluster {\nconninfo = x\nnode_name = %s\n}\n", name);
+	if ((c = load_main(text)) == NULL)
+		dump_errors();
+	ASSERT_OK(c != NULL);
+	ASSERT_STREQ(c->cluster.node_name, name);
+	conf_free(c);
+	name[64] = 'n';
+	name[65] = '\0';
+	snprintf(text, sizeof text,
+	    "cluster {\nconninfo = x\nnode_name = %s\n}\n", name);
+	snprintf(want, sizeof want,
+	    "3: cluster: node_name: invalid node name \"%s\" (1 to 64 "
+	    "characters of A-Z, a-z, 0-9, \".\", \"_\" and \"-\")",
+	    name);
+	ASSERT_OK(main_fails_with(text, want));
+	return (0);
+}
+
+TEST(cluster_section_errors)
+{
+	/* conninfo missing or empty: at the line of the section's name. */
+	ASSERT_OK(main_fails_with(
+	    "cluster {}\n", "1: cluster: conninfo is required"));
+	ASSERT_OK(main_fails_with("# c\n/* a\n b */ cluster # x\n{\n}\n",
+	    "3: cluster: conninfo is required"));
+	ASSERT_OK(main_fails_with("cluster {\n\n  conninfo = \"\"\n}\n",
+	    "1: cluster: conninfo is required"));
+	ASSERT_OK(main_fails_with(
+	    "on_event = {\n\"/bin/true\"\n}\ncluster {\n lease_ttl = 1m\n}\n",
+	    "4: cluster: conninfo is required"));
+	ASSERT_OK(main_fails_with(
+	    "\n\"cluster\"\n{ }\n", "2: cluster: conninfo is required"));
+
+	/* The timing rule with its defaults: at the section's line. */
+	ASSERT_OK(main_fails_with("\ncluster {\n\tconninfo = x\n"
+	                          "\trenew_interval = 10s\n}\n",
+	    "2: cluster: lease_ttl: renew_interval + 2 * query_timeout + "
+	    "fence_margin must be less than lease_ttl, so that two renew "
+	    "attempts may fail before the fence starts: 10s + 2 * 10s + 2s = "
+	    "32s is not less than 30s"));
+	ASSERT_OK(main_fails_with("cluster {\n\tconninfo = x\n"
+	                          "\tquery_timeout = 3s\n\tfence_margin = 1s\n"
+	                          "\tlease_ttl = 12s\n}\n",
+	    "5: cluster: lease_ttl: renew_interval + 2 * query_timeout + "
+	    "fence_margin must be less than lease_ttl, so that two renew "
+	    "attempts may fail before the fence starts: 5s + 2 * 3s + 1s = "
+	    "12s is not less than 12s"));
+
+	/* A second section. */
+	ASSERT_OK(main_fails_with("cluster {\n\tconninfo = x\n}\n\n"
+	                          "cluster { conninfo = y }\n",
+	    "5: cluster: only one cluster section is allowed; the first is at "
+	    "line 1"));
+
+	/* A section is not an option, nor an option a section. */
+	ASSERT_OK(main_fails_with("cluster = yes\n",
+	    "1: missing opening brace for section 'cluster'"));
+	ASSERT_OK(main_fails_with("cluster {\n conninfo { }\n}\n",
+	    "2: cluster: missing equal sign after option 'conninfo'"));
+	ASSERT_OK(
+	    main_fails_with("cluster {\n\tconninfo = x\n\tjobs_dir = /\n}\n",
+	        "3: cluster: no such option 'jobs_dir'"));
+	return (0);
+}
+
+TEST(cluster_timing_bound)
+{
+	struct conf *c;
+
+	/* 5s + 2 * 5s + 2s = 17s: the least lease_ttl is just above. */
+	c = load_main("cluster {\nconninfo = x\nlease_ttl = 17001ms\n}\n");
+	if (c == NULL)
+		dump_errors();
+	ASSERT_OK(c != NULL);
+	ASSERT_EQ(c->cluster.lease_ttl, 17001 * MSEC);
+	conf_free(c);
+
+	/* Durations that add up past 2^64 us still break the rule. */
+	ASSERT_OK(main_fails_with("cluster {\nconninfo = x\n"
+	                          "query_timeout = 200000000d\n}\n",
+	    "1: cluster: lease_ttl: renew_interval + 2 * query_timeout + "
+	    "fence_margin must be less than lease_ttl, so that two renew "
+	    "attempts may fail before the fence starts: 5s + 2 * 200000000d + "
+	    "2s = 213503982d8h1m49.551615s is not less than 30s"));
+	return (0);
+}
+
+/* Every error of a file, the cluster section's included, in line order. */
+TEST(cluster_errors_in_line_order)
+{
+	struct conf *c;
+
+	c = load_main("history_keep = 0\n"
+	              "cluster {\n"
+	              "\tlease_ttl = x\n"
+	              "\tnode_name = \"a b\"\n"
+	              "}\n"
+	              "log_level = loud\n");
+	ASSERT_OK(c == NULL);
+	ASSERT_EQ(errs.n, 5);
+	ASSERT_OK(strstr(errs.msgs[0], ":1: history_keep: ") != NULL);
+	ASSERT_OK(
+	    strstr(errs.msgs[1], ":2: cluster: conninfo is required") != NULL);
+	ASSERT_OK(
+	    strstr(errs.msgs[2], ":3: cluster: lease_ttl: invalid ") != NULL);
+	ASSERT_OK(
+	    strstr(errs.msgs[3], ":4: cluster: node_name: invalid ") != NULL);
+	ASSERT_OK(strstr(errs.msgs[4], ":6: log_level: ") != NULL);
+	return (0);
+}
+
+/* In a child, in a UTS namespace of its own: a host name not fit. */
+static int
+check_bad_host_name(void)
+{
+	if (unshare(CLONE_NEWUTS) != 0)
+		return (0); /* not root: nothing to check */
+	if (sethostname("db host", 7) != 0)
+		return (1);
+	ASSERT_OK(main_fails_with("\ncluster {\nconninfo = x\n}\n",
+	    "2: cluster: node_name: the host name \"db host\" is not a valid "
+	    "node name (1 to 64 characters of A-Z, a-z, 0-9, \".\", \"_\" "
+	    "and \"-\"): set node_name"));
+	ASSERT_OK(main_fails_with(
+	    "\ncluster {\nconninfo = x\nnode_name = \"db host\"\n}\n",
+	    "4: cluster: node_name: invalid node name \"db host\" (1 to 64 "
+	    "characters of A-Z, a-z, 0-9, \".\", \"_\" and \"-\")"));
+	return (0);
+}
+
+TEST(cluster_host_name)
+{
+	pid_t pid;
+	int status;
+
+	if ((pid = fork()) == -1)
+		return (1);
+	if (pid == 0)
+		_exit(check_bad_host_name());
+	ASSERT_EQ(waitpid(pid, &status, 0), pid);
+	ASSERT_OK(WIFEXITED(status));
+	ASSERT_EQ(WEXITSTATUS(status), 0);
+	return (0);
+}
+#else
+TEST(cluster_without_libpq)
+{
+	ASSERT_OK(
+	    main_fails_with("\ncluster {\n\tconninfo = \"dbname=vigil\"\n}\n",
+	        "2: cluster: this vigild was built without PostgreSQL support "
+	        "(./configure --with-postgresql)"));
+	/* Its options are not read: the one error says it all. */
+	ASSERT_OK(main_fails_with("cluster {\n\tlease_ttl = x\n}\n",
+	    "1: cluster: this vigild was built without PostgreSQL support "
+	    "(./configure --with-postgresql)"));
+	ASSERT_OK(main_fails_with("cluster {\n\tconn_info = x\n}\n",
+	    "2: cluster: no such option 'conn_info'"));
+	return (0);
+}
+#endif
+
 int
 main(void)
 {
@@ -1459,6 +1848,18 @@ main(void)
 	RUN(main_xdg_defaults);
 	RUN(main_file);
 	RUN(main_errors);
+	RUN(job_cluster);
+#ifdef HAVE_LIBPQ
+	RUN(cluster_defaults);
+	RUN(cluster_options);
+	RUN(cluster_errors);
+	RUN(cluster_section_errors);
+	RUN(cluster_timing_bound);
+	RUN(cluster_errors_in_line_order);
+	RUN(cluster_host_name);
+#else
+	RUN(cluster_without_libpq);
+#endif
 	conf_errors_clear(&errs);
 	rm_dir(tmpdir);
 	TEST_MAIN_END();
