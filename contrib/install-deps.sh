@@ -4,7 +4,7 @@
 #   contrib/install-deps.sh --test   that and the tools tests/run-all.sh
 #                                    uses (compilers, valgrind, linters,
 #                                    redis-server, supervisord,
-#                                    systemd-nspawn, ...)
+#                                    PostgreSQL, systemd-nspawn, ...)
 # Runs apt-get through sudo when not root.
 #
 # No service starts while it runs.  Some test tools come in packages
@@ -14,8 +14,9 @@
 # /etc/supervisor).  So a policy-rc.d that refuses every start (exit
 # 101; both invoke-rc.d and deb-systemd-invoke obey it) stands in for the
 # host's own during the install, which is put back afterwards, and
-# redis-server and supervisor, when installed here, are disabled so that
-# they do not start at the next boot either.
+# redis-server, supervisor, postgresql (Debian's main cluster, port 5432:
+# the tests run private servers) and pgbouncer, when installed here, are
+# disabled so that they do not start at the next boot either.
 set -e
 test=
 case ${1-} in
@@ -30,22 +31,24 @@ SUDO=
 [ "$(id -u)" -eq 0 ] || SUDO=sudo
 export DEBIAN_FRONTEND=noninteractive
 
-# To build vigil (configure.ac) and to run it (cron schedules in local
-# time need the zone files).
+# To build vigil (configure.ac; libpq for cluster mode) and to run it
+# (cron schedules in local time need the zone files).
 pkgs="autoconf automake make gcc libc6-dev pkg-config libconfuse-dev
-	libsqlite3-dev libsystemd-dev libbsd-dev libmicrohttpd-dev tzdata"
+	libsqlite3-dev libsystemd-dev libbsd-dev libmicrohttpd-dev libpq-dev
+	tzdata"
 # tests/run-all.sh: clang, ASan and libFuzzer; valgrind; the lint stage;
 # the black-box tests (jq, sqlite3 and python3 read state.db, procps,
 # setpriv and flock from util-linux, systemd-analyze, redis-server,
 # supervisord for the round trip of vigilctl import supervisord,
 # prometheus_client's parser for vigilctl metrics, curl for the HTTP
-# API, Chromium and its WebDriver for the dashboard); the
+# API, Chromium and its WebDriver for the dashboard; PostgreSQL's
+# server, pgbouncer and psycopg2 for the cluster tests); the
 # systemd tests in a container booted by systemd-nspawn from a
 # debootstrapped tree; the Debian package (make deb, lintian).
 [ -z "$test" ] || pkgs="$pkgs clang valgrind clang-format clang-tidy
 	cppcheck mandoc shellcheck git jq procps util-linux sqlite3 python3
 	systemd redis-server supervisor python3-prometheus-client curl
-	chromium chromium-driver
+	chromium chromium-driver postgresql pgbouncer python3-psycopg2
 	systemd-container debootstrap
 	debian-archive-keyring ca-certificates dpkg-dev debhelper lintian"
 
@@ -70,7 +73,7 @@ $SUDO chmod 755 "$policy"
 
 # The services of test tools that this run installs: disabled at boot.
 had=
-for p in redis-server supervisor; do
+for p in redis-server supervisor postgresql pgbouncer; do
 	[ "$(dpkg-query -W -f='${Status}' $p 2>/dev/null || true)" != \
 		"install ok installed" ] || had="$had $p"
 done
@@ -78,7 +81,7 @@ $SUDO apt-get update -qq
 # shellcheck disable=SC2086 # one word per package
 $SUDO apt-get install -y -qq --no-install-recommends $pkgs >/dev/null
 [ -n "$test" ] || exit 0
-for p in redis-server supervisor; do
+for p in redis-server supervisor postgresql pgbouncer; do
 	case " $had " in *" $p "*) continue ;; esac
 	{ ! command -v systemctl >/dev/null ||
 		$SUDO systemctl --quiet disable $p.service; } &&

@@ -6,8 +6,9 @@
 # apt-get, dpkg-query, systemctl and update-rc.d replaced by stubs that
 # write down what they are asked.  During each `apt-get install`, the
 # policy-rc.d in place must refuse to start redis-server (exit 101);
-# afterwards the host's must be back, and the redis-server and supervisor
-# installed by the script disabled at boot.  Skips without root or unshare(1).
+# afterwards the host's must be back, and the redis-server, supervisor,
+# postgresql and pgbouncer installed by the script disabled at boot.
+# Skips without root or unshare(1).
 . "$(dirname "$0")/lib.sh"
 [ "$(id -u)" -eq 0 ] || exit 77
 command -v unshare >/dev/null || exit 77
@@ -57,10 +58,11 @@ has() { tr ' ' '\n' <"$T/apt.args" | grep -qx "$1"; }
 
 run
 for p in gcc autoconf automake pkg-config libconfuse-dev libsqlite3-dev \
-	libsystemd-dev libbsd-dev; do
+	libsystemd-dev libbsd-dev libpq-dev; do
 	has "$p" || fail "build dependency $p not installed"
 done
-for p in redis-server supervisor valgrind clang-tidy systemd-container debootstrap; do
+for p in redis-server supervisor valgrind clang-tidy systemd-container debootstrap \
+	postgresql pgbouncer; do
 	! has "$p" || fail "test tool $p installed without --test"
 done
 [ ! -e "$T/systemctl.args" ] || fail "systemctl called without --test"
@@ -68,10 +70,10 @@ done
 run --test
 for p in gcc libconfuse-dev redis-server supervisor valgrind clang clang-tidy cppcheck \
 	shellcheck jq sqlite3 python3 python3-prometheus-client systemd \
-	systemd-container debootstrap; do
+	systemd-container debootstrap postgresql pgbouncer python3-psycopg2; do
 	has "$p" || fail "--test: $p not installed"
 done
-for p in redis-server supervisor; do
+for p in redis-server supervisor postgresql pgbouncer; do
 	grep -q "disable $p.service" "$T/systemctl.args" ||
 		fail "--test: $p not disabled at boot"
 done

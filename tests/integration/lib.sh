@@ -196,8 +196,16 @@ procs_marked() {
 	return 0
 }
 
+# at_cleanup FUNCTION: cleanup calls FUNCTION with the test's exit status
+# before anything else, the last registered first: for what a library
+# sourced after this one starts (pg-lib.sh's servers, cluster-lib.sh's
+# nodes), which must end before the directory goes.
+AT_CLEANUP=
+at_cleanup() { AT_CLEANUP="$1 $AT_CLEANUP"; }
+
 cleanup() {
-	local rc=$? p
+	local rc=$? p f
+	for f in $AT_CLEANUP; do "$f" "$rc" || true; done
 	if [ -n "$VIGILD_PID" ] && alive "$VIGILD_PID"; then
 		kill -TERM "$VIGILD_PID" 2>/dev/null || true
 		for _ in $(seq 1 250); do
@@ -219,7 +227,8 @@ cleanup() {
 		printf 'FAIL: a sanitizer reported an error (files above)\n' >&2
 		rc=1
 	fi
-	if [ "$rc" -eq 0 ]; then
+	# A skipped test (77) has nothing to keep.
+	if [ "$rc" -eq 0 ] || [ "$rc" -eq 77 ]; then
 		rm -rf "$T"
 	else
 		printf '# kept %s\n# vigild log:\n' "$T" >&2

@@ -1,0 +1,330 @@
+# shellcheck shell=bash
+# A private PostgreSQL server for the cluster tests, sourced after lib.sh.
+# It is initdb'd as the user postgres under $T/pg, listens on 127.0.0.1 on
+# a port of its own (never 5432) and on a unix socket in $T/pg/sock, and
+# is stopped at cleanup whatever happens (lib.sh's at_cleanup); a streaming
+# standby, if started, lives in $T/pgs.  The system's own clusters are
+# never used.  Needs root (initdb runs through runuser) and the server
+# binaries: pg_need skips the test (77) otherwise.
+#
+# Roles: the database vigil belongs to the NOLOGIN role vigil; n1, n2 and
+# n3 are LOGIN members of vigil whose sessions start as vigil (ALTER ROLE
+# nX SET role = 'vigil').  So whichever node connects first creates the
+# schema vigil, everything in it belongs to vigil, and the three can read,
+# write and migrate the same tables (ALTER TABLE needs the owner) with no
+# superuser and no GRANT; RESET ROLE and DISCARD ALL go back to vigil.
+# pg_stat_activity.usename is still nX (the session user), so a fault can
+# target one node.  Every role logs in without a password (initdb -A
+# trust, for the socket and for 127.0.0.1).
+#
+# Functions that talk to a server use the primary, or the standby when
+# PG_AT=standby (e.g. `PG_AT=standby pg_sql "SELECT 1"`).  The primary is
+# PGPORT_T, PGSOCK_T (the socket directory), PGDATA_T and PGPID_T (the
+# postmaster), the standby PGPORT_S, PGSOCK_S, PGDATA_S and PGPID_S; PGBIN
+# is the newest /usr/lib/postgresql/*/bin unless set.
+
+: "${PGBIN:=$(printf '%s\n' /usr/lib/postgresql/*/bin | sort -V | tail -n 1)}"
+PGPORT_T='' PGSOCK_T='' PGDATA_T='' PGPID_T=''
+PGPORT_S='' PGSOCK_S='' PGDATA_S='' PGPID_S=''
+: "${PG_MAX_CONNECTIONS:=200}"
+# What the environment may hold must not redirect psql or the nodes.
+unset PGHOST PGHOSTADDR PGPORT PGUSER PGDATABASE PGSERVICE PGSERVICEFILE \
+	PGOPTIONS PGTARGETSESSIONATTRS
+
+# pg_need: skip (exit 77) unless this runs as root with runuser, a user
+# postgres and PostgreSQL's server binaries.
+pg_need() {
+	local b
+	[ "$(id -u)" -eq 0 ] || { log "SKIP: the PostgreSQL tests run as root"; exit 77; }
+	command -v runuser >/dev/null ||
+		{ log "SKIP: no runuser (util-linux)"; exit 77; }
+	id postgres >/dev/null 2>&1 || { log "SKIP: no user postgres"; exit 77; }
+	for b in initdb pg_ctl postgres psql pg_basebackup; do
+		[ -n "$PGBIN" ] && [ -x "$PGBIN/$b" ] ||
+			{ log "SKIP: no PostgreSQL server (${PGBIN:-/usr/lib/postgresql/*/bin}/$b)"; exit 77; }
+	done
+}
+
+# pg_as COMMAND...: run COMMAND as the user postgres.
+pg_as() { runuser -u postgres -- "$@"; }
+
+# _pg_which: the server PG_AT names (primary, the default, or standby)
+# in the caller's _data, _sock, _port and _log.
+_pg_which() {
+	case ${PG_AT:-primary} in
+	primary) _data=$PGDATA_T _sock=$PGSOCK_T _port=$PGPORT_T _log=$T/pg/postgres.log ;;
+	standby) _data=$PGDATA_S _sock=$PGSOCK_S _port=$PGPORT_S _log=$T/pgs/postgres.log ;;
+	*) fail "PG_AT=$PG_AT: primary or standby" ;;
+	esac
+	[ -n "$_data" ] || fail "no ${PG_AT:-primary} PostgreSQL server in this test"
+}
+
+# _pg_postmaster DATA: the pid of the postmaster running on DATA, if any
+# (its postmaster.pid names it, and its working directory is DATA: not a
+# process that got the pid of one that died).
+_pg_postmaster() {
+	local pid
+	pid=$(head -n 1 "$1/postmaster.pid" 2>/dev/null) || return 1
+	[ -n "$pid" ] && alive "$pid" &&
+		[ "$(readlink "/proc/$pid/cwd" 2>/dev/null)" = "$1" ] || return 1
+	echo "$pid"
+}
+
+# _pg_port: a TCP port from 20000-31999 (under the ephemeral range) that
+# nothing on 127.0.0.1 listens on now.
+_pg_port() {
+	local p i
+	for i in $(seq 1 100); do
+		p=$((20000 + (RANDOM + i) % 12000))
+		[ "$p" != "$PGPORT_T" ] && [ "$p" != "$PGPORT_S" ] || continue
+		if ! (: <"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then
+			echo "$p"
+			return 0
+		fi
+	done
+	fail "no free TCP port found"
+}
+
+# _pg_conf DATA SOCKDIR PORT: the test's settings, in DATA/vigil-test.conf
+# (included by postgresql.conf; pg_basebackup copies both).
+_pg_conf() {
+	cat >"$1/vigil-test.conf" <<EOF
+port = $3
+unix_socket_directories = '$2'
+listen_addresses = '127.0.0.1'
+fsync = off
+shared_buffers = 32MB
+max_connections = $PG_MAX_CONNECTIONS
+wal_level = replica
+max_wal_senders = 5
+hot_standby = on
+log_line_prefix = '%m [%p] %u '
+log_connections = on
+log_disconnections = on
+EOF
+	chown postgres: "$1/vigil-test.conf"
+	grep -qx "include 'vigil-test.conf'" "$1/postgresql.conf" ||
+		echo "include 'vigil-test.conf'" >>"$1/postgresql.conf"
+}
+
+# _pg_launch DATA SOCKDIR LOG: start the server on a free port (another
+# one if that one was taken meanwhile); the port on stdout.
+_pg_launch() {
+	local port try
+	for try in 1 2 3 4 5; do
+		port=$(_pg_port)
+		_pg_conf "$1" "$2" "$port"
+		if pg_as "$PGBIN/pg_ctl" -D "$1" -l "$3" -w -t 30 start \
+			</dev/null >>"$3.ctl" 2>&1; then
+			echo "$port"
+			return 0
+		fi
+		grep -q 'could not bind\|Address already in use' "$3" ||
+			fail "PostgreSQL did not start (try $try); log: $(tail -n 20 "$3")"
+	done
+	fail "PostgreSQL found no free port in 5 tries; log: $(tail -n 20 "$3")"
+}
+
+# _pg_reach DIR: make DIR (a root-owned 0700 mktemp -d) traversable by
+# postgres, and check that every directory above it is.
+_pg_reach() {
+	chmod o+x "$1"
+	pg_as test -x "$1" ||
+		fail "the user postgres cannot reach $1 (TMPDIR=${TMPDIR:-}): a directory above it is closed"
+}
+
+# pg_start: the private server (primary): initdb, start, the database
+# vigil and the roles vigil, n1, n2, n3.  Sets and exports PGDATA_T,
+# PGSOCK_T, PGPORT_T and PGPID_T; the log is $T/pg/postgres.log.
+pg_start() {
+	local t0 t1 t2 r
+	pg_need
+	_pg_reach "$T"
+	mkdir -p "$T/pg/sock"
+	chown -R postgres: "$T/pg"
+	PGDATA_T=$T/pg/data PGSOCK_T=$T/pg/sock
+	t0=$(now_ms)
+	pg_as "$PGBIN/initdb" -D "$PGDATA_T" --no-sync -A trust -U postgres \
+		-E UTF8 --locale=C >"$T/pg/initdb.log" 2>&1 ||
+		fail "initdb failed: $(tail -n 20 "$T/pg/initdb.log")"
+	t1=$(now_ms)
+	PGPORT_T=$(_pg_launch "$PGDATA_T" "$PGSOCK_T" "$T/pg/postgres.log")
+	PGPID_T=$(_pg_postmaster "$PGDATA_T") || fail "no postmaster.pid in $PGDATA_T"
+	t2=$(now_ms)
+	export PGDATA_T PGSOCK_T PGPORT_T PGPID_T
+	pg_psql -d postgres -c "CREATE ROLE vigil NOLOGIN" \
+		-c "CREATE DATABASE vigil OWNER vigil" >/dev/null ||
+		fail "could not create the database vigil"
+	for r in n1 n2 n3; do
+		pg_psql -c "CREATE ROLE $r LOGIN IN ROLE vigil" \
+			-c "ALTER ROLE $r SET role = 'vigil'" >/dev/null ||
+			fail "could not create the role $r"
+	done
+	log "postgres: initdb $((t1 - t0)) ms, start $((t2 - t1)) ms, roles $(($(now_ms) - t2)) ms; port $PGPORT_T, pid $PGPID_T"
+}
+
+# pg_psql [ARGS...]: psql as the role postgres on the server PG_AT names,
+# database vigil; later ARGS win (-U n1, -d postgres, -h, -p).
+pg_psql() {
+	local _data _sock _port _log
+	_pg_which
+	PGOPTIONS='-c client_min_messages=warning' "$PGBIN/psql" -X -q \
+		-v ON_ERROR_STOP=1 -h "$_sock" -p "$_port" -U postgres -d vigil "$@"
+}
+
+# pg_sql SQL [ARGS...]: run SQL, print the rows unaligned, tuples only.
+pg_sql() {
+	local sql=$1
+	shift
+	pg_psql -A -t "$@" -c "$sql"
+}
+
+# pg_children PID: the pids of PID's live children.
+pg_children() {
+	# Field 1 is the pid; after the last ") ", the state then the parent.
+	cat /proc/[0-9]*/stat 2>/dev/null |
+		awk -v pp="$1" '{ p = $1; sub(/^.*\) /, ""); if ($2 == pp && $1 != "Z") print p }'
+}
+
+# _pg_cont PID: SIGCONT the postmaster PID and its children (a test may
+# have stopped its walreceiver), so that a stop is not held up.
+_pg_cont() {
+	local p
+	for p in "$1" $(pg_children "$1"); do
+		kill -CONT "$p" 2>/dev/null || true
+	done
+}
+
+# _pg_stop_data DATA: fast shutdown of the server on DATA if it runs;
+# then SIGQUIT (immediate), then SIGKILL, each waited for with a deadline.
+_pg_stop_data() {
+	local pid
+	pid=$(_pg_postmaster "$1") || return 0
+	_pg_cont "$pid"
+	pg_as "$PGBIN/pg_ctl" -D "$1" -m fast -w -t 20 stop >/dev/null 2>&1 &&
+		retry 5 dead "$pid" && return 0
+	kill -QUIT "$pid" 2>/dev/null || true
+	retry 5 dead "$pid" && return 0
+	kill -KILL "$pid" 2>/dev/null || true
+	retry 5 dead "$pid"
+}
+
+# pg_stop: stop the server PG_AT names (fast, then by pid); at cleanup
+# anyway.
+pg_stop() {
+	local _data _sock _port _log
+	_pg_which
+	_pg_stop_data "$_data" || fail "PostgreSQL on $_data did not stop"
+}
+
+# pg_crash: stop the server PG_AT names as a crash would (-m immediate:
+# no checkpoint, clients cut off).
+pg_crash() {
+	local _data _sock _port _log pid
+	_pg_which
+	pid=$(_pg_postmaster "$_data") || fail "PostgreSQL on $_data is not running"
+	pg_as "$PGBIN/pg_ctl" -D "$_data" -m immediate -w -t 20 stop >/dev/null ||
+		fail "pg_ctl stop -m immediate failed"
+	retry 5 dead "$pid" || fail "the postmaster $pid outlived pg_ctl stop -m immediate"
+}
+
+# pg_restart: restart the server PG_AT names (fast), or start it again
+# after pg_stop or pg_crash, on the same port.
+pg_restart() {
+	local _data _sock _port _log pid
+	_pg_which
+	if pid=$(_pg_postmaster "$_data"); then
+		_pg_cont "$pid"
+		pg_as "$PGBIN/pg_ctl" -D "$_data" -l "$_log" -m fast -w -t 30 \
+			restart </dev/null >>"$_log.ctl" 2>&1 ||
+			fail "pg_ctl restart failed; log: $(tail -n 20 "$_log")"
+	else
+		pg_as "$PGBIN/pg_ctl" -D "$_data" -l "$_log" -w -t 30 start \
+			</dev/null >>"$_log.ctl" 2>&1 ||
+			fail "PostgreSQL did not start again; log: $(tail -n 20 "$_log")"
+	fi
+	pid=$(_pg_postmaster "$_data") || fail "no postmaster after the restart"
+	case ${PG_AT:-primary} in
+	primary) PGPID_T=$pid ;;
+	standby) PGPID_S=$pid ;;
+	esac
+}
+
+# pg_standby_start: a streaming standby of the primary in $T/pgs
+# (pg_basebackup -R -X stream), with the same max_connections (it
+# refuses to start with fewer), its own port and socket directory.  Sets
+# and exports PGDATA_S, PGSOCK_S, PGPORT_S, PGPID_S.
+pg_standby_start() {
+	local t0 t1
+	[ -n "$PGDATA_T" ] || fail "pg_standby_start: pg_start first"
+	mkdir -p "$T/pgs/sock"
+	chown -R postgres: "$T/pgs"
+	PGDATA_S=$T/pgs/data PGSOCK_S=$T/pgs/sock
+	t0=$(now_ms)
+	pg_as "$PGBIN/pg_basebackup" -h "$PGSOCK_T" -p "$PGPORT_T" -U postgres \
+		-D "$PGDATA_S" -R -X stream -c fast -N >"$T/pgs/basebackup.log" 2>&1 ||
+		fail "pg_basebackup failed: $(tail -n 20 "$T/pgs/basebackup.log")"
+	t1=$(now_ms)
+	PGPORT_S=$(_pg_launch "$PGDATA_S" "$PGSOCK_S" "$T/pgs/postgres.log")
+	PGPID_S=$(_pg_postmaster "$PGDATA_S") || fail "no postmaster.pid in $PGDATA_S"
+	export PGDATA_S PGSOCK_S PGPORT_S PGPID_S
+	log "postgres standby: pg_basebackup $((t1 - t0)) ms, start $(($(now_ms) - t1)) ms; port $PGPORT_S, pid $PGPID_S"
+}
+
+# pg_promote: promote the standby (pg_ctl promote, which waits).
+pg_promote() {
+	local t0
+	[ -n "$PGDATA_S" ] || fail "pg_promote: no standby"
+	t0=$(now_ms)
+	pg_as "$PGBIN/pg_ctl" -D "$PGDATA_S" -w -t 30 promote >/dev/null ||
+		fail "pg_ctl promote failed; log: $(tail -n 20 "$T/pgs/postgres.log")"
+	log "postgres standby promoted in $(($(now_ms) - t0)) ms"
+}
+
+_pg_role() {
+	case $1 in
+	[a-z_]*[!a-z0-9_]*) fail "bad role name: $1" ;;
+	[a-z_]*) ;;
+	*) fail "bad role name: $1" ;;
+	esac
+}
+
+# pg_terminate ROLE: pg_terminate_backend of every session of ROLE (its
+# session user), each waited for up to 5 s; prints how many ended.
+pg_terminate() {
+	_pg_role "$1"
+	pg_sql "SELECT count(*) FILTER (WHERE pg_terminate_backend(pid, 5000))
+		FROM pg_stat_activity WHERE usename = '$1'"
+}
+
+# pg_backends ROLE: how many sessions ROLE has.
+pg_backends() {
+	_pg_role "$1"
+	pg_sql "SELECT count(*) FROM pg_stat_activity WHERE usename = '$1'"
+}
+
+# pg_has_backends ROLE N: ROLE has N sessions (for retry).
+pg_has_backends() { [ "$(pg_backends "$1")" = "$2" ]; }
+
+# pg_nologin ROLE / pg_login ROLE: ROLE may not / may log in again (the
+# sessions it has stay: pg_terminate ends them).
+pg_nologin() {
+	_pg_role "$1"
+	pg_psql -c "ALTER ROLE $1 NOLOGIN" >/dev/null
+}
+pg_login() {
+	_pg_role "$1"
+	pg_psql -c "ALTER ROLE $1 LOGIN" >/dev/null
+}
+
+# Cleanup: the standby, then the primary, whatever state they are in.
+_pg_cleanup() {
+	if [ -n "$PGDATA_S" ]; then _pg_stop_data "$PGDATA_S"; fi
+	if [ -n "$PGDATA_T" ]; then _pg_stop_data "$PGDATA_T"; fi
+	if [ "$1" -ne 0 ] && [ "$1" -ne 77 ] && [ -n "$PGDATA_T" ]; then
+		printf '# postgres log:\n' >&2
+		tail -n 20 "$T/pg/postgres.log" >&2 2>/dev/null || true
+	fi
+	return 0
+}
+at_cleanup _pg_cleanup
