@@ -868,7 +868,7 @@ static const life_rule life_table[LIFE_PHASE_COUNT][LIFE_EV_COUNT] = {
 	[LIFE_RECLAIM_KILL] = { LIFE_HELD_ROW,
 	    [LIFE_EV_STOP] = life_stop_delayed },
 	[LIFE_FOREIGN] = { LIFE_HELD_ROW, [LIFE_EV_STOP] = life_stop_delayed },
-	[LIFE_LEASE] = { LIFE_HELD_ROW, [LIFE_EV_STOP] = life_stop_pending },
+	[LIFE_LEASE] = { LIFE_HELD_ROW, [LIFE_EV_STOP] = life_stop_delayed },
 };
 
 /*

@@ -47,8 +47,6 @@ const char pg_schema[] =
     "  name text UNIQUE NOT NULL,\n"
     "  kind text NOT NULL CHECK (kind IN ('service', 'periodic', "
     "'queue')),\n"
-    "  held boolean NOT NULL DEFAULT false,\n"
-    "  held_by text,\n"
     "  created_at timestamptz NOT NULL DEFAULT now());\n"
     "CREATE TABLE IF NOT EXISTS vigil.node_job (\n"
     "  node text NOT NULL REFERENCES vigil.node(name) ON DELETE CASCADE,\n"
@@ -65,6 +63,8 @@ const char pg_schema[] =
     "  expires_at timestamptz NOT NULL DEFAULT '-infinity',\n"
     "  pid int,\n"
     "  state text,\n"
+    "  held boolean NOT NULL DEFAULT false,\n"
+    "  held_by text,\n"
     "  PRIMARY KEY (job_id, instance));\n"
     "CREATE TABLE IF NOT EXISTS vigil.periodic (\n"
     "  job_id int PRIMARY KEY REFERENCES vigil.job(id) ON DELETE CASCADE,\n"
@@ -148,8 +148,8 @@ const char pg_job_seed[] = "INSERT INTO vigil.job (name, kind) "
 
 /*
  * $1 node, $2 names, $3 spec hashes (arrays): which node has which job
- * file (drift), and the jobs' ids and the operator's hold.  Answer: (id,
- * name, held, held_by) per job.
+ * file (drift), and the jobs' ids.  Answer: (id, name, the instances
+ * the operator stopped cluster-wide as an array, or NULL) per job.
  */
 const char pg_node_jobs[] =
     "WITH h AS (SELECT * FROM unnest($2::text[], $3::text[]) "
@@ -160,13 +160,15 @@ const char pg_node_jobs[] =
     "SELECT $1, j.id, h.hash FROM h JOIN vigil.job j USING (name) "
     "ON CONFLICT (node, job_id) DO UPDATE SET spec_hash = "
     "excluded.spec_hash RETURNING job_id) "
-    "SELECT j.id, j.name, j.held, j.held_by FROM vigil.job j "
+    "SELECT j.id, j.name, (SELECT array_agg(l.instance ORDER BY "
+    "l.instance) FROM vigil.lease l WHERE l.job_id = j.id AND l.held) "
+    "FROM vigil.job j "
     "WHERE j.name = ANY($2::text[])";
 
 /*
  * $1 job id, $2 instance, $3 node, $4 ttl ms.  Always one row: (the new
  * epoch or NULL, the holder, its ms left or NULL, quarantine ms left,
- * whether the job is held by the operator).
+ * whether the operator stopped the instance cluster-wide).
  * The same node may take its own lease again (a restarted vigild, after
  * reclaiming its leftovers through the local lock): a new epoch.
  */
@@ -177,28 +179,28 @@ const char pg_lease_acquire[] =
     "SELECT $1, $2, $3, (greatest(c.timeline - 1, 0)::bigint << 40) + 1, "
     "now(), now(), now() + $4 * interval '1 ms' "
     "FROM vigil.cluster c WHERE now() >= c.quarantine_until "
-    "AND NOT EXISTS (SELECT 1 FROM vigil.job WHERE id = $1 AND held) "
     "ON CONFLICT (job_id, instance) DO UPDATE "
     "SET holder = excluded.holder, "
     "epoch = greatest(l.epoch + 1, excluded.epoch), acquired_at = now(), "
     "renewed_at = now(), expires_at = excluded.expires_at, pid = NULL, "
     "state = NULL "
-    "WHERE l.expires_at < now() OR l.holder IS NULL "
-    "OR l.holder = excluded.holder "
+    "WHERE NOT l.held AND (l.expires_at < now() OR l.holder IS NULL "
+    "OR l.holder = excluded.holder) "
     "RETURNING l.epoch) "
     "SELECT (SELECT epoch FROM a), l.holder, "
     "CASE WHEN l.expires_at > now() THEN "
     "(extract(epoch FROM l.expires_at - now()) * 1000)::bigint END, "
     "(extract(epoch FROM greatest(c.quarantine_until, now()) - now()) "
-    "* 1000)::bigint, (SELECT held FROM vigil.job WHERE id = $1) "
+    "* 1000)::bigint, l.held "
     "FROM vigil.cluster c LEFT JOIN vigil.lease l "
     "ON l.job_id = $1 AND l.instance = $2";
 
 /*
  * $1 node, $2 job ids, $3 instances, $4 epochs (arrays), $5 ttl ms:
  * everything a node holds, in one round trip.  Answer: ('l', job id,
- * instance) per lease renewed, ('n', 1 or 0, 0) for the node row.  A
- * lease missing from the answer is lost: someone else holds it now.
+ * instance, held) per lease renewed, ('n', 1 or 0, 0, false) for the
+ * node row.  A lease missing from the answer is lost: someone else holds
+ * it now; a held one is to be stopped (the operator's stop elsewhere).
  */
 const char pg_lease_renew_all[] =
     "WITH n AS (UPDATE vigil.node SET heartbeat_at = now(), "
@@ -209,9 +211,10 @@ const char pg_lease_renew_all[] =
     "FROM unnest($2::int[], $3::int[], $4::bigint[]) AS k(j, i, e) "
     "WHERE t.job_id = k.j AND t.instance = k.i AND t.epoch = k.e "
     "AND t.holder = $1 "
-    "RETURNING 'l'::text AS kind, t.job_id::bigint AS a, t.instance AS b) "
+    "RETURNING 'l'::text AS kind, t.job_id::bigint AS a, t.instance AS b, "
+    "t.held AS c) "
     "SELECT * FROM l "
-    "UNION ALL SELECT 'n', count(*), 0 FROM n";
+    "UNION ALL SELECT 'n', count(*), 0, false FROM n";
 
 /* $1 job id, $2 instance, $3 node, $4 epoch, $5 pid, $6 state: status. */
 const char pg_lease_state[] =
@@ -229,6 +232,19 @@ const char pg_lease_release[] =
     "RETURNING job_id, instance) "
     "SELECT pg_notify('vigil', 'lease ' || job_id || ' ' || instance) "
     "FROM r";
+
+/*
+ * $1 job id, $2 instance, $3 held (true/false), $4 who and where: the
+ * operator's stop (or start) of an instance, cluster-wide.  Every node is
+ * told: "held JOB_ID INSTANCE 1|0 WHO".
+ */
+const char pg_lease_hold[] =
+    "WITH u AS (INSERT INTO vigil.lease AS l (job_id, instance, held, "
+    "held_by) VALUES ($1, $2, $3, $4) "
+    "ON CONFLICT (job_id, instance) DO UPDATE SET held = excluded.held, "
+    "held_by = excluded.held_by RETURNING job_id, instance, held) "
+    "SELECT pg_notify('vigil', 'held ' || job_id || ' ' || instance || ' ' "
+    "|| held::int || ' ' || $4) FROM u";
 
 const char pg_listen[] = "LISTEN vigil";
 

@@ -66,8 +66,9 @@ struct lease_slot {
 	uint64_t trust; /* HELD: CLOCK_BOOTTIME usec */
 	char *holder;   /* not ours: who held it at the last answer */
 	int64_t ms_left;
-	uint64_t key; /* its record in the keeper */
-	pid_t pgid;   /* the run's group while it runs, for the keeper */
+	uint64_t holder_until; /* not ours: when its lease could expire */
+	uint64_t key;          /* its record in the keeper */
+	pid_t pgid; /* the run's group while it runs, for the keeper */
 	sd_event_source *stop;  /* trust - stop time: the fence stops it */
 	sd_event_source *kill;  /* trust: SIGKILL */
 	sd_event_source *retry; /* a standby's next bid */
@@ -142,6 +143,47 @@ cluster_find(int64_t job_id, int instance)
 		    s->in->index == instance)
 			return (s);
 	return (NULL);
+}
+
+/* The instance of (job id, instance) here, slot or not, or NULL. */
+static struct inst *
+cluster_inst_find(int64_t job_id, int instance)
+{
+	struct job *j;
+
+	RB_FOREACH(j, job_tree, &vigild.jobs)
+		if (j->cluster_id == job_id && j->spec->cluster &&
+		    instance >= 0 && instance < j->ninsts && !j->retiring)
+			return (j->insts[instance]);
+	return (NULL);
+}
+
+/*
+ * The operator stopped (held) or started the instance on some node: it
+ * is so here too.  by: who and where, for the reason.
+ */
+static void
+cluster_hold_apply(struct inst *in, int held, const char *by)
+{
+	long uid = -1;
+
+	if (held && !in->held) {
+		log_info("%s: stopped cluster-wide%s%s", in->label,
+		    by != NULL ? " by " : "", by != NULL ? by : "");
+		if (by == NULL || sscanf(by, "uid %ld", &uid) != 1)
+			uid = -1;
+		/* This node's own record of the stop, as if asked here. */
+		state_intent(in, 1, 0, uid);
+		in->held = 1;
+		in->by_hand = 0;
+		inst_stop(in);
+		inst_reason(in, "stopped cluster-wide%s%s",
+		    by != NULL ? " by " : "", by != NULL ? by : "");
+	} else if (!held && in->held) {
+		log_info("%s: started cluster-wide%s%s", in->label,
+		    by != NULL ? " by " : "", by != NULL ? by : "");
+		inst_start(in);
+	}
 }
 
 /* Kill whatever is left of the instance's run, now. */
@@ -392,10 +434,17 @@ cluster_acquired(
 		goto out;
 	}
 	holder = pgres_value(res, 0, 1);
-	xsetf(&s->holder, "%s", holder != NULL ? holder : "nobody");
+	if (holder != NULL)
+		xsetf(&s->holder, "%s", holder);
+	else {
+		free(s->holder);
+		s->holder = NULL;
+	}
 	s->ms_left = pgres_int(res, 0, 2, -1);
+	s->holder_until =
+	    s->ms_left >= 0 ? pgconn_now() + (uint64_t)s->ms_left * 1000 : 0;
 	if (held) {
-		cluster_waiting(s, "held by the operator cluster-wide");
+		cluster_hold_apply(s->in, 1, NULL);
 		goto out; /* a start clears it and notifies */
 	}
 	if (pgres_int(res, 0, 3, 0) > 0 && holder == NULL)
@@ -558,17 +607,24 @@ cluster_renewed(
 		for (i = 0; i < a->n; i++)
 			if (a->job_ids[i] == pgres_int(res, row, 1, -1) &&
 			    a->insts[i] == pgres_int(res, row, 2, -1))
-				seen[i] = 1;
+				seen[i] = pgres_value(res, row, 3) != NULL &&
+				        strcmp(pgres_value(res, row, 3), "t") ==
+				            0 ?
+				    2 :
+				    1;
 	}
 	for (i = 0; i < a->n; i++) {
 		s = cluster_find(a->job_ids[i], (int)a->insts[i]);
 		if (s == NULL || s->st != LEASE_HELD ||
 		    s->epoch != a->epochs[i])
 			continue;
-		if (seen[i])
-			cluster_trust(s, sent);
-		else
+		if (!seen[i]) {
 			cluster_lost(s);
+			continue;
+		}
+		cluster_trust(s, sent);
+		if (seen[i] == 2) /* stopped elsewhere, its notice missed */
+			cluster_hold_apply(s->in, 1, NULL);
 	}
 out:
 	free(seen);
@@ -659,6 +715,41 @@ cluster_kind_name(enum conf_kind k)
 	                                  "service");
 }
 
+/*
+ * The instances of j the operator stopped cluster-wide ("{0,2}", or NULL
+ * for none): held here too; the others are not, whatever this node's own
+ * record said.
+ */
+static void
+cluster_holds_apply(struct job *j, const char *list)
+{
+	char *held = xcalloc((size_t)j->ninsts + 1, 1);
+	const char *p = list;
+	long v;
+	char *end;
+	int i;
+
+	while (p != NULL && *p != '\0') {
+		if (*p == '{' || *p == ',' || *p == '}') {
+			p++;
+			continue;
+		}
+		v = strtol(p, &end, 10);
+		if (end == p)
+			break;
+		if (v >= 0 && v < j->ninsts)
+			held[v] = 1;
+		p = end;
+	}
+	for (i = 0; i < j->ninsts; i++) {
+		if (held[i])
+			cluster_hold_apply(j->insts[i], 1, NULL);
+		else if (j->insts[i]->held && j->spec->autostart)
+			cluster_hold_apply(j->insts[i], 0, NULL);
+	}
+	free(held);
+}
+
 static void
 cluster_seeded(
     void *arg, const struct pgres *res, const char *err, uint64_t sent)
@@ -679,8 +770,7 @@ cluster_seeded(
 		    (j = job_find(name)) == NULL || !j->spec->cluster)
 			continue;
 		j->cluster_id = pgres_int(res, row, 0, 0);
-		j->cluster_held = pgres_value(res, row, 2) != NULL &&
-		    strcmp(pgres_value(res, row, 2), "t") == 0;
+		cluster_holds_apply(j, pgres_value(res, row, 2));
 	}
 	if (cl.seed_again) {
 		cl.seed_again = 0;
@@ -907,11 +997,17 @@ cluster_notify(void *arg, const char *channel, const char *payload)
 	long long job_id;
 	int instance;
 
+	struct inst *in;
+	int held, off = 0;
+
 	if (sscanf(payload, "lease %lld %d", &job_id, &instance) == 2) {
 		s = cluster_find(job_id, instance);
 		if (s != NULL && s->want && s->st == LEASE_NONE)
 			cluster_acquire(s);
-	}
+	} else if (sscanf(payload, "held %lld %d %d %n", &job_id, &instance,
+	               &held, &off) == 3 &&
+	    off > 0 && (in = cluster_inst_find(job_id, instance)) != NULL)
+		cluster_hold_apply(in, held, payload + off);
 }
 
 /* The lease connection is down: bids wait; held leases stay trusted. */
@@ -1078,6 +1174,76 @@ cluster_inst_free(struct inst *in)
 	free(s->holder);
 	free(s);
 	in->lease = NULL;
+}
+
+static void
+cluster_held_done(
+    void *arg, const struct pgres *res, const char *err, uint64_t sent)
+{
+	char *label = arg;
+
+	if (res == NULL)
+		log_warnx("%s: the cluster-wide stop or start was not recorded "
+		          "(%s): it holds on this node only",
+		    label, err);
+	free(label);
+}
+
+/*
+ * The operator stopped (held) or started an instance of a cluster job
+ * here: so it is on every node (they are told by NOTIFY; a node that
+ * missed it finds out at its next renew or bid).
+ */
+void
+cluster_intent(struct inst *in, int held, long uid)
+{
+	const char *p[4];
+	char id[32], idx[16], *by;
+
+	if (cl.cf == NULL || !in->job->spec->cluster ||
+	    in->job->cluster_id == 0)
+		return;
+	snprintf(id, sizeof(id), "%" PRId64, in->job->cluster_id);
+	snprintf(idx, sizeof(idx), "%d", in->index);
+	xasprintf(&by, "uid %ld on %s", uid, cl.cf->node_name);
+	p[0] = id;
+	p[1] = idx;
+	p[2] = held ? "true" : "false";
+	p[3] = by;
+	pgconn_query(cl.lease, 0, pg_lease_hold, 4, p, cluster_held_done,
+	    xstrdup(in->label));
+	free(by);
+}
+
+/*
+ * What status shows of a cluster instance: the node that runs it (this
+ * one, or the holder at the last bid), the fencing token when it is this
+ * node's, how long the lease is trusted (ours) or could last (theirs).
+ * 0, or -1 for an instance that is not a cluster one.
+ */
+int
+cluster_view(const struct inst *in, struct cluster_view *v)
+{
+	const struct lease_slot *s = in->lease;
+	uint64_t now = pgconn_now();
+
+	memset(v, 0, sizeof(*v));
+	v->expires_ms = -1;
+	if (cl.cf == NULL || !in->job->spec->cluster)
+		return (-1);
+	if (s == NULL)
+		return (0);
+	if (s->st == LEASE_HELD) {
+		v->node = cl.cf->node_name;
+		v->epoch = s->epoch;
+		v->expires_ms =
+		    s->trust > now ? (int64_t)(s->trust - now) / 1000 : 0;
+	} else if (s->holder != NULL && s->want) {
+		v->node = s->holder;
+		if (s->holder_until > now)
+			v->expires_ms = (int64_t)(s->holder_until - now) / 1000;
+	}
+	return (0);
 }
 
 /* The child's environment: its fencing token and the node's name. */
@@ -1283,6 +1449,22 @@ void
 cluster_inst_free(struct inst *in)
 {
 	(void)in;
+}
+
+void
+cluster_intent(struct inst *in, int held, long uid)
+{
+	(void)in;
+	(void)held;
+	(void)uid;
+}
+
+int
+cluster_view(const struct inst *in, struct cluster_view *v)
+{
+	(void)in;
+	memset(v, 0, sizeof(*v));
+	return (-1);
 }
 
 void

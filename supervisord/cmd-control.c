@@ -90,11 +90,13 @@ cmd_control_one(struct client *c, const char *verb, struct inst *in)
 		inst_start(in);
 		in->by_hand = 1;
 		state_intent(in, 0, 1, uid);
+		cluster_intent(in, 0, uid);
 	} else {
 		/* Neither a reload nor a restart of vigild starts it. */
 		in->held = 1;
 		in->by_hand = 0;
 		state_intent(in, 1, 0, uid);
+		cluster_intent(in, 1, uid);
 	}
 }
 

@@ -149,6 +149,7 @@ cmd_status_json_one(struct cmd_ctx *ctx, const struct inst *in, uint64_t now)
 {
 	struct json *jw = &ctx->jw;
 	const struct broken_job *b;
+	struct cluster_view cv;
 	char buf[64];
 
 	json_object_begin(jw);
@@ -183,6 +184,20 @@ cmd_status_json_one(struct cmd_ctx *ctx, const struct inst *in, uint64_t now)
 	json_string(jw, in->last.what);
 	json_key(jw, "kind");
 	json_string(jw, cmd_status_kind(in));
+	if (cluster_view(in, &cv) == 0) {
+		json_key(jw, "node");
+		json_string(jw, cv.node);
+		json_key(jw, "fencing_token");
+		if (cv.epoch > 0)
+			json_int(jw, cv.epoch);
+		else
+			json_null(jw);
+		json_key(jw, "lease_expires_in_s");
+		if (cv.expires_ms >= 0)
+			json_fixed(jw, (double)cv.expires_ms / 1e3, 3);
+		else
+			json_null(jw);
+	}
 	cmd_status_json_timing(jw, in, now);
 	json_key(jw, "reason");
 	json_string(jw, in->reason);
@@ -206,8 +221,21 @@ static void
 cmd_status_row(
     struct cmd_ctx *ctx, const struct inst *in, uint64_t now, int width)
 {
-	char pid[16], up[32], ex[64], next[64];
+	char pid[16], up[32], ex[64], next[64], tag[48] = "";
+	struct cluster_view cv;
 
+	if (cluster_enabled()) {
+		if (cluster_view(in, &cv) == -1)
+			strlcpy(tag, "  (local)", sizeof(tag));
+		else if (cv.epoch > 0)
+			snprintf(tag, sizeof(tag),
+			    "  (cluster, epoch %" PRId64 ")", cv.epoch);
+		else
+			strlcpy(tag, "  (cluster)", sizeof(tag));
+		cmd_print(ctx, "%-*s %-6s ", width, in->label,
+		    cv.node != NULL ? cv.node : "-");
+	} else
+		cmd_print(ctx, "%-*s ", width, in->label);
 	if (in->run.pid > 0) {
 		snprintf(pid, sizeof(pid), "%ld", (long)in->run.pid);
 		cmd_status_duration(cmd_status_uptime(in, now), up, sizeof(up));
@@ -221,10 +249,10 @@ cmd_status_row(
 		strlcpy(ex, "-", sizeof(ex));
 	if (in->per.src != NULL)
 		cmd_format_time(in->per.wall, next, sizeof(next));
-	cmd_print(ctx, "%-*s %-8s %7s %8s %8u  %s%s%s\n", width, in->label,
+	cmd_print(ctx, "%-8s %7s %8s %8u  %s%s%s%s\n",
 	    job_state_name(in->state), pid, up, in->life.restarts, ex,
 	    in->per.src != NULL ? ", next run " : "",
-	    in->per.src != NULL ? next : "");
+	    in->per.src != NULL ? next : "", tag);
 }
 
 /* The detail lines of status for one named instance. */
@@ -270,8 +298,11 @@ cmd_status_broken(struct cmd_ctx *ctx, const struct broken_job *b, int width)
 	size_t i;
 
 	if (!ctx->json) {
-		cmd_print(ctx, "%-*s %-8s %7s %8s %8u  %s\n", width, b->name,
-		    "BROKEN", "-", "-", 0U, b->reason);
+		cmd_print(ctx, "%-*s ", width, b->name);
+		if (cluster_enabled())
+			cmd_print(ctx, "%-6s ", "-");
+		cmd_print(ctx, "%-8s %7s %8s %8u  %s\n", "BROKEN", "-", "-", 0U,
+		    b->reason);
 		return;
 	}
 	json_object_begin(jw);
@@ -340,7 +371,10 @@ cmd_status_print(struct cmd_ctx *ctx, struct inst **v, size_t n,
 		json_object_begin(&ctx->jw);
 		json_key(&ctx->jw, "jobs");
 		json_array_begin(&ctx->jw);
-	} else
+	} else if (cluster_enabled())
+		cmd_print(ctx, "%-*s %-6s %-8s %7s %8s %8s  %s\n", width, "JOB",
+		    "NODE", "STATE", "PID", "UPTIME", "RESTARTS", "LAST-EXIT");
+	else
 		cmd_print(ctx, "%-*s %-8s %7s %8s %8s  %s\n", width, "JOB",
 		    "STATE", "PID", "UPTIME", "RESTARTS", "LAST-EXIT");
 	while (i < n || k < nb) {

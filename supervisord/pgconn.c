@@ -290,14 +290,15 @@ pgconn_query(struct pgconn *c, int flags, const char *sql, int nparams,
 	}
 	r->done = done;
 	r->arg = arg;
-	first = TAILQ_FIRST(&c->reqs);
-	if ((flags & PGQ_FRONT) && first != NULL) {
-		/* Not before the one on the wire, nor before set-up. */
-		if (c->busy || (first->flags & PGQ_SETUP)) {
-			while (first != NULL &&
-			    (first->sent != 0 || (first->flags & PGQ_SETUP)))
-				first = TAILQ_NEXT(first, entry);
-		}
+	/*
+	 * Set-up goes after the set-up queued and the request on the wire,
+	 * before anything else; PGQ_FRONT goes after those too.
+	 */
+	if (flags & (PGQ_SETUP | PGQ_FRONT)) {
+		first = TAILQ_FIRST(&c->reqs);
+		while (first != NULL &&
+		    (first->sent != 0 || (first->flags & PGQ_SETUP)))
+			first = TAILQ_NEXT(first, entry);
 		if (first != NULL)
 			TAILQ_INSERT_BEFORE(first, r, entry);
 		else
@@ -382,15 +383,36 @@ pgres_int(const struct pgres *r, int row, int col, long long def)
 	return (v);
 }
 
-/* A message of libpq without its trailing newline, into an owned string. */
+/*
+ * A message of libpq on one line (its lines joined by "; ", no "ERROR:"
+ * prefix), into an owned string.
+ */
 static char *
 pgconn_msg(const char *s)
 {
-	char *m = xstrdup(s != NULL && *s != '\0' ? s : "unknown error");
-	size_t len = strlen(m);
+	char *m, *out;
+	size_t len = 0;
 
-	while (len > 0 && (m[len - 1] == '\n' || m[len - 1] == ' '))
-		m[--len] = '\0';
+	if (s == NULL || *s == '\0')
+		s = "unknown error";
+	if (strncmp(s, "ERROR:  ", 8) == 0)
+		s += 8;
+	out = m = xmalloc(2 * strlen(s) + 1);
+	for (; *s != '\0'; s++) {
+		if (*s == '\n' || *s == '\t') {
+			while (s[1] == '\n' || s[1] == '\t' || s[1] == ' ')
+				s++;
+			if (s[1] != '\0' && len > 0) {
+				out[len++] = ';';
+				out[len++] = ' ';
+			}
+			continue;
+		}
+		out[len++] = *s;
+	}
+	while (len > 0 && out[len - 1] == ' ')
+		len--;
+	out[len] = '\0';
 	return (m);
 }
 

@@ -39,6 +39,8 @@ run_cause(const struct inst *in, const char *timeout)
 		return ("unhealthy");
 	case LIFE_CAUSE_TIMEOUT:
 		return (timeout);
+	case LIFE_CAUSE_FENCE:
+		return ("fenced");
 	default:
 		return (in->run.oom ? "oom" : NULL);
 	}

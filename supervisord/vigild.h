@@ -666,6 +666,13 @@ void cluster_jobs_changed(void);
 void cluster_env(struct inst *, char **, size_t);
 void cluster_inst_free(struct inst *);
 void cluster_keeper_resend(void);
+void cluster_intent(struct inst *, int, long);
+struct cluster_view {
+	const char *node;   /* the node that runs it, or NULL: not known */
+	int64_t epoch;      /* its fencing token when it is ours, or 0 */
+	int64_t expires_ms; /* trusted (ours) or could last (theirs), or -1 */
+};
+int cluster_view(const struct inst *, struct cluster_view *);
 extern const struct claim_ops claim_cluster;
 
 /* keeper.c: the fence keeper process */
