@@ -528,7 +528,9 @@ static void
 life_fence_run(struct life_ctx *c)
 {
 	c->l->fenced = 1;
-	if (c->l->want && c->l->then == LIFE_THEN_POLICY)
+	/* A service bids again; a periodic run just ends (the next slot). */
+	if (c->l->want && c->l->then == LIFE_THEN_POLICY &&
+	    !life_kind(c, CONF_KIND_PERIODIC))
 		c->l->then = LIFE_THEN_START;
 	life_stop_for(c, LIFE_CAUSE_FENCE);
 }

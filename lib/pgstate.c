@@ -67,10 +67,12 @@ const char pg_schema[] =
     "  held_by text,\n"
     "  PRIMARY KEY (job_id, instance));\n"
     "CREATE TABLE IF NOT EXISTS vigil.periodic (\n"
-    "  job_id int PRIMARY KEY REFERENCES vigil.job(id) ON DELETE CASCADE,\n"
+    "  job_id int NOT NULL REFERENCES vigil.job(id) ON DELETE CASCADE,\n"
+    "  instance int NOT NULL,\n"
     "  last_slot timestamptz NOT NULL DEFAULT '-infinity',\n"
     "  last_node text,\n"
-    "  skipped bigint NOT NULL DEFAULT 0);\n"
+    "  skipped bigint NOT NULL DEFAULT 0,\n"
+    "  PRIMARY KEY (job_id, instance));\n"
     "CREATE TABLE IF NOT EXISTS vigil.run (\n"
     "  id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,\n"
     "  job_id int NOT NULL REFERENCES vigil.job(id) ON DELETE CASCADE,\n"
@@ -245,6 +247,27 @@ const char pg_lease_hold[] =
     "held_by = excluded.held_by RETURNING job_id, instance, held) "
     "SELECT pg_notify('vigil', 'held ' || job_id || ' ' || instance || ' ' "
     "|| held::int || ' ' || $4) FROM u";
+
+/*
+ * $1 job id, $2 instance, $3 the slot (Unix usec), $4 node, $5 clock
+ * tolerance ms: one run per slot cluster-wide.  The first node to commit
+ * the slot wins (a row); an older slot never fires again, and a node
+ * whose clock runs ahead cannot fire a slot early.
+ */
+const char pg_periodic_fire[] =
+    "INSERT INTO vigil.periodic AS p (job_id, instance, last_slot, "
+    "last_node) "
+    "SELECT $1, $2, to_timestamp($3::bigint / 1e6), $4 "
+    "WHERE to_timestamp($3::bigint / 1e6) <= now() + $5 * interval '1 ms' "
+    "ON CONFLICT (job_id, instance) DO UPDATE "
+    "SET last_slot = excluded.last_slot, last_node = excluded.last_node "
+    "WHERE p.last_slot < excluded.last_slot "
+    "RETURNING last_slot";
+
+/* $1 job id, $2 instance: a slot won while the last run still went. */
+const char pg_periodic_skipped[] =
+    "UPDATE vigil.periodic SET skipped = skipped + 1 "
+    "WHERE job_id = $1 AND instance = $2";
 
 const char pg_listen[] = "LISTEN vigil";
 

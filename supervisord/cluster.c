@@ -42,6 +42,7 @@
 
 #include "duration.h"
 #include "lease.h"
+#include "timefmt.h"
 #include "log.h"
 #include "pgstate.h"
 #include "proc.h"
@@ -67,6 +68,8 @@ struct lease_slot {
 	char *holder;   /* not ours: who held it at the last answer */
 	int64_t ms_left;
 	uint64_t holder_until; /* not ours: when its lease could expire */
+	int64_t slot;          /* periodic: the slot won, bidding for it */
+	int64_t catch_up;      /* periodic: a slot to try once connected */
 	uint64_t key;          /* its record in the keeper */
 	pid_t pgid; /* the run's group while it runs, for the keeper */
 	sd_event_source *stop;  /* trust - stop time: the fence stops it */
@@ -106,6 +109,8 @@ static struct {
 } cl;
 
 static void cluster_acquire(struct lease_slot *);
+static void cluster_slot_run(struct lease_slot *);
+static void cluster_slot_skipped(struct lease_slot *, const char *);
 static void cluster_seed(void);
 static void cluster_releases_send(void);
 
@@ -372,6 +377,147 @@ cluster_retry_in(struct lease_slot *s, uint64_t usec)
 	cluster_timer_at(&s->retry, pgconn_now() + usec, cluster_retry_cb, s);
 }
 
+/* ---- periodic jobs: one run per slot cluster-wide ---- */
+
+/* The slot is over for this node: the next one is armed. */
+static void
+cluster_slot_next(struct lease_slot *s)
+{
+	struct inst *in = s->in;
+	const struct kind_ops *k = inst_kind(in);
+
+	s->slot = 0;
+	if (in->life.want && !vigild.shutting_down && in->per.src == NULL &&
+	    k->slot_next != NULL)
+		k->slot_next(in);
+}
+
+/* The slot and its lease are ours: the run starts (LIFE_EV_SLOT). */
+static void
+cluster_slot_run(struct lease_slot *s)
+{
+	struct inst *in = s->in;
+
+	s->slot = 0;
+	s->want = 0;
+	inst_feed(in, LIFE_EV_SLOT);
+	/* Not launched (stopped meanwhile): the lease goes back. */
+	if (!s->want)
+		claim_cluster.release(in);
+	else if (in->per.src == NULL)
+		cluster_slot_next(s);
+}
+
+/* The slot is ours but the last run still holds the lease somewhere. */
+static void
+cluster_slot_skipped(struct lease_slot *s, const char *holder)
+{
+	struct inst *in = s->in;
+	char when[64], id[32], idx[16];
+	const char *p[2];
+
+	log_info("%s: slot of %s skipped: the last run is still going on %s",
+	    in->label, timefmt_wall(s->slot, when, sizeof(when)),
+	    holder != NULL ? holder : "another node");
+	joblog_mark(in, "slot skipped: still running on %s",
+	    holder != NULL ? holder : "another node");
+	state_run_skipped(in, s->slot);
+	in->per.skipped++;
+	snprintf(id, sizeof(id), "%" PRId64, in->job->cluster_id);
+	snprintf(idx, sizeof(idx), "%d", in->index);
+	p[0] = id;
+	p[1] = idx;
+	pgconn_query(cl.work, 0, pg_periodic_skipped, 2, p, NULL, NULL);
+	cluster_slot_next(s);
+}
+
+/* What a slot's compare-and-set was about. */
+struct fire_arg {
+	char *job;
+	int instance;
+	int64_t slot;
+};
+
+static void
+cluster_fired(
+    void *arg, const struct pgres *res, const char *err, uint64_t sent)
+{
+	struct fire_arg *a = arg;
+	struct job *j = job_find(a->job);
+	struct lease_slot *s;
+
+	if (j == NULL || a->instance >= j->ninsts ||
+	    (s = j->insts[a->instance]->lease) == NULL || s->slot != a->slot)
+		goto out;
+	if (res == NULL) {
+		log_warnx("%s: slot not fired: %s", s->in->label, err);
+		cluster_slot_next(s);
+	} else if (pgres_ntuples(res) == 0)
+		cluster_slot_next(s); /* another node has it */
+	else if (!s->in->life.want)
+		cluster_slot_next(s);
+	else
+		cluster_acquire(s); /* the run's lease, then the run */
+out:
+	free(a->job);
+	free(a);
+}
+
+/*
+ * A periodic cluster job's slot came here (at wall clock usec slot):
+ * whoever commits it first runs it, once its lease is had; a lease still
+ * held by the last run makes the slot skipped.
+ */
+void
+cluster_slot_fired(struct inst *in, int64_t slot)
+{
+	struct lease_slot *s = cluster_slot(in);
+	struct fire_arg *a;
+	const char *p[5];
+	char id[32], idx[16], at[32], tol[32];
+
+	if (s->slot != 0 || s->st != LEASE_NONE)
+		return; /* a slot on its way, or the last run's lease */
+	if (!pgconn_is_ready(cl.lease) || in->job->cluster_id == 0) {
+		if (!vigild.started) {
+			/* catch_up at start-up: once connected */
+			s->catch_up = slot;
+			return;
+		}
+		log_warnx("%s: slot not fired: %s", in->label,
+		    pgconn_why(cl.lease) != NULL ? pgconn_why(cl.lease) :
+		                                   "not connected");
+		inst_reason(in, "slot not fired: the database is unreachable");
+		s->slot = slot;
+		cluster_slot_next(s);
+		return;
+	}
+	s->slot = slot;
+	snprintf(id, sizeof(id), "%" PRId64, in->job->cluster_id);
+	snprintf(idx, sizeof(idx), "%d", in->index);
+	snprintf(at, sizeof(at), "%" PRId64, slot);
+	snprintf(
+	    tol, sizeof(tol), "%llu", (unsigned long long)(cl.t.margin / 1000));
+	p[0] = id;
+	p[1] = idx;
+	p[2] = at;
+	p[3] = cl.cf->node_name;
+	p[4] = tol;
+	a = xcalloc(1, sizeof(*a));
+	a->job = xstrdup(in->job->name);
+	a->instance = in->index;
+	a->slot = slot;
+	pgconn_query(cl.lease, 0, pg_periodic_fire, 5, p, cluster_fired, a);
+}
+
+/* Is in a periodic job whose slots the cluster decides? */
+int
+cluster_periodic(const struct inst *in)
+{
+	return (cl.cf != NULL && in->job->spec->cluster &&
+	    in->job->spec->kind == CONF_KIND_PERIODIC);
+}
+
 /* The arguments of an acquire, for its answer. */
 struct acquire_arg {
 	char *job;
@@ -413,8 +559,7 @@ cluster_acquired(
 	epoch = pgres_int(res, 0, 0, 0);
 	held = pgres_value(res, 0, 4) != NULL &&
 	    strcmp(pgres_value(res, 0, 4), "t") == 0;
-	if (epoch > 0 && !s->want) {
-		s->st = LEASE_HELD;
+	if (epoch > 0 && !s->want && s->slot == 0) {
 		s->epoch = epoch;
 		s->st = LEASE_EXPIRED; /* given back at once */
 		claim_cluster.release(s->in);
@@ -429,11 +574,17 @@ cluster_acquired(
 		cluster_trust(s, sent);
 		log_info("%s: cluster lease acquired: epoch %" PRId64,
 		    s->in->label, s->epoch);
-		if (s->in->life.phase == LIFE_LEASE)
+		if (s->slot != 0)
+			cluster_slot_run(s);
+		else if (s->in->life.phase == LIFE_LEASE)
 			inst_feed(s->in, LIFE_EV_RECHECK);
 		goto out;
 	}
 	holder = pgres_value(res, 0, 1);
+	if (s->slot != 0) {
+		cluster_slot_skipped(s, holder);
+		goto out;
+	}
 	if (holder != NULL)
 		xsetf(&s->holder, "%s", holder);
 	else {
@@ -750,6 +901,23 @@ cluster_holds_apply(struct job *j, const char *list)
 	free(held);
 }
 
+/* Slots missed while this node was down, now that it is connected. */
+static void
+cluster_catch_up(void)
+{
+	struct lease_slot *s;
+	int64_t slot;
+
+	LIST_FOREACH(s, &cl.slots, entry) {
+		if (s->catch_up == 0 || s->in->job->cluster_id == 0)
+			continue;
+		slot = s->catch_up;
+		s->catch_up = 0;
+		if (s->in->life.want)
+			cluster_slot_fired(s->in, slot);
+	}
+}
+
 static void
 cluster_seeded(
     void *arg, const struct pgres *res, const char *err, uint64_t sent)
@@ -777,6 +945,7 @@ cluster_seeded(
 		cluster_seed();
 	}
 	cluster_acquire_all();
+	cluster_catch_up();
 }
 
 static void
@@ -1279,11 +1448,9 @@ cluster_job_check(const struct job_spec *spec, char **cause)
 		                 "cluster section");
 		return (-1);
 	}
-	if (spec->kind != CONF_KIND_SERVICE) {
-		xasprintf(cause,
-		    "cluster = true: %s jobs are not cluster jobs yet "
-		    "(services are)",
-		    cluster_kind_name(spec->kind));
+	if (spec->kind == CONF_KIND_QUEUE) {
+		*cause = xstrdup("cluster = true: queue jobs are not cluster "
+		                 "jobs yet (services and periodic jobs are)");
 		return (-1);
 	}
 	t.ttl = cf->lease_ttl;
@@ -1465,6 +1632,20 @@ cluster_view(const struct inst *in, struct cluster_view *v)
 	(void)in;
 	memset(v, 0, sizeof(*v));
 	return (-1);
+}
+
+void
+cluster_slot_fired(struct inst *in, int64_t slot)
+{
+	(void)in;
+	(void)slot;
+}
+
+int
+cluster_periodic(const struct inst *in)
+{
+	(void)in;
+	return (0);
 }
 
 void

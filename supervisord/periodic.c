@@ -61,7 +61,10 @@ periodic_slot_fired(sd_event_source *s, uint64_t usec, void *arg)
 	struct inst *in = arg;
 
 	in->per.src = sd_event_source_disable_unref(in->per.src);
-	inst_feed(in, LIFE_EV_SLOT);
+	if (cluster_periodic(in))
+		cluster_slot_fired(in, in->per.wall); /* the cluster decides */
+	else
+		inst_feed(in, LIFE_EV_SLOT);
 	return (0);
 }
 
@@ -89,7 +92,18 @@ periodic_slot_arm(struct inst *in, int first)
 	int r;
 
 	in->per.src = sd_event_source_disable_unref(in->per.src);
-	if (spec->every > 0) {
+	if (spec->every > 0 && cluster_periodic(in)) {
+		/*
+		 * Cluster mode: slots on the Unix epoch's grid, so that nodes
+		 * started at different times agree on them.
+		 */
+		in->per.mono = 0;
+		in->per.wall =
+		    (wall / (int64_t)spec->every + 1) * (int64_t)spec->every;
+		r = sd_event_add_time(vigild.event, &in->per.src,
+		    CLOCK_REALTIME, (uint64_t)in->per.wall + jitter,
+		    PERIODIC_ACCURACY, periodic_slot_fired, in);
+	} else if (spec->every > 0) {
 		if (first || in->per.mono == 0)
 			in->per.mono = now + spec->every;
 		else
@@ -131,6 +145,13 @@ periodic_missed(struct inst *in)
 	int64_t last = state_last_start(in->job->name), wall = store_now();
 	time_t next;
 
+	if (cluster_periodic(in)) {
+		/* The cluster's last slot decides: the slot before now. */
+		if (spec->every > 0)
+			cluster_slot_fired(in,
+			    wall / (int64_t)spec->every * (int64_t)spec->every);
+		return (0);
+	}
 	if (last <= 0)
 		return (0);
 	if (spec->every > 0)

@@ -673,6 +673,8 @@ struct cluster_view {
 	int64_t expires_ms; /* trusted (ours) or could last (theirs), or -1 */
 };
 int cluster_view(const struct inst *, struct cluster_view *);
+void cluster_slot_fired(struct inst *, int64_t);
+int cluster_periodic(const struct inst *);
 extern const struct claim_ops claim_cluster;
 
 /* keeper.c: the fence keeper process */
