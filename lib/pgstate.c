@@ -198,19 +198,22 @@ const char pg_lease_acquire[] =
     "ON l.job_id = $1 AND l.instance = $2";
 
 /*
- * $1 node, $2 job ids, $3 instances, $4 epochs (arrays), $5 ttl ms:
- * everything a node holds, in one round trip.  Answer: ('l', job id,
- * instance, held) per lease renewed, ('n', 1 or 0, 0, false) for the
- * node row.  A lease missing from the answer is lost: someone else holds
- * it now; a held one is to be stopped (the operator's stop elsewhere).
+ * $1 node, $2 job ids, $3 instances, $4 epochs, $5 pids (0: no run) of
+ * the leases (arrays), $6 ttl ms: everything a node holds, in one round
+ * trip.  Answer: ('l', job id, instance, held) per lease renewed, ('n', 1
+ * or 0, 0, false) for the node row.  A lease missing from the answer is
+ * lost: someone else holds it now; a held one is to be stopped (the
+ * operator's stop elsewhere).
  */
 const char pg_lease_renew_all[] =
     "WITH n AS (UPDATE vigil.node SET heartbeat_at = now(), "
-    "expires_at = now() + $5 * interval '1 ms' WHERE name = $1 "
+    "expires_at = now() + $6 * interval '1 ms' WHERE name = $1 "
     "RETURNING 1), "
     "l AS (UPDATE vigil.lease t SET renewed_at = now(), "
-    "expires_at = now() + $5 * interval '1 ms' "
-    "FROM unnest($2::int[], $3::int[], $4::bigint[]) AS k(j, i, e) "
+    "expires_at = now() + $6 * interval '1 ms', "
+    "pid = nullif(k.p, 0), state = CASE WHEN k.p > 0 THEN 'RUNNING' END "
+    "FROM unnest($2::int[], $3::int[], $4::bigint[], $5::int[]) "
+    "AS k(j, i, e, p) "
     "WHERE t.job_id = k.j AND t.instance = k.i AND t.epoch = k.e "
     "AND t.holder = $1 "
     "RETURNING 'l'::text AS kind, t.job_id::bigint AS a, t.instance AS b, "
@@ -268,6 +271,55 @@ const char pg_periodic_fire[] =
 const char pg_periodic_skipped[] =
     "UPDATE vigil.periodic SET skipped = skipped + 1 "
     "WHERE job_id = $1 AND instance = $2";
+
+/*
+ * vigilctl cluster: every node with its version, the age of its last
+ * heartbeat in ms, whether it is alive, the leases it holds, and the
+ * cluster jobs whose spec differs from another node's (config drift).
+ */
+const char pg_cluster_nodes[] =
+    "SELECT n.name, n.version, "
+    "(extract(epoch FROM now() - n.heartbeat_at) * 1000)::bigint, "
+    "n.expires_at > now(), "
+    "(SELECT count(*) FROM vigil.lease l WHERE l.holder = n.name "
+    "AND l.expires_at > now()), "
+    "(SELECT string_agg(j.name, ',' ORDER BY j.name) "
+    "FROM vigil.node_job nj JOIN vigil.job j ON j.id = nj.job_id "
+    "WHERE nj.node = n.name AND EXISTS (SELECT 1 FROM vigil.node_job o "
+    "JOIN vigil.node m ON m.name = o.node AND m.expires_at > now() "
+    "WHERE o.job_id = nj.job_id AND o.spec_hash <> nj.spec_hash)) "
+    "FROM vigil.node n ORDER BY n.name";
+
+/*
+ * vigilctl cluster: every lease: job, instance, holder (NULL: free),
+ * epoch, ms left (NULL: expired), pid and state as the holder wrote them,
+ * held by the operator, by whom.
+ */
+const char pg_cluster_leases[] =
+    "SELECT j.name, l.instance, l.holder, l.epoch, "
+    "CASE WHEN l.expires_at > now() THEN "
+    "(extract(epoch FROM l.expires_at - now()) * 1000)::bigint END, "
+    "l.pid, l.state, l.held, l.held_by "
+    "FROM vigil.lease l JOIN vigil.job j ON j.id = l.job_id "
+    "ORDER BY j.name, l.instance";
+
+/*
+ * $1 job id, $2 instance, $3 node, $4 epoch, $5 pid, $6 runs kept per
+ * job: a cluster run began (history cluster-wide, pruned like state.db's).
+ * Answer: (id).
+ */
+const char pg_run_begin[] =
+    "WITH i AS (INSERT INTO vigil.run (job_id, instance, node, epoch, pid, "
+    "started_at) VALUES ($1, $2, $3, $4, $5, now()) RETURNING id), "
+    "d AS (DELETE FROM vigil.run r WHERE r.job_id = $1 AND r.id <= "
+    "(SELECT id FROM vigil.run WHERE job_id = $1 ORDER BY id DESC "
+    "OFFSET greatest($6::int - 1, 0) LIMIT 1)) "
+    "SELECT id FROM i";
+
+/* $1 run id, $2 exit code, $3 signal, $4 how it ended: the run ended. */
+const char pg_run_end[] =
+    "UPDATE vigil.run SET ended_at = now(), exit_code = $2, signal = $3, "
+    "reason = $4 WHERE id = $1";
 
 const char pg_listen[] = "LISTEN vigil";
 

@@ -33,6 +33,10 @@ extern const char pg_lease_release[];
 extern const char pg_lease_hold[];
 extern const char pg_periodic_fire[];
 extern const char pg_periodic_skipped[];
+extern const char pg_cluster_nodes[];
+extern const char pg_cluster_leases[];
+extern const char pg_run_begin[];
+extern const char pg_run_end[];
 extern const char pg_listen[];
 
 char *pg_session_sql(unsigned long long);

@@ -30,6 +30,7 @@
 #include "config.h"
 
 #include <sys/types.h>
+#include <sys/wait.h>
 
 #include <errno.h>
 #include <fcntl.h>
@@ -70,6 +71,8 @@ struct lease_slot {
 	uint64_t holder_until; /* not ours: when its lease could expire */
 	int64_t slot;          /* periodic: the slot won, bidding for it */
 	int64_t catch_up;      /* periodic: a slot to try once connected */
+	char run_id[17];       /* the run on record in vigil.run */
+	int64_t run_row;       /* its row, 0: not known (yet) */
 	uint64_t key;          /* its record in the keeper */
 	pid_t pgid; /* the run's group while it runs, for the keeper */
 	sd_event_source *stop;  /* trust - stop time: the fence stops it */
@@ -510,6 +513,36 @@ cluster_slot_fired(struct inst *in, int64_t slot)
 	pgconn_query(cl.lease, 0, pg_periodic_fire, 5, p, cluster_fired, a);
 }
 
+/*
+ * A statement for a command (vigilctl cluster) on the work connection:
+ * 0, or -1 with cause when cluster mode is off or the database is out of
+ * reach.
+ */
+int
+cluster_ask(const char *sql, pgconn_done_fn done, void *arg, char **cause)
+{
+	if (cl.cf == NULL) {
+		*cause = xstrdup("cluster mode is off (no cluster section in "
+		                 "vigil.conf)");
+		return (-1);
+	}
+	if (!pgconn_is_ready(cl.work)) {
+		xasprintf(cause, "the database is out of reach: %s",
+		    pgconn_why(cl.work) != NULL ? pgconn_why(cl.work) :
+		                                  "connecting");
+		return (-1);
+	}
+	pgconn_query(cl.work, 0, sql, 0, NULL, done, arg);
+	return (0);
+}
+
+/* This node's name, or NULL. */
+const char *
+cluster_node_name(void)
+{
+	return (cl.cf != NULL ? cl.cf->node_name : NULL);
+}
+
 /* Is in a periodic job whose slots the cluster decides? */
 int
 cluster_periodic(const struct inst *in)
@@ -715,6 +748,7 @@ struct renew_arg {
 	int64_t *job_ids;
 	int64_t *insts;
 	int64_t *epochs;
+	int64_t *pids;
 };
 
 static void
@@ -782,6 +816,7 @@ out:
 	free(a->job_ids);
 	free(a->insts);
 	free(a->epochs);
+	free(a->pids);
 	free(a);
 	if (cl.shutdown_done != NULL && TAILQ_EMPTY(&cl.releases))
 		cluster_shutdown(cl.shutdown_done);
@@ -793,8 +828,8 @@ cluster_renew_now(void)
 {
 	struct renew_arg *a;
 	struct lease_slot *s;
-	char *arr[3];
-	const char *p[5];
+	char *arr[4];
+	const char *p[6];
 	size_t n = 0, i;
 
 	if (cl.renewing || !pgconn_is_ready(cl.lease))
@@ -805,25 +840,29 @@ cluster_renew_now(void)
 	a->job_ids = xcalloc(n + 1, sizeof(int64_t));
 	a->insts = xcalloc(n + 1, sizeof(int64_t));
 	a->epochs = xcalloc(n + 1, sizeof(int64_t));
+	a->pids = xcalloc(n + 1, sizeof(int64_t));
 	LIST_FOREACH(s, &cl.slots, entry) {
 		if (s->st != LEASE_HELD)
 			continue;
 		a->job_ids[a->n] = s->in->job->cluster_id;
 		a->insts[a->n] = s->in->index;
+		a->pids[a->n] = s->in->run.pid > 0 ? s->in->run.pid : 0;
 		a->epochs[a->n++] = s->epoch;
 	}
 	arr[0] = pg_array_int(a->job_ids, a->n);
 	arr[1] = pg_array_int(a->insts, a->n);
 	arr[2] = pg_array_int(a->epochs, a->n);
+	arr[3] = pg_array_int(a->pids, a->n);
 	p[0] = cl.cf->node_name;
 	p[1] = arr[0];
 	p[2] = arr[1];
 	p[3] = arr[2];
-	p[4] = cl.ttl_ms;
+	p[4] = arr[3];
+	p[5] = cl.ttl_ms;
 	cl.renewing = 1;
 	pgconn_query(
-	    cl.lease, PGQ_FRONT, pg_lease_renew_all, 5, p, cluster_renewed, a);
-	for (i = 0; i < 3; i++)
+	    cl.lease, PGQ_FRONT, pg_lease_renew_all, 6, p, cluster_renewed, a);
+	for (i = 0; i < 4; i++)
 		free(arr[i]);
 }
 
@@ -1482,6 +1521,85 @@ claim_cluster_acquire(struct inst *in, struct claim_result *r)
 	return (CLAIM_WAIT);
 }
 
+/* What a run's row in vigil.run is for, until its id comes. */
+struct run_arg {
+	char *job;
+	int instance;
+	char run_id[17];
+};
+
+static void
+cluster_run_begun(
+    void *arg, const struct pgres *res, const char *err, uint64_t sent)
+{
+	struct run_arg *a = arg;
+	struct job *j = job_find(a->job);
+	struct lease_slot *s;
+
+	if (res != NULL && j != NULL && a->instance < j->ninsts &&
+	    (s = j->insts[a->instance]->lease) != NULL &&
+	    strcmp(s->run_id, a->run_id) == 0)
+		s->run_row = pgres_int(res, 0, 0, 0);
+	free(a->job);
+	free(a);
+}
+
+/* A new run of a cluster instance: on record cluster-wide. */
+static void
+cluster_run_begin(struct lease_slot *s, pid_t pid)
+{
+	struct inst *in = s->in;
+	struct run_arg *a;
+	const char *p[6];
+	char id[32], idx[16], ep[32], ps[16], keep[16];
+
+	if (strcmp(s->run_id, in->run.id) == 0)
+		return; /* the same run (a MAINPID= move) */
+	strlcpy(s->run_id, in->run.id, sizeof(s->run_id));
+	s->run_row = 0;
+	if (!pgconn_is_ready(cl.work))
+		return;
+	snprintf(id, sizeof(id), "%" PRId64, in->job->cluster_id);
+	snprintf(idx, sizeof(idx), "%d", in->index);
+	snprintf(ep, sizeof(ep), "%" PRId64, s->epoch);
+	snprintf(ps, sizeof(ps), "%ld", (long)pid);
+	snprintf(keep, sizeof(keep), "%d", vigild.conf->history_keep);
+	p[0] = id;
+	p[1] = idx;
+	p[2] = cl.cf->node_name;
+	p[3] = ep;
+	p[4] = ps;
+	p[5] = keep;
+	a = xcalloc(1, sizeof(*a));
+	a->job = xstrdup(in->job->name);
+	a->instance = in->index;
+	strlcpy(a->run_id, in->run.id, sizeof(a->run_id));
+	pgconn_query(cl.work, 0, pg_run_begin, 6, p, cluster_run_begun, a);
+}
+
+/* A cluster run ended (status, as run_describe says it): on record. */
+void
+cluster_run_end(struct inst *in, int status, const char *what)
+{
+	struct lease_slot *s = in->lease;
+	const char *p[4];
+	char id[32], code[16], sig[16];
+
+	if (s == NULL || s->run_row == 0 || !pgconn_is_ready(cl.work))
+		return;
+	snprintf(id, sizeof(id), "%" PRId64, s->run_row);
+	snprintf(code, sizeof(code), "%d",
+	    WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+	snprintf(
+	    sig, sizeof(sig), "%d", WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+	p[0] = id;
+	p[1] = WIFEXITED(status) ? code : NULL;
+	p[2] = WIFSIGNALED(status) ? sig : NULL;
+	p[3] = what;
+	s->run_row = 0;
+	pgconn_query(cl.work, 0, pg_run_end, 4, p, NULL, NULL);
+}
+
 /* A run holds the claim now: the keeper knows its group. */
 static void
 claim_cluster_renew(struct inst *in, const struct lock_holder *h)
@@ -1495,6 +1613,7 @@ claim_cluster_renew(struct inst *in, const struct lock_holder *h)
 		return;
 	s->pgid = h->pgid > 1 ? h->pgid : h->pid;
 	cluster_keeper_update(s);
+	cluster_run_begin(s, h->pid);
 	if (cl.work == NULL || !pgconn_is_ready(cl.work))
 		return;
 	snprintf(id, sizeof(id), "%" PRId64, in->job->cluster_id);
@@ -1639,6 +1758,30 @@ cluster_slot_fired(struct inst *in, int64_t slot)
 {
 	(void)in;
 	(void)slot;
+}
+
+void
+cluster_run_end(struct inst *in, int status, const char *what)
+{
+	(void)in;
+	(void)status;
+	(void)what;
+}
+
+int
+cluster_ask(const char *sql, pgconn_done_fn done, void *arg, char **cause)
+{
+	(void)sql;
+	(void)done;
+	(void)arg;
+	*cause = xstrdup("this vigild was built without PostgreSQL support");
+	return (-1);
+}
+
+const char *
+cluster_node_name(void)
+{
+	return (NULL);
 }
 
 int

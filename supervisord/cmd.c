@@ -40,10 +40,12 @@ extern const struct cmd_entry cmd_status_entry, cmd_pid_entry, cmd_start_entry,
     cmd_version_entry, cmd_shutdown_entry, cmd_list_commands_entry,
     cmd_reload_entry, cmd_wait_entry, cmd_history_entry, cmd_tail_entry,
     cmd_logrotate_entry, cmd_enqueue_entry, cmd_queue_entry, cmd_retry_entry,
-    cmd_delete_entry, cmd_purge_entry, cmd_kick_entry, cmd_metrics_entry;
+    cmd_delete_entry, cmd_purge_entry, cmd_kick_entry, cmd_metrics_entry,
+    cmd_cluster_entry;
 
 /* Sorted by name, as list-commands prints them. */
 const struct cmd_entry *const cmd_table[] = {
+	&cmd_cluster_entry,
 	&cmd_delete_entry,
 	&cmd_enqueue_entry,
 	&cmd_history_entry,

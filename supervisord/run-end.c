@@ -116,6 +116,7 @@ run_end(
 	    oom > in->run.oom_kills;
 	run_describe(in, status, st, end, sizeof(end));
 	state_run_end(in, status, end);
+	cluster_run_end(in, status, end);
 	/* A failure: not a stop asked for, unless for a cause of the run's. */
 	if (st->decision.success)
 		counters_run(in, COUNT_RUN_SUCCESS);

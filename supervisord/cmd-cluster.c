@@ -1,0 +1,298 @@
+/* SPDX-License-Identifier: ISC */
+/* Copyright (c) 2026 The vigil authors */
+
+/*
+ * cluster: the nodes of the cluster (version, last heartbeat, leases
+ * held, config drift) and every lease (holder, epoch, time left, pid,
+ * held by the operator), as PostgreSQL has them.  Two statements on the
+ * work connection; the client waits for their answers (or for the query
+ * timeout, after which the connection fails them).
+ */
+
+#include "config.h"
+
+#include <sys/types.h>
+
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sysexits.h>
+
+#include "duration.h"
+#include "json.h"
+#include "log.h"
+#include "pgstate.h"
+#include "proto.h"
+#include "vigild.h"
+#include "xmalloc.h"
+
+static enum cmd_retval cmd_cluster_exec(struct cmd_ctx *);
+
+const struct cmd_entry cmd_cluster_entry = {
+	.name = "cluster",
+	.usage = "",
+	.optstring = "",
+	.min_args = 0,
+	.max_args = 0,
+	.flags = CMD_READONLY,
+	.help = "list the nodes and leases of the cluster",
+	.exec = cmd_cluster_exec,
+};
+
+/* A cluster request under way: its client (NULL once gone), its output. */
+struct cmd_cluster {
+	struct client *client;
+	int json;
+	int answers; /* of the two statements */
+	int failed;
+	struct proto_buf out;
+	struct json jw;
+};
+
+static void
+cmd_cluster_write(void *arg, const void *p, size_t n)
+{
+	proto_buf_add(arg, p, n);
+}
+
+static void __attribute__((format(printf, 2, 3)))
+cmd_cluster_printf(struct cmd_cluster *cc, const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+	int n;
+
+	va_start(ap, fmt);
+	n = vasprintf(&s, fmt, ap);
+	va_end(ap);
+	if (n == -1)
+		fatal("vasprintf");
+	proto_buf_add(&cc->out, s, (size_t)n);
+	free(s);
+}
+
+/* A column as text, "-" for NULL. */
+static const char *
+cmd_cluster_col(const struct pgres *res, int row, int col)
+{
+	const char *s = pgres_value(res, row, col);
+
+	return (s != NULL ? s : "-");
+}
+
+/* A duration in ms as status writes it ("1.2s ago"). */
+static const char *
+cmd_cluster_ms(long long ms, char *buf, size_t len)
+{
+	if (ms < 0)
+		return ("-");
+	return (duration_format((uint64_t)ms * 1000, buf, len));
+}
+
+static void
+cmd_cluster_nodes(struct cmd_cluster *cc, const struct pgres *res)
+{
+	const char *me = cluster_node_name(), *name, *drift;
+	struct json *jw = &cc->jw;
+	char buf[32], hb[48];
+	int row, n = pgres_ntuples(res), alive;
+	long long ms;
+
+	if (cc->json) {
+		json_key(jw, "node");
+		json_string(jw, me);
+		json_key(jw, "nodes");
+		json_array_begin(jw);
+	} else
+		cmd_cluster_printf(cc, "%-16s %-8s %-16s %6s  %s\n", "NODE",
+		    "VERSION", "HEARTBEAT", "LEASES", "NOTE");
+	for (row = 0; row < n; row++) {
+		name = cmd_cluster_col(res, row, 0);
+		ms = pgres_int(res, row, 2, -1);
+		alive = pgres_value(res, row, 3) != NULL &&
+		    strcmp(pgres_value(res, row, 3), "t") == 0;
+		drift = pgres_value(res, row, 5);
+		if (cc->json) {
+			json_object_begin(jw);
+			json_key(jw, "name");
+			json_string(jw, name);
+			json_key(jw, "version");
+			json_string(jw, pgres_value(res, row, 1));
+			json_key(jw, "heartbeat_ago_s");
+			json_fixed(jw, (double)ms / 1e3, 3);
+			json_key(jw, "alive");
+			json_bool(jw, alive);
+			json_key(jw, "leases");
+			json_int(jw, pgres_int(res, row, 4, 0));
+			json_key(jw, "drift");
+			json_string(jw, drift);
+			json_object_end(jw);
+			continue;
+		}
+		snprintf(hb, sizeof(hb), "%s %s", alive ? "" : "lost",
+		    cmd_cluster_ms(ms, buf, sizeof(buf)));
+		cmd_cluster_printf(cc, "%-16s %-8s %-16s %6lld  %s%s%s%s\n",
+		    name, cmd_cluster_col(res, row, 1),
+		    alive ? cmd_cluster_ms(ms, buf, sizeof(buf)) : hb,
+		    pgres_int(res, row, 4, 0),
+		    me != NULL && strcmp(name, me) == 0 ? "(this node) " : "",
+		    drift != NULL ? "spec differs from another node: " : "",
+		    drift != NULL ? drift : "", "");
+	}
+	if (cc->json)
+		json_array_end(jw);
+}
+
+static void
+cmd_cluster_leases(struct cmd_cluster *cc, const struct pgres *res)
+{
+	struct json *jw = &cc->jw;
+	char label[160], buf[32];
+	int row, n = pgres_ntuples(res), held;
+	long long inst, left;
+
+	if (cc->json) {
+		json_key(jw, "leases");
+		json_array_begin(jw);
+	} else
+		cmd_cluster_printf(cc, "\n%-24s %-16s %14s %10s %8s  %s\n",
+		    "LEASE", "HOLDER", "EPOCH", "LEFT", "PID", "NOTE");
+	for (row = 0; row < n; row++) {
+		inst = pgres_int(res, row, 1, 0);
+		left = pgres_int(res, row, 4, -1);
+		held = pgres_value(res, row, 7) != NULL &&
+		    strcmp(pgres_value(res, row, 7), "t") == 0;
+		if (cc->json) {
+			json_object_begin(jw);
+			json_key(jw, "job");
+			json_string(jw, pgres_value(res, row, 0));
+			json_key(jw, "instance");
+			json_int(jw, inst);
+			json_key(jw, "holder");
+			json_string(
+			    jw, left >= 0 ? pgres_value(res, row, 2) : NULL);
+			json_key(jw, "epoch");
+			json_int(jw, pgres_int(res, row, 3, 0));
+			json_key(jw, "expires_in_s");
+			if (left >= 0)
+				json_fixed(jw, (double)left / 1e3, 3);
+			else
+				json_null(jw);
+			json_key(jw, "pid");
+			if (pgres_value(res, row, 5) != NULL && left >= 0)
+				json_int(jw, pgres_int(res, row, 5, 0));
+			else
+				json_null(jw);
+			json_key(jw, "held");
+			json_bool(jw, held);
+			json_key(jw, "held_by");
+			json_string(jw, pgres_value(res, row, 8));
+			json_object_end(jw);
+			continue;
+		}
+		snprintf(label, sizeof(label), "%s@%lld",
+		    cmd_cluster_col(res, row, 0), inst);
+		cmd_cluster_printf(cc, "%-24s %-16s %14s %10s %8s  %s%s\n",
+		    label, left >= 0 ? cmd_cluster_col(res, row, 2) : "-",
+		    cmd_cluster_col(res, row, 3),
+		    cmd_cluster_ms(left, buf, sizeof(buf)),
+		    left >= 0 ? cmd_cluster_col(res, row, 5) : "-",
+		    held ? "stopped by " : "",
+		    held ? cmd_cluster_col(res, row, 8) : "");
+	}
+	if (cc->json)
+		json_array_end(jw);
+}
+
+/* Both answers came (or one failed): the reply, unless the client went. */
+static void
+cmd_cluster_finish(struct cmd_cluster *cc)
+{
+	if (cc->client != NULL) {
+		if (!cc->failed && cc->json) {
+			json_object_end(&cc->jw);
+			proto_buf_add(&cc->out, "\n", 1);
+		}
+		if (cc->out.len > 0)
+			server_client_write(cc->client,
+			    cc->failed ? PROTO_STDERR : PROTO_STDOUT,
+			    cc->out.data, cc->out.len);
+		server_client_park(cc->client, NULL, NULL);
+		server_client_finish(
+		    cc->client, cc->failed ? EX_UNAVAILABLE : CMD_EXIT_OK);
+	}
+	proto_buf_clear(&cc->out);
+	free(cc);
+}
+
+static void
+cmd_cluster_answer(struct cmd_cluster *cc, const struct pgres *res,
+    const char *err, int leases)
+{
+	if (res == NULL && !cc->failed) {
+		cc->failed = 1;
+		proto_buf_clear(&cc->out);
+		cmd_cluster_printf(cc, "vigilctl: cluster: %s\n", err);
+	} else if (res != NULL && !cc->failed) {
+		if (leases)
+			cmd_cluster_leases(cc, res);
+		else
+			cmd_cluster_nodes(cc, res);
+	}
+	if (++cc->answers == 2)
+		cmd_cluster_finish(cc);
+}
+
+static void
+cmd_cluster_nodes_done(
+    void *arg, const struct pgres *res, const char *err, uint64_t sent)
+{
+	cmd_cluster_answer(arg, res, err, 0);
+}
+
+static void
+cmd_cluster_leases_done(
+    void *arg, const struct pgres *res, const char *err, uint64_t sent)
+{
+	cmd_cluster_answer(arg, res, err, 1);
+}
+
+/* The client went before the answers: they are dropped when they come. */
+static void
+cmd_cluster_gone(struct client *c)
+{
+	struct cmd_cluster *cc = server_client_parked(c);
+
+	if (cc != NULL)
+		cc->client = NULL;
+}
+
+static enum cmd_retval
+cmd_cluster_exec(struct cmd_ctx *ctx)
+{
+	struct cmd_cluster *cc = xcalloc(1, sizeof(*cc));
+	char *cause = NULL;
+
+	cc->client = ctx->client;
+	cc->json = ctx->json;
+	proto_buf_init(&cc->out);
+	json_init(&cc->jw, cmd_cluster_write, &cc->out);
+	if (cc->json)
+		json_object_begin(&cc->jw);
+	if (cluster_ask(pg_cluster_nodes, cmd_cluster_nodes_done, cc, &cause) ==
+	    -1) {
+		cmd_error(ctx, "cluster: %s", cause);
+		ctx->code = EX_UNAVAILABLE;
+		free(cause);
+		proto_buf_clear(&cc->out);
+		free(cc);
+		return (CMD_ERROR);
+	}
+	(void)cluster_ask(
+	    pg_cluster_leases, cmd_cluster_leases_done, cc, &cause);
+	free(cause);
+	server_client_park(ctx->client, cmd_cluster_gone, cc);
+	return (CMD_WAIT);
+}
