@@ -65,6 +65,7 @@ const char pg_schema[] =
     "  state text,\n"
     "  held boolean NOT NULL DEFAULT false,\n"
     "  held_by text,\n"
+    "  held_seq bigint NOT NULL DEFAULT 0,\n"
     "  PRIMARY KEY (job_id, instance));\n"
     "CREATE TABLE IF NOT EXISTS vigil.periodic (\n"
     "  job_id int NOT NULL REFERENCES vigil.job(id) ON DELETE CASCADE,\n"
@@ -240,16 +241,19 @@ const char pg_lease_release[] =
 
 /*
  * $1 job id, $2 instance, $3 held (true/false), $4 who and where: the
- * operator's stop (or start) of an instance, cluster-wide.  Every node is
- * told: "held JOB_ID INSTANCE 1|0 WHO".
+ * operator's stop (or start) of an instance, cluster-wide, numbered (a
+ * node ignores a notice older than what it knows).  Every node is told:
+ * "held JOB_ID INSTANCE 1|0 SEQ WHO".  Answer: (seq).
  */
 const char pg_lease_hold[] =
     "WITH u AS (INSERT INTO vigil.lease AS l (job_id, instance, held, "
-    "held_by) VALUES ($1, $2, $3, $4) "
+    "held_by, held_seq) VALUES ($1, $2, $3, $4, 1) "
     "ON CONFLICT (job_id, instance) DO UPDATE SET held = excluded.held, "
-    "held_by = excluded.held_by RETURNING job_id, instance, held) "
-    "SELECT pg_notify('vigil', 'held ' || job_id || ' ' || instance || ' ' "
-    "|| held::int || ' ' || $4) FROM u";
+    "held_by = excluded.held_by, held_seq = l.held_seq + 1 "
+    "RETURNING job_id, instance, held, held_seq), "
+    "n AS (SELECT pg_notify('vigil', 'held ' || job_id || ' ' || instance "
+    "|| ' ' || held::int || ' ' || held_seq || ' ' || $4) FROM u) "
+    "SELECT held_seq FROM u, n";
 
 /*
  * $1 job id, $2 instance, $3 the slot (Unix usec), $4 node, $5 clock

@@ -71,6 +71,8 @@ struct lease_slot {
 	uint64_t holder_until; /* not ours: when its lease could expire */
 	int64_t slot;          /* periodic: the slot won, bidding for it */
 	int64_t catch_up;      /* periodic: a slot to try once connected */
+	int64_t hold_seq;      /* the last cluster-wide stop/start known */
+	int hold_pending;      /* ours is on its way: notices wait */
 	char run_id[17];       /* the run on record in vigil.run */
 	int64_t run_row;       /* its row, 0: not known (yet) */
 	uint64_t key;          /* its record in the keeper */
@@ -627,7 +629,7 @@ cluster_acquired(
 	s->ms_left = pgres_int(res, 0, 2, -1);
 	s->holder_until =
 	    s->ms_left >= 0 ? pgconn_now() + (uint64_t)s->ms_left * 1000 : 0;
-	if (held) {
+	if (held && !s->hold_pending) {
 		cluster_hold_apply(s->in, 1, NULL);
 		goto out; /* a start clears it and notifies */
 	}
@@ -680,6 +682,7 @@ cluster_acquire(struct lease_slot *s)
 	a->instance = in->index;
 	a->job_id = in->job->cluster_id;
 	s->st = LEASE_ACQUIRING;
+	log_debug("%s: bidding for the cluster lease", in->label);
 	if (in->reason == NULL)
 		cluster_waiting(s, NULL);
 	pgconn_query(cl.lease, 0, pg_lease_acquire, 4, p, cluster_acquired, a);
@@ -808,7 +811,7 @@ cluster_renewed(
 			continue;
 		}
 		cluster_trust(s, sent);
-		if (seen[i] == 2) /* stopped elsewhere, its notice missed */
+		if (seen[i] == 2 && !s->hold_pending) /* notice missed */
 			cluster_hold_apply(s->in, 1, NULL);
 	}
 out:
@@ -1206,16 +1209,23 @@ cluster_notify(void *arg, const char *channel, const char *payload)
 	int instance;
 
 	struct inst *in;
+	long long seq;
 	int held, off = 0;
 
 	if (sscanf(payload, "lease %lld %d", &job_id, &instance) == 2) {
 		s = cluster_find(job_id, instance);
 		if (s != NULL && s->want && s->st == LEASE_NONE)
 			cluster_acquire(s);
-	} else if (sscanf(payload, "held %lld %d %d %n", &job_id, &instance,
-	               &held, &off) == 3 &&
-	    off > 0 && (in = cluster_inst_find(job_id, instance)) != NULL)
+	} else if (sscanf(payload, "held %lld %d %d %lld %n", &job_id,
+	               &instance, &held, &seq, &off) == 4 &&
+	    off > 0 && (in = cluster_inst_find(job_id, instance)) != NULL) {
+		s = cluster_slot(in);
+		/* Older than what this node knows, or than its own: not news. */
+		if (s->hold_pending || seq <= s->hold_seq)
+			return;
+		s->hold_seq = seq;
 		cluster_hold_apply(in, held, payload + off);
+	}
 }
 
 /* The lease connection is down: bids wait; held leases stay trusted. */
@@ -1384,17 +1394,32 @@ cluster_inst_free(struct inst *in)
 	in->lease = NULL;
 }
 
+/* What a stop or start of an instance was, for its answer. */
+struct hold_arg {
+	char *job;
+	int instance;
+};
+
 static void
 cluster_held_done(
     void *arg, const struct pgres *res, const char *err, uint64_t sent)
 {
-	char *label = arg;
+	struct hold_arg *a = arg;
+	struct job *j = job_find(a->job);
+	struct lease_slot *s = NULL;
+	int64_t seq;
 
+	if (j != NULL && a->instance < j->ninsts)
+		s = j->insts[a->instance]->lease;
+	if (s != NULL && --s->hold_pending == 0 && res != NULL &&
+	    (seq = pgres_int(res, 0, 0, 0)) > s->hold_seq)
+		s->hold_seq = seq;
 	if (res == NULL)
-		log_warnx("%s: the cluster-wide stop or start was not recorded "
-		          "(%s): it holds on this node only",
-		    label, err);
-	free(label);
+		log_warnx("%s@%d: the cluster-wide stop or start was not "
+		          "recorded (%s): it holds on this node only",
+		    a->job, a->instance, err);
+	free(a->job);
+	free(a);
 }
 
 /*
@@ -1407,10 +1432,15 @@ cluster_intent(struct inst *in, int held, long uid)
 {
 	const char *p[4];
 	char id[32], idx[16], *by;
+	struct hold_arg *a;
 
 	if (cl.cf == NULL || !in->job->spec->cluster ||
 	    in->job->cluster_id == 0)
 		return;
+	a = xcalloc(1, sizeof(*a));
+	a->job = xstrdup(in->job->name);
+	a->instance = in->index;
+	cluster_slot(in)->hold_pending++;
 	snprintf(id, sizeof(id), "%" PRId64, in->job->cluster_id);
 	snprintf(idx, sizeof(idx), "%d", in->index);
 	xasprintf(&by, "uid %ld on %s", uid, cl.cf->node_name);
@@ -1418,8 +1448,7 @@ cluster_intent(struct inst *in, int held, long uid)
 	p[1] = idx;
 	p[2] = held ? "true" : "false";
 	p[3] = by;
-	pgconn_query(cl.lease, 0, pg_lease_hold, 4, p, cluster_held_done,
-	    xstrdup(in->label));
+	pgconn_query(cl.lease, 0, pg_lease_hold, 4, p, cluster_held_done, a);
 	free(by);
 }
 

@@ -87,10 +87,11 @@ cmd_control_one(struct client *c, const char *verb, struct inst *in)
 	if (strcmp(verb, "start") != 0)
 		inst_stop(in);
 	if (strcmp(verb, "stop") != 0) {
+		/* Cluster-wide first: the bid of the start comes after it. */
+		cluster_intent(in, 0, uid);
 		inst_start(in);
 		in->by_hand = 1;
 		state_intent(in, 0, 1, uid);
-		cluster_intent(in, 0, uid);
 	} else {
 		/* Neither a reload nor a restart of vigild starts it. */
 		in->held = 1;

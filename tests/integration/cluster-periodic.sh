@@ -1,0 +1,79 @@
+#!/bin/bash
+# Periodic cluster jobs on three nodes: every = "1s" for 20 s fires once
+# per slot cluster-wide (each slot's compare-and-set in vigil.periodic has
+# one winner), no slot runs twice, slots sit on the Unix epoch's grid,
+# every run has its own fencing token, and vigil.run has each run.  Then a
+# run longer than the interval: the slots it spans are skipped on every
+# node (the run's lease is still held), runs never overlap anywhere.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/pg-lib.sh"
+. "$(dirname "$0")/cluster-lib.sh"
+[ -z "${VIGILD_WRAPPER:-}" ] || { echo "SKIP: not under valgrind (timing)"; exit 77; }
+[ -z "${VIGIL_SKIP_SLOW:-}" ] || { echo "SKIP: VIGIL_SKIP_SLOW is set"; exit 77; }
+pg_need
+pg_start
+
+runs=$T/runs
+cat >"$T/tick.sh" <<'EOF'
+# tick.sh FILE SECONDS MARKER: one line per run, "START_US END_US NODE TOKEN"
+start=${EPOCHREALTIME/./}
+sleep "$2"
+echo "$start ${EPOCHREALTIME/./} $VIGIL_NODE $VIGIL_FENCING_TOKEN" >>"$1"
+EOF
+cluster_job tick <<EOF
+kind = "periodic"
+every = "1s"
+cluster = true
+stop_timeout = "500ms"
+command = {"bash", "$T/tick.sh", "$runs", "0.2", "tick-$$"}
+EOF
+sampler_start "tick-$$"
+nodes_start_together 1 2 3
+t0=$(now_us)
+# 20 s of slots.
+sleep 20
+t1=$(now_us)
+
+# Runs that began between t0 + 1 s and t1 - 1 s: one per slot.
+awk -v a="$t0" -v b="$t1" '$1 > a + 1000000 && $1 < b - 1000000' "$runs" >"$T/mid"
+n=$(wc -l <"$T/mid")
+slots=$(awk '{ print int($1 / 1000000) }' "$T/mid" | sort -u | wc -l)
+log "$n runs in the middle 18 s, in $slots distinct slots, on nodes: $(awk '{ print $3 }' "$T/mid" | sort | uniq -c | tr -s ' \n' ' ')"
+[ "$n" -eq "$slots" ] || fail "a slot ran twice: $(awk '{ print int($1 / 1000000) }' "$T/mid" | sort | uniq -d)"
+[ "$n" -ge 16 ] || fail "only $n runs in 18 slots: $(cat "$runs")"
+# On the grid: each run begins early in its second (the slot plus the
+# time to win it), whichever node won it.
+late=$(awk '{ if ($1 % 1000000 > 500000) print }' "$T/mid")
+[ -z "$late" ] || fail "runs off the 1 s grid of the Unix epoch: $late"
+# Every run its own token, increasing.
+sort -n -k 1 "$runs" | awk '{ if (NR > 1 && $4 <= last) { print; bad = 1 } last = $4 }
+	END { exit bad }' || fail "fencing tokens did not increase: $(sort -n "$runs")"
+# The cluster-wide history has the runs, each with its node and epoch.
+total=$(wc -l <"$runs")
+retry 5 test "$(pg_sql "SELECT count(*) FROM vigil.run r JOIN vigil.job j ON j.id = r.job_id WHERE j.name = 'tick' AND r.ended_at IS NOT NULL")" -ge "$total" ||
+	fail "vigil.run has $(pg_sql "SELECT count(*) FROM vigil.run WHERE ended_at IS NOT NULL") ended runs, $total ran"
+[ "$(pg_sql "SELECT count(*) FROM vigil.periodic")" = 1 ] ||
+	fail "vigil.periodic: $(pg_sql "TABLE vigil.periodic")"
+log "ok: one run per slot on three nodes ($n in 18 s), tokens increasing, vigil.run has them"
+
+# --- A run longer than the interval: the slots it spans are skipped.
+for i in 1 2 3; do nctl "$i" stop tick >/dev/null; done
+: >"$runs"
+cluster_job tick <<EOF
+kind = "periodic"
+every = "1s"
+cluster = true
+stop_timeout = "500ms"
+command = {"bash", "$T/tick.sh", "$runs", "2.5", "tick-$$"}
+EOF
+for i in 1 2 3; do nctl "$i" reload >/dev/null; done
+nctl 1 start tick >/dev/null
+# Each node sees the start cluster-wide; wait for three long runs.
+three() { [ "$(wc -l <"$runs")" -ge 3 ]; }
+retry 20 three || fail "no three long runs: $(cat "$runs")"
+sort -n -k 1 "$runs" | awk '{ if (NR > 1 && $1 < end) { print "overlap:", $0; bad = 1 } end = $2 }
+	END { exit bad }' || fail "long runs overlapped: $(sort -n "$runs")"
+skipped=$(cat "$T"/n*/vigild.log | grep -c 'skipped: the last run is still going on' || true)
+[ "$skipped" -ge 2 ] || fail "no slot was skipped cluster-wide ($skipped)"
+sampler_stop
+log "ok: long runs never overlap; $skipped slots skipped while one ran"
