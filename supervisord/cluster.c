@@ -241,7 +241,7 @@ cluster_keeper_update(struct lease_slot *s)
 }
 
 /* A new keeper: every run's record again. */
-void
+static void
 cluster_keeper_resend(void)
 {
 	struct lease_slot *s;
@@ -454,15 +454,13 @@ cluster_fired(
 	if (j == NULL || a->instance >= j->ninsts ||
 	    (s = j->insts[a->instance]->lease) == NULL || s->slot != a->slot)
 		goto out;
-	if (res == NULL) {
+	if (res == NULL)
 		log_warnx("%s: slot not fired: %s", s->in->label, err);
-		cluster_slot_next(s);
-	} else if (pgres_ntuples(res) == 0)
-		cluster_slot_next(s); /* another node has it */
-	else if (!s->in->life.want)
-		cluster_slot_next(s);
+	/* Won (a row): the run's lease, then the run; else the next slot. */
+	if (res != NULL && pgres_ntuples(res) > 0 && s->in->life.want)
+		cluster_acquire(s);
 	else
-		cluster_acquire(s); /* the run's lease, then the run */
+		cluster_slot_next(s);
 out:
 	free(a->job);
 	free(a);
@@ -1288,7 +1286,7 @@ cluster_open(char **cause)
 	LIST_INIT(&cl.slots);
 	TAILQ_INIT(&cl.releases);
 	cluster_identity();
-	if (keeper_start() == -1) {
+	if (keeper_start(cluster_keeper_resend) == -1) {
 		xasprintf(cause, "cluster: cannot start the fence keeper: %s",
 		    strerror(errno));
 		return (-1);
@@ -1818,11 +1816,6 @@ cluster_periodic(const struct inst *in)
 {
 	(void)in;
 	return (0);
-}
-
-void
-cluster_keeper_resend(void)
-{
 }
 
 const struct claim_ops claim_cluster = { .name = "cluster" };

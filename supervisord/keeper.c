@@ -60,7 +60,8 @@ static struct {
 	int fd; /* vigild's end, or -1 */
 	pid_t pid;
 	int warned;
-} keeper = { -1, 0, 0 };
+	void (*resend)(void); /* tells a new keeper every record */
+} keeper = { -1, 0, 0, NULL };
 
 static uint64_t
 keeper_now(void)
@@ -207,9 +208,12 @@ static void __attribute__((noreturn)) keeper_main(int sock)
 	_exit(0);
 }
 
-/* Fork the keeper.  0, or -1 with errno. */
+/*
+ * Fork the keeper; resend tells a new one every record if it ever has to
+ * be started again.  0, or -1 with errno.
+ */
 int
-keeper_start(void)
+keeper_start(void (*resend)(void))
 {
 	int sv[2];
 	pid_t pid;
@@ -236,6 +240,7 @@ keeper_start(void)
 		keeper_main(3);
 	}
 	close(sv[1]);
+	keeper.resend = resend;
 	keeper.fd = sv[0];
 	keeper.pid = pid;
 	keeper.warned = 0;
@@ -312,10 +317,7 @@ keeper_del(uint64_t key)
 	keeper_send(&m, -1);
 }
 
-/*
- * Was pid the keeper?  It died: a new one, told every record again
- * (cluster_keeper_resend).
- */
+/* Was pid the keeper?  It died: a new one, told every record again. */
 int
 keeper_reaped(pid_t pid, int status)
 {
@@ -329,9 +331,9 @@ keeper_reaped(pid_t pid, int status)
 	    (long)pid, status);
 	close(keeper.fd);
 	keeper.fd = -1;
-	if (keeper_start() == -1)
+	if (keeper_start(keeper.resend) == -1)
 		log_warn("fence keeper");
-	else
-		cluster_keeper_resend();
+	else if (keeper.resend != NULL)
+		keeper.resend();
 	return (1);
 }

@@ -134,7 +134,8 @@ struct pgconn {
 	char *addrs[PGCONN_MAX_HOSTS];       /* their addresses, as text */
 	struct gaicb *gai[PGCONN_MAX_HOSTS]; /* lookups out, or NULL */
 	size_t nhosts;
-	int has_hostaddr;           /* the conninfo gives hostaddr itself */
+	int has_hostaddr; /* the conninfo gives hostaddr itself */
+	int closing;      /* pgconn_free: nothing new, nothing again */
 	sd_event_source *resolving; /* looks at the lookups */
 };
 
@@ -276,9 +277,15 @@ void
 pgconn_query(struct pgconn *c, int flags, const char *sql, int nparams,
     const char *const *params, pgconn_done_fn done, void *arg)
 {
-	struct pgreq *r = xcalloc(1, sizeof(*r)), *first;
+	struct pgreq *r, *first;
 	int i;
 
+	if (c->closing) {
+		if (done != NULL)
+			done(arg, NULL, "closed", 0);
+		return;
+	}
+	r = xcalloc(1, sizeof(*r));
 	r->flags = flags;
 	r->sql = xstrdup(sql);
 	r->nparams = nparams;
@@ -523,7 +530,7 @@ pgconn_drop(struct pgconn *c, const char *why)
 	enum pgconn_state was = c->state;
 	int r2;
 
-	if (was == PGCONN_DOWN)
+	if (was == PGCONN_DOWN || c->closing)
 		return;
 	if (c->why == NULL || strcmp(c->why, why) != 0) {
 		if (was >= PGCONN_SETUP)
@@ -986,10 +993,14 @@ pgconn_free(struct pgconn *c)
 		return;
 	c->cfg.down = NULL;
 	c->cfg.notify = NULL;
-	while ((r = TAILQ_FIRST(&c->reqs)) != NULL) {
-		r->done = NULL;
+	c->closing = 1;
+	/*
+	 * Each request's owner frees what it gave with it.  The analyzer
+	 * takes the callback for one that may free the list's head.
+	 */
+	while ((r = TAILQ_FIRST(&c->reqs)) != NULL)
+		/* NOLINTNEXTLINE(clang-analyzer-unix.Malloc) */
 		pgreq_finish(c, r, NULL, "closed");
-	}
 	pgconn_resolve_cancel(c);
 	c->io = sd_event_source_disable_unref(c->io);
 	c->timer = sd_event_source_disable_unref(c->timer);

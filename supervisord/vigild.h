@@ -665,7 +665,6 @@ void cluster_jobs_check(struct conf_jobs *, struct conf_errors *);
 void cluster_jobs_changed(void);
 void cluster_env(struct inst *, char **, size_t);
 void cluster_inst_free(struct inst *);
-void cluster_keeper_resend(void);
 void cluster_intent(struct inst *, int, long);
 struct cluster_view {
 	const char *node;   /* the node that runs it, or NULL: not known */
@@ -681,7 +680,7 @@ void cluster_run_end(struct inst *, int, const char *);
 extern const struct claim_ops claim_cluster;
 
 /* keeper.c: the fence keeper process */
-int keeper_start(void);
+int keeper_start(void (*)(void));
 void keeper_stop(void);
 void keeper_set(uint64_t, pid_t, uint64_t, int);
 void keeper_del(uint64_t);

@@ -146,7 +146,7 @@ for st in $stages; do
 			tests/fuzz/run.sh contrib/completion/vigilctl"
 		one check-headers make -s -C build/gcc check-headers
 		one clang-tidy sh -c "clang-tidy --quiet lib/*.c supervisord/*.c -- \
-			-Ibuild/gcc -Ilib \$(pkg-config --cflags libbsd-overlay libconfuse libsystemd sqlite3) \
+			-Ibuild/gcc -Ilib \$(pkg-config --cflags libbsd-overlay libconfuse libsystemd sqlite3 libpq) \
 			-DSYSCONFDIR='\"/etc\"' -DLOCALSTATEDIR='\"/var\"' \
 			-DRUNSTATEDIR='\"/run\"' 2>/dev/null"
 		one autogen-quiet autogen_quiet
