@@ -226,9 +226,12 @@ cluster_timers_off(struct lease_slot *s)
 		(void)sd_event_source_set_enabled(s->kill, SD_EVENT_OFF);
 }
 
-/* The keeper's record of the run: killed at trust unless renewed. */
+/*
+ * The keeper's record of the run: killed at trust unless renewed (with
+ * the run's cgroup at its spawn: cluster_keeper_spawned).
+ */
 static void
-cluster_keeper_update(struct lease_slot *s)
+cluster_keeper_record(struct lease_slot *s, int cg_fd)
 {
 	uint64_t deadline;
 
@@ -237,7 +240,13 @@ cluster_keeper_update(struct lease_slot *s)
 	deadline = cl.cf->on_db_loss == CONF_DB_LOSS_KEEP ? 0 : s->trust;
 	if (s->st != LEASE_HELD)
 		deadline = 1; /* not ours any more: now */
-	keeper_set(s->key, s->pgid, deadline, s->in->cg_fd);
+	keeper_set(s->key, s->pgid, deadline, cg_fd);
+}
+
+static void
+cluster_keeper_update(struct lease_slot *s)
+{
+	cluster_keeper_record(s, -1);
 }
 
 /* A new keeper: every run's record again. */
@@ -247,7 +256,7 @@ cluster_keeper_resend(void)
 	struct lease_slot *s;
 
 	LIST_FOREACH(s, &cl.slots, entry)
-		cluster_keeper_update(s);
+		cluster_keeper_record(s, s->in->cg_fd);
 }
 
 /* ---- the fence ---- */
@@ -777,6 +786,8 @@ cluster_renewed(
 		log_info(
 		    "cluster: renewed again after %u failures", cl.renew_fails);
 	cl.renew_fails = 0;
+	log_debug("cluster: renewed %zu leases in %" PRIu64 " us", a->n,
+	    pgconn_now() - sent);
 	seen = xcalloc(a->n + 1, 1);
 	nrows = pgres_ntuples(res);
 	for (row = 0; row < nrows; row++) {
@@ -1639,7 +1650,7 @@ claim_cluster_renew(struct inst *in, const struct lock_holder *h)
 	if (s == NULL || s->st != LEASE_HELD)
 		return;
 	s->pgid = h->pgid > 1 ? h->pgid : h->pid;
-	cluster_keeper_update(s);
+	cluster_keeper_record(s, in->cg_fd);
 	cluster_run_begin(s, h->pid);
 	if (cl.work == NULL || !pgconn_is_ready(cl.work))
 		return;

@@ -6,8 +6,10 @@
  * cluster mode, which enforces the trust deadline of each cluster run when
  * vigild itself cannot (stopped, hung, swapping).  vigild tells it, over a
  * socket pair, (key, process group, deadline) at each spawn and each
- * renew, and the key alone when the run is gone; with the record comes
- * the run's cgroup directory (SCM_RIGHTS) when there is one.  At a
+ * renew, and the key alone when the run is gone; with the record of a
+ * spawn comes the run's cgroup directory (SCM_RIGHTS) when there is one.
+ * The records of one pass of the loop (a renew's, for every run) go in
+ * one datagram: one wakeup of the keeper per renew.  At a
  * deadline (CLOCK_BOOTTIME, a timerfd: a suspended host counts) the
  * keeper kills the group, and writes cgroup.kill; when vigild goes away
  * (end of file) it kills every group it still knows.  It runs no exec and
@@ -39,6 +41,7 @@
 
 #define KEEPER_SET 1
 #define KEEPER_DEL 2
+#define KEEPER_BATCH 256 /* records in one datagram */
 
 struct keeper_msg {
 	uint32_t op;
@@ -61,7 +64,12 @@ static struct {
 	pid_t pid;
 	int warned;
 	void (*resend)(void); /* tells a new keeper every record */
-} keeper = { -1, 0, 0, NULL };
+	struct keeper_msg pend[KEEPER_BATCH]; /* records not sent yet */
+	size_t npend;
+	sd_event_source *flush; /* sends them at the end of the pass */
+} keeper = { .fd = -1 };
+
+static void keeper_flush(void);
 
 static uint64_t
 keeper_now(void)
@@ -90,11 +98,49 @@ keeper_kill(struct keeper_rec *r, const char *why)
 	r->fired = 1;
 }
 
-/* In the keeper: one message from vigild (0), or its end (-1). */
+/* In the keeper: one record (with the cgroup fd, or -1). */
+static void
+keeper_apply(
+    const struct keeper_msg *m, int fd, struct keeper_rec **recs, size_t *n)
+{
+	struct keeper_rec *r = NULL;
+	size_t i;
+
+	for (i = 0; i < *n; i++)
+		if ((*recs)[i].key == m->key)
+			r = &(*recs)[i];
+	if (m->op == KEEPER_DEL) {
+		if (r != NULL) {
+			if (r->cg_fd != -1)
+				close(r->cg_fd);
+			*r = (*recs)[--*n];
+		}
+		if (fd != -1)
+			close(fd);
+		return;
+	}
+	if (r == NULL) {
+		*recs = xreallocarray(*recs, *n + 1, sizeof(**recs));
+		r = &(*recs)[(*n)++];
+		r->cg_fd = -1;
+	} else if (fd != -1 && r->cg_fd != -1) {
+		close(r->cg_fd);
+		r->cg_fd = -1;
+	}
+	r->key = m->key;
+	if (r->pgid != m->pgid || r->deadline != m->deadline)
+		r->fired = 0;
+	r->pgid = m->pgid;
+	r->deadline = m->deadline;
+	if (fd != -1)
+		r->cg_fd = fd;
+}
+
+/* In the keeper: one datagram from vigild (0), or its end (-1). */
 static int
 keeper_read(int sock, struct keeper_rec **recs, size_t *n)
 {
-	struct keeper_msg m;
+	static struct keeper_msg m[KEEPER_BATCH];
 	struct msghdr mh;
 	struct iovec iov;
 	struct cmsghdr *cm;
@@ -102,13 +148,12 @@ keeper_read(int sock, struct keeper_rec **recs, size_t *n)
 		char buf[CMSG_SPACE(sizeof(int))];
 		struct cmsghdr align;
 	} u;
-	struct keeper_rec *r = NULL;
 	ssize_t len;
-	size_t i;
+	size_t i, k;
 	int fd = -1;
 
 	memset(&mh, 0, sizeof(mh));
-	iov.iov_base = &m;
+	iov.iov_base = m;
 	iov.iov_len = sizeof(m);
 	mh.msg_iov = &iov;
 	mh.msg_iovlen = 1;
@@ -122,39 +167,17 @@ keeper_read(int sock, struct keeper_rec **recs, size_t *n)
 	for (cm = CMSG_FIRSTHDR(&mh); cm != NULL; cm = CMSG_NXTHDR(&mh, cm))
 		if (cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_RIGHTS)
 			memcpy(&fd, CMSG_DATA(cm), sizeof(fd));
-	if ((size_t)len != sizeof(m)) {
+	k = (size_t)len / sizeof(m[0]);
+	if (k == 0 || (size_t)len % sizeof(m[0]) != 0) {
 		if (fd != -1)
 			close(fd);
 		return (0);
 	}
-	for (i = 0; i < *n; i++)
-		if ((*recs)[i].key == m.key)
-			r = &(*recs)[i];
-	if (m.op == KEEPER_DEL) {
-		if (r != NULL) {
-			if (r->cg_fd != -1)
-				close(r->cg_fd);
-			*r = (*recs)[--*n];
-		}
-		if (fd != -1)
-			close(fd);
-		return (0);
-	}
-	if (r == NULL) {
-		*recs = xreallocarray(*recs, *n + 1, sizeof(**recs));
-		r = &(*recs)[(*n)++];
-		r->cg_fd = -1;
-	} else if (fd != -1 && r->cg_fd != -1) {
-		close(r->cg_fd);
-		r->cg_fd = -1;
-	}
-	r->key = m.key;
-	if (r->pgid != m.pgid || r->deadline != m.deadline)
-		r->fired = 0;
-	r->pgid = m.pgid;
-	r->deadline = m.deadline;
-	if (fd != -1)
-		r->cg_fd = fd;
+	/* A cgroup comes with a datagram of one record only. */
+	for (i = 0; i < k; i++)
+		keeper_apply(&m[i], k == 1 ? fd : -1, recs, n);
+	if (k != 1 && fd != -1)
+		close(fd);
 	return (0);
 }
 
@@ -251,13 +274,16 @@ keeper_start(void (*resend)(void))
 void
 keeper_stop(void)
 {
+	keeper_flush();
+	keeper.flush = sd_event_source_disable_unref(keeper.flush);
 	if (keeper.fd != -1)
 		close(keeper.fd);
 	keeper.fd = -1;
 }
 
+/* Send n records in one datagram, the first with cg_fd if not -1. */
 static void
-keeper_send(const struct keeper_msg *m, int cg_fd)
+keeper_send(const struct keeper_msg *m, size_t n, int cg_fd)
 {
 	struct msghdr mh;
 	struct iovec iov;
@@ -267,11 +293,11 @@ keeper_send(const struct keeper_msg *m, int cg_fd)
 	} u;
 	struct cmsghdr *cm;
 
-	if (keeper.fd == -1)
+	if (keeper.fd == -1 || n == 0)
 		return;
 	memset(&mh, 0, sizeof(mh));
 	iov.iov_base = (void *)(uintptr_t)m;
-	iov.iov_len = sizeof(*m);
+	iov.iov_len = n * sizeof(*m);
 	mh.msg_iov = &iov;
 	mh.msg_iovlen = 1;
 	if (cg_fd != -1) {
@@ -291,6 +317,40 @@ keeper_send(const struct keeper_msg *m, int cg_fd)
 	}
 }
 
+/* Send the records kept during this pass of the loop. */
+static void
+keeper_flush(void)
+{
+	keeper_send(keeper.pend, keeper.npend, -1);
+	keeper.npend = 0;
+}
+
+static int
+keeper_flush_cb(sd_event_source *s, void *arg)
+{
+	keeper_flush();
+	return (0);
+}
+
+/* Keep a record for the end of the pass (one datagram for a renew). */
+static void
+keeper_queue(const struct keeper_msg *m)
+{
+	int r;
+
+	if (keeper.npend == KEEPER_BATCH)
+		keeper_flush();
+	keeper.pend[keeper.npend++] = *m;
+	if (keeper.flush == NULL) {
+		r = sd_event_add_defer(
+		    vigild.event, &keeper.flush, keeper_flush_cb, NULL);
+		if (r < 0)
+			fatalx("%s: sd_event_add_defer: %s", __func__,
+			    strerror(-r));
+	}
+	(void)sd_event_source_set_enabled(keeper.flush, SD_EVENT_ONESHOT);
+}
+
 /* A run's record: its group, killed at deadline (0: only if vigild goes). */
 void
 keeper_set(uint64_t key, pid_t pgid, uint64_t deadline, int cg_fd)
@@ -302,7 +362,13 @@ keeper_set(uint64_t key, pid_t pgid, uint64_t deadline, int cg_fd)
 	m.key = key;
 	m.pgid = (int32_t)pgid;
 	m.deadline = deadline;
-	keeper_send(&m, cg_fd);
+	if (cg_fd == -1) {
+		keeper_queue(&m);
+		return;
+	}
+	/* A spawn: after what came before, alone with its cgroup. */
+	keeper_flush();
+	keeper_send(&m, 1, cg_fd);
 }
 
 /* The run is gone: its record too. */
@@ -314,7 +380,7 @@ keeper_del(uint64_t key)
 	memset(&m, 0, sizeof(m));
 	m.op = KEEPER_DEL;
 	m.key = key;
-	keeper_send(&m, -1);
+	keeper_queue(&m);
 }
 
 /* Was pid the keeper?  It died: a new one, told every record again. */
