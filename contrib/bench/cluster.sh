@@ -123,9 +123,15 @@ mapfile -t rtts < <(grep -o "renewed $N leases in [0-9]* us" "$(node_log 1)" |
 	awk '{ print $5 }')
 node_stop 1
 
+# running_at SOCK COUNT: COUNT instances RUNNING in that vigild.
+running_at() {
+	[ "$("$VIGILCTL" -s "$1" --json status 2>/dev/null |
+		jq '[.jobs[] | select(.state == "RUNNING")] | length')" = "$2" ]
+}
+
 # RSS of vigild with COUNT services, cluster (node 1) or local.
 rss_of() {
-	local kind=$1 count=$2 j d=$T/local p
+	local kind=$1 count=$2 j d=$T/local p sock
 	rm -f "$T"/n1/jobs.d/*.conf
 	for j in $(seq 1 "$count"); do
 		printf 'command = "sleep 100000"\nstop_timeout = "500ms"\n%s' \
@@ -135,7 +141,7 @@ rss_of() {
 	if [ "$kind" = cluster ]; then
 		node_start 1 >&2
 		p=$(node_pid 1)
-		ctlx() { nctl 1 "$@"; }
+		sock=$T/n1/run/vigild.sock
 	else
 		: >"$T/local.conf"
 		rm -rf "$d"
@@ -144,10 +150,9 @@ rss_of() {
 			--state-dir "$d/state" --log-dir "$d/log" >"$d/vigild.log" 2>&1 &
 		p=$!
 		track "$p"
-		ctlx() { "$VIGILCTL" -s "$d/run/vigild.sock" "$@"; }
+		sock=$d/run/vigild.sock
 	fi
-	running() { [ "$(ctlx --json status 2>/dev/null | jq '[.jobs[] | select(.state == "RUNNING")] | length')" = "$count" ]; }
-	retry 60 running || fail "not all $count $kind services run"
+	retry 60 running_at "$sock" "$count" || fail "not all $count $kind services run"
 	sleep 2
 	rss "$p"
 	if [ "$kind" = cluster ]; then
