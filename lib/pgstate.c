@@ -88,8 +88,8 @@ const char pg_schema[] =
     "  signal int,\n"
     "  reason text);\n"
     "CREATE INDEX IF NOT EXISTS run_by_job ON vigil.run (job_id, id DESC);\n"
-    "SELECT schema_version FROM vigil.cluster;\n"
-    "COMMIT;\n";
+    "COMMIT;\n"
+    "SELECT schema_version FROM vigil.cluster;\n";
 
 /*
  * Each session: lease statements commit durably whatever the database's
