@@ -9,7 +9,7 @@
  *
  * The seam is claim_cluster, a struct claim_ops: the lease is taken
  * first, then the local OFD lock as for any job (claim_local).  Taking a
- * lease is a round trip: claim_take answers CLAIM_WAIT, the instance
+ * lease is a round trip: taking the claim answers CLAIM_WAIT, the instance
  * waits in STARTING (LIFE_LEASE) and is fed RECHECK once the lease is
  * had.  Every lease of the node is renewed by one statement per
  * renew_interval on the lease connection; the node trusts a lease until
@@ -63,7 +63,7 @@ enum lease_st {
 struct lease_slot {
 	struct inst *in;
 	enum lease_st st;
-	int want;       /* asked for by claim_take, not released since */
+	int want;       /* asked for (the claim taken), not released since */
 	int64_t epoch;  /* HELD, EXPIRED: the fencing token */
 	uint64_t trust; /* HELD: CLOCK_BOOTTIME usec */
 	char *holder;   /* not ours: who held it at the last answer */
@@ -567,6 +567,69 @@ struct acquire_arg {
 	int64_t job_id;
 };
 
+/* A lease won for an instance that went, or stopped asking: back. */
+static void
+cluster_give_back(int64_t job_id, int instance, int64_t epoch)
+{
+	struct release *r = xcalloc(1, sizeof(*r));
+
+	r->job_id = job_id;
+	r->instance = instance;
+	r->epoch = epoch;
+	TAILQ_INSERT_TAIL(&cl.releases, r, entry);
+	cluster_releases_send();
+}
+
+/* The bid won (acquired at sent, epoch): the run may start. */
+static void
+cluster_won(struct lease_slot *s, int64_t epoch, uint64_t sent)
+{
+	s->st = LEASE_HELD;
+	s->epoch = epoch;
+	free(s->holder);
+	s->holder = NULL;
+	s->ms_left = -1;
+	cluster_trust(s, sent);
+	log_info("%s: cluster lease acquired: epoch %" PRId64, s->in->label,
+	    s->epoch);
+	if (s->slot != 0)
+		cluster_slot_run(s);
+	else if (s->in->life.phase == LIFE_LEASE)
+		inst_feed(s->in, LIFE_EV_RECHECK);
+}
+
+/* The bid lost (the answer's row res): wait, or stop if held. */
+static void
+cluster_lost_bid(struct lease_slot *s, const struct pgres *res)
+{
+	const char *holder = pgres_value(res, 0, 1);
+	int held = pgres_value(res, 0, 4) != NULL &&
+	    strcmp(pgres_value(res, 0, 4), "t") == 0;
+
+	if (s->slot != 0) {
+		cluster_slot_skipped(s, holder);
+		return;
+	}
+	free(s->holder);
+	s->holder = holder != NULL ? xstrdup(holder) : NULL;
+	s->ms_left = pgres_int(res, 0, 2, -1);
+	s->holder_until =
+	    s->ms_left >= 0 ? pgconn_now() + (uint64_t)s->ms_left * 1000 : 0;
+	if (held && !s->hold_pending) {
+		cluster_hold_apply(s->in, 1, NULL);
+		return; /* a start clears it and notifies */
+	}
+	if (pgres_int(res, 0, 3, 0) > 0 && holder == NULL)
+		cluster_waiting(s,
+		    "database failover: no lease changes hands "
+		    "during the quarantine");
+	else
+		cluster_waiting(s, NULL);
+	cluster_retry_in(s,
+	    lease_retry_in(s->ms_left, pgres_int(res, 0, 3, -1), cl.t.renew));
+}
+
+/* The answer to a bid: won, lost, or not answered. */
 static void
 cluster_acquired(
     void *arg, const struct pgres *res, const char *err, uint64_t sent)
@@ -574,81 +637,26 @@ cluster_acquired(
 	struct acquire_arg *a = arg;
 	struct job *j = job_find(a->job);
 	struct lease_slot *s = NULL;
-	const char *holder;
-	long long epoch, held;
+	int64_t epoch = res != NULL ? pgres_int(res, 0, 0, 0) : 0;
 
 	if (j != NULL && a->instance < j->ninsts &&
 	    j->insts[a->instance]->lease != NULL && j->cluster_id == a->job_id)
 		s = j->insts[a->instance]->lease;
 	if (s == NULL || s->st != LEASE_ACQUIRING) {
-		/* The instance went meanwhile: a lease won goes back. */
-		if (res != NULL && (epoch = pgres_int(res, 0, 0, 0)) > 0) {
-			struct release *r = xcalloc(1, sizeof(*r));
-
-			r->job_id = a->job_id;
-			r->instance = a->instance;
-			r->epoch = epoch;
-			TAILQ_INSERT_TAIL(&cl.releases, r, entry);
-			cluster_releases_send();
-		}
-		goto out;
-	}
-	s->st = LEASE_NONE;
-	if (res == NULL) {
-		cluster_waiting(s, err);
-		goto out; /* again when the connection is back */
-	}
-	epoch = pgres_int(res, 0, 0, 0);
-	held = pgres_value(res, 0, 4) != NULL &&
-	    strcmp(pgres_value(res, 0, 4), "t") == 0;
-	if (epoch > 0 && !s->want && s->slot == 0) {
-		s->epoch = epoch;
-		s->st = LEASE_EXPIRED; /* given back at once */
-		claim_cluster.release(s->in);
-		goto out;
-	}
-	if (epoch > 0) {
-		s->st = LEASE_HELD;
-		s->epoch = epoch;
-		free(s->holder);
-		s->holder = NULL;
-		s->ms_left = -1;
-		cluster_trust(s, sent);
-		log_info("%s: cluster lease acquired: epoch %" PRId64,
-		    s->in->label, s->epoch);
-		if (s->slot != 0)
-			cluster_slot_run(s);
-		else if (s->in->life.phase == LIFE_LEASE)
-			inst_feed(s->in, LIFE_EV_RECHECK);
-		goto out;
-	}
-	holder = pgres_value(res, 0, 1);
-	if (s->slot != 0) {
-		cluster_slot_skipped(s, holder);
-		goto out;
-	}
-	if (holder != NULL)
-		xsetf(&s->holder, "%s", holder);
+		if (epoch > 0) /* the instance went meanwhile */
+			cluster_give_back(a->job_id, a->instance, epoch);
+	} else if (res == NULL) {
+		s->st = LEASE_NONE;
+		cluster_waiting(s, err); /* again once connected */
+	} else if (epoch > 0 && !s->want && s->slot == 0) {
+		s->st = LEASE_NONE; /* stopped meanwhile: back at once */
+		cluster_give_back(a->job_id, a->instance, epoch);
+	} else if (epoch > 0)
+		cluster_won(s, epoch, sent);
 	else {
-		free(s->holder);
-		s->holder = NULL;
+		s->st = LEASE_NONE;
+		cluster_lost_bid(s, res);
 	}
-	s->ms_left = pgres_int(res, 0, 2, -1);
-	s->holder_until =
-	    s->ms_left >= 0 ? pgconn_now() + (uint64_t)s->ms_left * 1000 : 0;
-	if (held && !s->hold_pending) {
-		cluster_hold_apply(s->in, 1, NULL);
-		goto out; /* a start clears it and notifies */
-	}
-	if (pgres_int(res, 0, 3, 0) > 0 && holder == NULL)
-		cluster_waiting(s,
-		    "database failover: no lease changes "
-		    "hands during the quarantine");
-	else
-		cluster_waiting(s, NULL);
-	cluster_retry_in(s,
-	    lease_retry_in(s->ms_left, pgres_int(res, 0, 3, -1), cl.t.renew));
-out:
 	free(a->job);
 	free(a);
 }
@@ -1615,7 +1623,7 @@ cluster_run_begin(struct lease_slot *s, pid_t pid)
 	pgconn_query(cl.work, 0, pg_run_begin, 6, p, cluster_run_begun, a);
 }
 
-/* A cluster run ended (status, as run_describe says it): on record. */
+/* A cluster run ended (its wait status, and how it ended in words): on record. */
 void
 cluster_run_end(struct inst *in, int status, const char *what)
 {
