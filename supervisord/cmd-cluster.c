@@ -73,6 +73,15 @@ cmd_cluster_printf(struct cmd_cluster *cc, const char *fmt, ...)
 	free(s);
 }
 
+/* The end of a line of the table, without the spaces of an empty note. */
+static void
+cmd_cluster_eol(struct cmd_cluster *cc)
+{
+	while (cc->out.len > 0 && cc->out.data[cc->out.len - 1] == ' ')
+		cc->out.len--;
+	proto_buf_add(&cc->out, "\n", 1);
+}
+
 /* A column as text, "-" for NULL. */
 static const char *
 cmd_cluster_col(const struct pgres *res, int row, int col)
@@ -133,13 +142,14 @@ cmd_cluster_nodes(struct cmd_cluster *cc, const struct pgres *res)
 		}
 		snprintf(hb, sizeof(hb), "%s %s", alive ? "" : "lost",
 		    cmd_cluster_ms(ms, buf, sizeof(buf)));
-		cmd_cluster_printf(cc, "%-16s %-8s %-16s %6lld  %s%s%s%s\n",
-		    name, cmd_cluster_col(res, row, 1),
+		cmd_cluster_printf(cc, "%-16s %-8s %-16s %6lld  %s%s%s", name,
+		    cmd_cluster_col(res, row, 1),
 		    alive ? cmd_cluster_ms(ms, buf, sizeof(buf)) : hb,
 		    pgres_int(res, row, 4, 0),
 		    me != NULL && strcmp(name, me) == 0 ? "(this node) " : "",
 		    drift != NULL ? "spec differs from another node: " : "",
-		    drift != NULL ? drift : "", "");
+		    drift != NULL ? drift : "");
+		cmd_cluster_eol(cc);
 	}
 	if (cc->json)
 		json_array_end(jw);
@@ -194,13 +204,14 @@ cmd_cluster_leases(struct cmd_cluster *cc, const struct pgres *res)
 		}
 		snprintf(label, sizeof(label), "%s@%lld",
 		    cmd_cluster_col(res, row, 0), inst);
-		cmd_cluster_printf(cc, "%-24s %-16s %14s %10s %8s  %s%s\n",
-		    label, left >= 0 ? cmd_cluster_col(res, row, 2) : "-",
+		cmd_cluster_printf(cc, "%-24s %-16s %14s %10s %8s  %s%s", label,
+		    left >= 0 ? cmd_cluster_col(res, row, 2) : "-",
 		    cmd_cluster_col(res, row, 3),
 		    cmd_cluster_ms(left, buf, sizeof(buf)),
 		    left >= 0 ? cmd_cluster_col(res, row, 5) : "-",
 		    held ? "stopped by " : "",
 		    held ? cmd_cluster_col(res, row, 8) : "");
+		cmd_cluster_eol(cc);
 	}
 	if (cc->json)
 		json_array_end(jw);
