@@ -275,6 +275,92 @@ sampler_stop() {
 		fail "more than one copy of$bad:$(printf '\n'; grep '^over ' "$SAMPLER_OUT" | head -n 20)"
 }
 
+# beat_job NAME [LINES...]: on stdout, the text of a cluster job (for
+# cluster_job or node_job) whose child appends a beat to $T/beats-NAME
+# every 20 ms, "USEC NODE TOKEN PID" (USEC: the wall clock in
+# microseconds; NODE, TOKEN: its VIGIL_NODE and VIGIL_FENCING_TOKEN), and
+# "USEC NODE TOKEN PID term" at SIGTERM, then exits 0; LINES are more
+# options.  Its marker for the sampler is beat_marker NAME.
+beat_job() {
+	local name=$1
+	shift
+	[ -f "$T/beat.sh" ] || cat >"$T/beat.sh" <<'EOF'
+f=$1
+b() { echo "${EPOCHREALTIME/./} $VIGIL_NODE $VIGIL_FENCING_TOKEN $$${1:+ $1}" >>"$f"; }
+trap 'b term; exit 0' TERM
+while :; do b; sleep 0.02; done
+EOF
+	printf 'command = {"bash", "%s", "%s", "%s"}\ncluster = true\n' \
+		"$T/beat.sh" "$T/beats-$name" "$(beat_marker "$name")"
+	if [ $# -gt 0 ]; then printf '%s\n' "$@"; fi
+}
+beat_marker() { echo "beat-$1-$$"; }
+
+# beats_check NAME [quiet]: one line per copy (token and pid) of the job
+# in $T/beats-NAME.sum, "TOKEN PID NODE FIRST LAST TERM" (USEC of its
+# first and last lines and of its SIGTERM, 0 if none), in the order they
+# started, and logged unless quiet; fail if the beats of two copies
+# overlap: each must start after every earlier one's last.
+beats_check() {
+	local f=$T/beats-$1 bad
+	[ -s "$f" ] || fail "no beats in $f"
+	awk '{ k = $3 " " $4
+		if (!(k in first)) { first[k] = $1; node[k] = $2; term[k] = 0 }
+		if ($5 == "term" && !term[k]) term[k] = $1
+		last[k] = $1 }
+		END { for (k in first) print k, node[k], first[k], last[k], term[k] }' \
+		"$f" | sort -n -k 4 >"$f.sum"
+	bad=$(awk '{ if (NR > 1 && $4 <= max)
+			printf "%s (pid %s, %s) started %.1f ms before the end of an earlier copy; ",
+			    $1, $2, $3, (max - $4) / 1000
+		if ($5 > max) max = $5 }' "$f.sum")
+	[ "${2:-}" = quiet ] || awk -v n="$1" '{ printf "beats %s: token %s pid %s on %s: %.3f .. %.3f s%s\n",
+		n, $1, $2, $3, $4 / 1e6, $5 / 1e6, $6 ? sprintf(", TERM at %.3f", $6 / 1e6) : "" }' \
+		"$f.sum" | while IFS= read -r l; do log "$l"; done
+	[ -z "$bad" ] || fail "two copies of $1 overlap: $bad"
+}
+
+# beat_sum NAME TOKEN FIELD: FIELD (first, last or term) of TOKEN's copy
+# in $T/beats-NAME.sum (after beats_check).
+beat_sum() {
+	awk -v t="$2" -v f="$3" '$1 == t {
+		print (f == "first" ? $4 : f == "last" ? $5 : $6); exit }' "$T/beats-$1.sum"
+}
+
+# beat_last NAME FIELD: the last beat's node or token (its second or third
+# field).
+beat_last() {
+	tail -n 1 "$T/beats-$1" 2>/dev/null |
+		awk -v f="$2" '{ print (f == "node" ? $2 : $3) }'
+}
+
+# now_us: the wall clock in microseconds, as the beats have it.
+# us_ms US0 US1: US1 - US0 in milliseconds, one decimal.
+now_us() { echo "${EPOCHREALTIME/./}"; }
+us_ms() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", (b - a) / 1000 }'; }
+
+# node_status I JOB FIELD: FIELD of JOB (an instance) in node I's
+# `vigilctl --json status` ("null" if it has none).
+node_status() {
+	nctl "$1" --json status "$2" 2>/dev/null | jq -r ".jobs[0].$3"
+}
+
+# node_runs I JOB: node I runs JOB as the holder of its lease.
+node_runs() {
+	[ "$(node_status "$1" "$2" state)" = RUNNING ] &&
+		[ "$(node_status "$1" "$2" fencing_token)" != null ]
+}
+
+# node_standby I JOB: node I runs no JOB and waits for its lease, held by
+# another node.
+node_standby() {
+	case $(node_status "$1" "$2" reason) in
+	"waiting for cluster lease (held by n"*)
+		[ "$(node_status "$1" "$2" pid)" = null ] ;;
+	*) return 1 ;;
+	esac
+}
+
 # Cleanup: thaw the proxies (a node's last words reach the server), stop
 # the nodes together, then end the proxies and the sampler.
 _cluster_cleanup() {

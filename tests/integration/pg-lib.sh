@@ -52,11 +52,12 @@ pg_as() { runuser -u postgres -- "$@"; }
 # in the caller's _data, _sock, _port and _log.
 _pg_which() {
 	case ${PG_AT:-primary} in
-	primary) _data=$PGDATA_T _sock=$PGSOCK_T _port=$PGPORT_T _log=$T/pg/postgres.log ;;
-	standby) _data=$PGDATA_S _sock=$PGSOCK_S _port=$PGPORT_S _log=$T/pgs/postgres.log ;;
+	primary) _data=$PGDATA_T _sock=$PGSOCK_T _port=$PGPORT_T ;;
+	standby) _data=$PGDATA_S _sock=$PGSOCK_S _port=$PGPORT_S ;;
 	*) fail "PG_AT=$PG_AT: primary or standby" ;;
 	esac
 	[ -n "$_data" ] || fail "no ${PG_AT:-primary} PostgreSQL server in this test"
+	_log=${_data%/data}/postgres.log
 }
 
 # _pg_postmaster DATA: the pid of the postmaster running on DATA, if any
@@ -277,8 +278,36 @@ pg_promote() {
 	[ -n "$PGDATA_S" ] || fail "pg_promote: no standby"
 	t0=$(now_ms)
 	pg_as "$PGBIN/pg_ctl" -D "$PGDATA_S" -w -t 30 promote >/dev/null ||
-		fail "pg_ctl promote failed; log: $(tail -n 20 "$T/pgs/postgres.log")"
+		fail "pg_ctl promote failed; log: $(tail -n 20 "${PGDATA_S%/data}/postgres.log")"
 	log "postgres standby promoted in $(($(now_ms) - t0)) ms"
+}
+
+# pg_rejoin: after pg_promote, the old primary (stopped: pg_crash) comes
+# back as a streaming standby of the promoted server, on its own port and
+# socket directory (which the nodes' conninfo names): its data directory
+# made again by pg_basebackup.  Then the two swap names: PG*_T are the
+# promoted server, PG*_S the old primary, so that the primary and the
+# standby (PG_AT, pg_crash, pg_promote) are what they say again.
+pg_rejoin() {
+	local data=$PGDATA_T sock=$PGSOCK_T port=$PGPORT_T t0
+	[ -n "$PGDATA_S" ] || fail "pg_rejoin: no standby"
+	! _pg_postmaster "$data" >/dev/null || fail "pg_rejoin: the primary on $data runs"
+	[ "$(PG_AT=standby pg_sql "SELECT pg_is_in_recovery()")" = f ] ||
+		fail "pg_rejoin: the standby is not promoted"
+	t0=$(now_ms)
+	rm -rf "$data"
+	pg_as "$PGBIN/pg_basebackup" -h "$PGSOCK_S" -p "$PGPORT_S" -U postgres \
+		-D "$data" -R -X stream -c fast -N >"${data%/data}/basebackup.log" 2>&1 ||
+		fail "pg_basebackup failed: $(tail -n 20 "${data%/data}/basebackup.log")"
+	_pg_conf "$data" "$sock" "$port"
+	pg_as "$PGBIN/pg_ctl" -D "$data" -l "${data%/data}/postgres.log" -w -t 30 \
+		start </dev/null >>"${data%/data}/postgres.log.ctl" 2>&1 ||
+		fail "the rejoined standby did not start; log: $(tail -n 20 "${data%/data}/postgres.log")"
+	PGDATA_T=$PGDATA_S PGSOCK_T=$PGSOCK_S PGPORT_T=$PGPORT_S PGPID_T=$PGPID_S
+	PGDATA_S=$data PGSOCK_S=$sock PGPORT_S=$port
+	PGPID_S=$(_pg_postmaster "$data") || fail "no postmaster.pid in $data"
+	export PGDATA_T PGSOCK_T PGPORT_T PGPID_T PGDATA_S PGSOCK_S PGPORT_S PGPID_S
+	log "postgres: the old primary rejoined as a standby in $(($(now_ms) - t0)) ms; port $PGPORT_S, pid $PGPID_S"
 }
 
 _pg_role() {
@@ -323,7 +352,7 @@ _pg_cleanup() {
 	if [ -n "$PGDATA_T" ]; then _pg_stop_data "$PGDATA_T"; fi
 	if [ "$1" -ne 0 ] && [ "$1" -ne 77 ] && [ -n "$PGDATA_T" ]; then
 		printf '# postgres log:\n' >&2
-		tail -n 20 "$T/pg/postgres.log" >&2 2>/dev/null || true
+		tail -n 20 "${PGDATA_T%/data}/postgres.log" >&2 2>/dev/null || true
 	fi
 	return 0
 }
