@@ -261,20 +261,23 @@ cluster_keeper_resend(void)
 
 /* ---- the fence ---- */
 
+static int cluster_fence_kill(sd_event_source *, uint64_t, void *);
+
 static int
 cluster_fence_stop(sd_event_source *src, uint64_t usec, void *arg)
 {
 	struct lease_slot *s = arg;
 	struct inst *in = s->in;
+	uint64_t now = pgconn_now();
 	char buf[32];
 
 	if (s->st != LEASE_HELD)
 		return (0);
+	if (now >= s->trust) /* vigild could not run: the kill is due */
+		return (cluster_fence_kill(src, usec, arg));
 	log_warnx("%s: cluster lease not renewed in time (trusted %s more): "
 	          "fencing: stopping it before anyone else may take over",
-	    in->label,
-	    duration_format(
-	        s->trust > usec ? s->trust - usec : 0, buf, sizeof(buf)));
+	    in->label, duration_format(s->trust - now, buf, sizeof(buf)));
 	inst_reason(in, "fenced: cluster lease not renewed");
 	inst_feed(in, LIFE_EV_FENCE);
 	return (0);
@@ -1694,14 +1697,20 @@ claim_cluster_release(struct inst *in)
 	s->pgid = 0;
 	if (s->st != LEASE_HELD && s->st != LEASE_EXPIRED)
 		return;
+	if (s->st == LEASE_EXPIRED)
+		log_info("%s: cluster lease of epoch %" PRId64
+		         " let go (it was "
+		         "no longer trusted)",
+		    in->label, s->epoch);
+	else
+		log_info("%s: cluster lease given back: epoch %" PRId64,
+		    in->label, s->epoch);
 	s->st = LEASE_NONE;
 	r = xcalloc(1, sizeof(*r));
 	r->job_id = in->job->cluster_id;
 	r->instance = in->index;
 	r->epoch = s->epoch;
 	TAILQ_INSERT_TAIL(&cl.releases, r, entry);
-	log_info("%s: cluster lease given back: epoch %" PRId64, in->label,
-	    s->epoch);
 	cluster_releases_send();
 }
 

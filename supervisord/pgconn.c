@@ -161,7 +161,12 @@ pgconn_load(char **cause)
 
 	if (pq.dl != NULL)
 		return (0);
-	if ((pq.dl = dlopen(PQ_SONAME, RTLD_NOW | RTLD_LOCAL)) == NULL) {
+	/*
+	 * Never unmapped: libpq's libraries (OpenSSL, Kerberos) keep
+	 * thread-local data that LeakSanitizer scans at exit.
+	 */
+	if ((pq.dl = dlopen(
+	         PQ_SONAME, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE)) == NULL) {
 		xasprintf(cause,
 		    "cluster: %s (cluster mode needs libpq: apt install "
 		    "libpq5)",
