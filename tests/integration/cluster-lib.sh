@@ -64,15 +64,44 @@ node_conninfo() {
 # then LINES, one each) and start its vigild; wait for its ping.  Call it
 # in the test's shell, not in $(...): the node must be the test's child.
 node_start() {
-	local i=$1 d=$T/n$1
+	_node_spawn "$1" '' "${@:2}"
+	_node_ping "$1"
+}
+
+# nodes_start_together I...: start the vigild of these nodes at the same
+# instant, each behind one gate (a FIFO each opens for reading once it is
+# ready to exec its vigild; the test opens it for writing once all are
+# there), then wait for each one's ping.  Their vigil.conf has the cluster
+# section only.  In the test's shell, as node_start.
+nodes_start_together() {
+	local i gate=$T/gate fd
+	rm -f "$gate" "$gate".*
+	mkfifo "$gate"
+	for i in "$@"; do _node_spawn "$i" "$gate"; done
+	for i in "$@"; do
+		retry 10 test -e "$gate.$i" || fail "node $i did not reach the gate"
+	done
+	# Read-write: this open never blocks, and lets every reader through.
+	exec {fd}<>"$gate"
+	for i in "$@"; do _node_ping "$i"; done
+	exec {fd}>&-
+	rm -f "$gate" "$gate".*
+}
+
+# _node_spawn I GATE [LINES...]: write node I's vigil.conf and start its
+# vigild in the background: at once, or with GATE (a FIFO) once GATE has
+# a writer (nodes_start_together).
+_node_spawn() {
+	local i=$1 gate=$2 d=$T/n$1 ci
 	_node "$i"
-	shift
+	shift 2
 	[ -z "${NODE_PID[i]:-}" ] || ! alive "${NODE_PID[i]}" ||
 		fail "node $i runs already (pid ${NODE_PID[i]})"
+	ci=$(node_conninfo "$i") || exit 1
 	mkdir -p "$d/jobs.d"
 	{
 		echo "cluster {"
-		echo "  conninfo = \"$(node_conninfo "$i")\""
+		echo "  conninfo = \"$ci\""
 		echo "  node_name = \"n$i\""
 		echo "  lease_ttl = \"$CLUSTER_LEASE_TTL\""
 		echo "  renew_interval = \"$CLUSTER_RENEW_INTERVAL\""
@@ -83,14 +112,45 @@ node_start() {
 		echo "}"
 		if [ $# -gt 0 ]; then printf '%s\n' "$@"; fi
 	} >"$d/vigil.conf"
-	# shellcheck disable=SC2086
-	$VIGILD_WRAPPER "$VIGILD" -c "$d/vigil.conf" -j "$d/jobs.d" \
-		--runtime-dir "$d/run" --state-dir "$d/state" --log-dir "$d/log" \
-		>>"$d/vigild.log" 2>&1 &
+	if [ -n "$gate" ]; then
+		# The same process, exec'd: NODE_PID is the vigild.
+		# shellcheck disable=SC2016,SC2086
+		bash -c ': >"$1.$2" && exec 3<"$1" && exec 3<&- && shift 2 &&
+			exec "$@"' gate "$gate" "$i" $VIGILD_WRAPPER "$VIGILD" \
+			-c "$d/vigil.conf" -j "$d/jobs.d" --runtime-dir "$d/run" \
+			--state-dir "$d/state" --log-dir "$d/log" \
+			>>"$d/vigild.log" 2>&1 &
+	else
+		# shellcheck disable=SC2086
+		$VIGILD_WRAPPER "$VIGILD" -c "$d/vigil.conf" -j "$d/jobs.d" \
+			--runtime-dir "$d/run" --state-dir "$d/state" \
+			--log-dir "$d/log" >>"$d/vigild.log" 2>&1 &
+	fi
 	NODE_PID[i]=$!
 	track "${NODE_PID[i]}"
-	retry 20 nctl "$i" ping >/dev/null 2>&1 ||
-		fail "node $i did not answer ping; log: $(tail -n 20 "$d/vigild.log")"
+}
+
+# _node_ping I: wait for node I's ping.
+_node_ping() {
+	retry 20 nctl "$1" ping >/dev/null 2>&1 ||
+		fail "node $1 did not answer ping; log: $(tail -n 20 "$(node_log "$1")")"
+}
+
+# cluster_need: skip (exit 77) unless the cluster tests can run here:
+# pg_need, jq, and a vigild built with PostgreSQL support.
+cluster_need() {
+	local d=$T/need
+	pg_need
+	command -v jq >/dev/null || { log "SKIP: no jq"; exit 77; }
+	mkdir -p "$d/jobs.d"
+	printf 'cluster {\n  conninfo = "dbname=vigil"\n  node_name = "n1"\n}\n' \
+		>"$d/vigil.conf"
+	if ! "$VIGILD" -t -c "$d/vigil.conf" -j "$d/jobs.d" >"$d/out" 2>&1; then
+		grep -q 'without PostgreSQL support' "$d/out" &&
+			{ log "SKIP: vigild was built without PostgreSQL support"; exit 77; }
+		fail "vigild -t on a cluster section: $(cat "$d/out")"
+	fi
+	rm -rf "$d"
 }
 
 # nctl I ARGS...: vigilctl against node I.
@@ -258,6 +318,25 @@ _sampler_end() {
 # once (after sampler_stop).
 sampler_max() {
 	awk -v m="$1" '$1 == "max" && $2 == m { print $3 }' "$SAMPLER_OUT"
+}
+
+# marker_pids MARKER: the live processes with an argument equal to
+# MARKER, as the sampler counts them (forks of one not again), one a line.
+# The sampler itself is not counted; nor is this grep, which is not given
+# MARKER itself as an argument (the sampler would count it).
+marker_pids() {
+	local f p all
+	# shellcheck disable=SC2062 # the glob is the files, not the pattern
+	all=$(grep -lzxF "--regexp=$1" /proc/[0-9]*/cmdline 2>/dev/null |
+		sed 's|^/proc/||; s|/cmdline$||') || true
+	for p in $all; do
+		[ "$p" != "$SAMPLER_PID" ] && alive "$p" || continue
+		f=$(sed 's/^.*) //' "/proc/$p/stat" 2>/dev/null | cut -d' ' -f2)
+		case " $all " in
+		*" $f "*) ;;
+		*) echo "$p" ;;
+		esac
+	done
 }
 
 # sampler_stop: stop the sampler; fail unless each marker's maximum is at

@@ -1,0 +1,188 @@
+#!/bin/bash
+# A cluster service on three nodes: exactly one child cluster-wide; every
+# node's status names the same node; the holder's fencing_token is the
+# child's VIGIL_FENCING_TOKEN and its VIGIL_NODE the holder.  The
+# operator's stop on a node that does not hold it stops it on every node
+# (vigil.lease.held), and it stays stopped when all three restart; a
+# start on another node runs it once again, with a larger token.  A local
+# job runs on every node throughout.  The exactly-one sampler watches the
+# service for the whole test.
+. "$(dirname "$0")/lib.sh"
+# Stages 1 and 2 run it: not again under valgrind nor in distcheck.
+[ -z "${VIGIL_SKIP_SLOW:-}" ] || { echo "skipped: VIGIL_SKIP_SLOW"; exit 77; }
+[ -z "${VIGILD_WRAPPER:-}" ] || { echo "skipped: timings under valgrind"; exit 77; }
+. "$(dirname "$0")/pg-lib.sh"
+. "$(dirname "$0")/cluster-lib.sh"
+pg_need
+cluster_need
+
+m=svc-$$
+ml=loc-$$
+# The child writes its environment to env.PID, then becomes the marker.
+cluster_job svc <<EOF
+command = {"bash", "-c", "env >\$VIGIL_TEST_ROOT/env.\$\$.tmp && mv \$VIGIL_TEST_ROOT/env.\$\$.tmp \$VIGIL_TEST_ROOT/env.\$\$ && exec -a $m sleep 1000", "$m"}
+cluster = true
+stop_timeout = "500ms"
+EOF
+cluster_job loc <<EOF
+command = {"bash", "-c", "exec -a $ml sleep 1000", "$ml"}
+stop_timeout = "500ms"
+EOF
+
+# field I KEY: KEY of svc in node I's --json status ("null" if none).
+field() {
+	{ nctl "$1" --json status svc 2>/dev/null || :; } |
+		jq -r --arg k "$2" '.jobs[0][$k] | tostring'
+}
+
+# runners: the nodes (I) on which svc is RUNNING, one a line.
+runners() {
+	local i
+	for i in 1 2 3; do
+		[ "$(field "$i" state)" != RUNNING ] || echo "$i"
+	done
+}
+
+# one_runs: svc RUNNING on one node, one copy of it, its env written;
+# sets H (the node), P (the child) and E (the token).
+one_runs() {
+	local r
+	r=$(runners)
+	[ -n "$r" ] && [ "$(echo "$r" | wc -l)" = 1 ] || return 1
+	[ "$(marker_pids "$m" | wc -l)" = 1 ] || return 1
+	H=$r
+	P=$(field "$H" pid)
+	E=$(field "$H" fencing_token)
+	[ "$P" = "$(marker_pids "$m")" ] && [ -s "$T/env.$P" ]
+}
+
+# none_runs: no node runs svc, no copy anywhere; some_runs: the contrary.
+none_runs() { [ -z "$(runners)" ] && [ -z "$(marker_pids "$m")" ]; }
+some_runs() { ! none_runs; }
+
+# all_stopped: every node says svc is STOPPED.
+all_stopped() {
+	local i
+	for i in 1 2 3; do
+		[ "$(field "$i" state)" = STOPPED ] || return 1
+	done
+}
+
+# views_agree NODE: every node's status says node nNODE runs svc.
+views_agree() {
+	local i
+	for i in 1 2 3; do
+		[ "$(field "$i" node)" = "n$1" ] || return 1
+	done
+}
+
+# env_of PID VAR: VAR in the environment the child PID wrote.
+env_of() { sed -n "s/^$2=//p" "$T/env.$1"; }
+
+# loc_pids: the pid of loc on each node, "P1 P2 P3".
+loc_pids() { echo "$(nctl 1 pid loc) $(nctl 2 pid loc) $(nctl 3 pid loc)"; }
+
+# three_locs PIDS: three pids, each a live loc (copies of $ml).
+three_locs() {
+	local p
+	[ "$(echo "$1" | wc -w)" = 3 ] || return 1
+	for p in $1; do
+		marker_pids "$ml" | grep -qx "$p" || return 1
+	done
+}
+
+# text_is I REGEX: node I's text status of svc matches REGEX.
+text_is() { nctl "$1" status svc | grep -q "$2"; }
+
+# held: vigil.lease.held of svc's instance 0.
+held() {
+	pg_sql "SELECT l.held FROM vigil.lease l JOIN vigil.job j ON j.id = l.job_id
+		WHERE j.name = 'svc' AND l.instance = 0"
+}
+
+# The holder's view and everybody else's, text and JSON.
+check_views() {
+	local i
+	check "every node says n$H runs svc" retry 5 views_agree "$H"
+	check "n$H: fencing_token $E is the child's VIGIL_FENCING_TOKEN" \
+		[ "$(env_of "$P" VIGIL_FENCING_TOKEN)" = "$E" ]
+	check "the child's VIGIL_NODE is n$H" [ "$(env_of "$P" VIGIL_NODE)" = "n$H" ]
+	check "the lease row: n$H, epoch $E" [ "$(pg_sql "SELECT l.holder || ' ' || l.epoch
+		FROM vigil.lease l JOIN vigil.job j ON j.id = l.job_id
+		WHERE j.name = 'svc'")" = "n$H $E" ]
+	check "n$H: text status: NODE n$H, (cluster, epoch $E)" \
+		text_is "$H" "^svc  *n$H  *RUNNING  *$P .*(cluster, epoch $E)\$"
+	for i in 1 2 3; do
+		[ "$i" != "$H" ] || continue
+		check "n$i: no token; waiting for the lease held by n$H" \
+			[ "$(field "$i" fencing_token) $(field "$i" state)" = "null STARTING" ]
+		r=$(field "$i" reason)
+		check "n$i: its reason names n$H ($r)" \
+			[ "${r#waiting for cluster lease (held by n"$H"}" != "$r" ]
+		check "n$i: text status: NODE n$H, (cluster)" \
+			text_is "$i" "^svc  *n$H  *STARTING .*(cluster)\$"
+	done
+}
+
+pg_start
+for i in 1 2 3; do node_start "$i"; done
+sampler_start "$m"
+retry 10 one_runs || fail "svc does not run exactly once: on [$(runners | tr '\n' ' ')], copies [$(marker_pids "$m" | tr '\n' ' ')]"
+log "svc runs on n$H: pid $P, token $E"
+check_views
+loc=$(loc_pids)
+check "loc runs on each node ($loc)" three_locs "$loc"
+checks_passed
+
+# --- Stop on a node that does not hold it: stopped on every node.
+S=$((H % 3 + 1))
+t0=$(now_ms)
+nctl "$S" stop svc >/dev/null || fail "n$S: stop svc failed"
+t1=$(now_ms)
+retry 5 dead "$P" || fail "n$H's child $P outlived a stop on n$S by 5 s"
+log "stop on n$S: returned in $((t1 - t0)) ms, n$H's child gone $(($(now_ms) - t0)) ms after the call"
+retry 5 none_runs || fail "svc still runs after a stop on n$S: on [$(runners | tr '\n' ' ')]"
+retry 5 all_stopped || fail "svc is not STOPPED on every node: $(for i in 1 2 3; do printf '%s ' "$(field "$i" state)"; done)"
+log "stop on n$S: stopped everywhere in $(($(now_ms) - t0)) ms"
+check "vigil.lease.held is true" [ "$(held)" = t ]
+check "n$H gave the lease back" grep -q "^vigild: svc: cluster lease given back: epoch $E\$" "$(node_log "$H")"
+check "loc still runs, same pids" [ "$(loc_pids)" = "$loc" ]
+checks_passed
+
+# --- Restart all three: still stopped everywhere.
+for i in 1 2 3; do node_stop "$i"; done
+for i in 1 2 3; do node_start "$i"; done
+# Each has its lease connection again (the second "up" in its log) ...
+up_again() {
+	local i
+	for i in 1 2 3; do
+		[ "$(grep -c '^vigild: cluster: lease connection up' "$(node_log "$i")")" -ge 2 ] || return 1
+	done
+}
+retry 10 up_again || fail "the nodes did not connect again"
+# ... and in a few renew intervals none starts svc.
+! retry 2 some_runs || fail "svc runs again after the restart: on [$(runners | tr '\n' ' ')]"
+check "svc STOPPED on every node after the restart" all_stopped
+check "vigil.lease.held is still true" [ "$(held)" = t ]
+loc=$(loc_pids)
+check "loc runs on each node again ($loc)" three_locs "$loc"
+checks_passed
+
+# --- Start on a third node: one copy again, a larger token.
+E0=$E
+t0=$(now_ms)
+rc=0
+timeout 3 "$VIGILCTL" -s "$T/n3/run/vigild.sock" start svc >"$T/start.out" 2>&1 || rc=$?
+# It runs on some node (maybe not n3): the start is done, exit 0.
+check "n3: start svc exits 0 within 3 s (exit $rc: $(cat "$T/start.out"))" [ "$rc" = 0 ]
+retry 5 one_runs || fail "svc does not run exactly once after the start: on [$(runners | tr '\n' ' ')]"
+log "start on n3: runs on n$H in $(($(now_ms) - t0)) ms: pid $P, token $E"
+check "the token grew: $E > $E0" [ "$E" -gt "$E0" ]
+check "vigil.lease.held is false" [ "$(held)" = f ]
+check_views
+check "loc still runs, same pids" [ "$(loc_pids)" = "$loc" ]
+checks_passed
+
+sampler_stop
+for i in 1 2 3; do node_stop "$i"; done
+log "ok"
