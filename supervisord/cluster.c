@@ -119,6 +119,9 @@ static void cluster_slot_skipped(struct lease_slot *, const char *);
 static void cluster_seed(void);
 static void cluster_releases_send(void);
 
+/* Wakes the clients waiting on an instance (vigild.c: waiters.c's). */
+void (*cluster_waiters)(struct inst *);
+
 int
 cluster_enabled(void)
 {
@@ -555,6 +558,19 @@ cluster_node_name(void)
 	return (cl.cf != NULL ? cl.cf->node_name : NULL);
 }
 
+/*
+ * Is in a cluster instance that stands by: it waits for a lease another
+ * node holds and runs (a start of it is settled)?
+ */
+int
+cluster_standby(const struct inst *in)
+{
+	const struct lease_slot *s = in->lease;
+
+	return (s != NULL && s->want && s->st == LEASE_NONE &&
+	    s->holder != NULL && in->life.phase == LIFE_LEASE);
+}
+
 /* Is in a periodic job whose slots the cluster decides? */
 int
 cluster_periodic(const struct inst *in)
@@ -628,6 +644,9 @@ cluster_lost_bid(struct lease_slot *s, const struct pgres *res)
 		    "during the quarantine");
 	else
 		cluster_waiting(s, NULL);
+	/* A start waited for is settled: another node runs it. */
+	if (holder != NULL && cluster_waiters != NULL)
+		cluster_waiters(s->in);
 	cluster_retry_in(s,
 	    lease_retry_in(s->ms_left, pgres_int(res, 0, 3, -1), cl.t.renew));
 }
@@ -1841,6 +1860,13 @@ cluster_node_name(void)
 
 int
 cluster_periodic(const struct inst *in)
+{
+	(void)in;
+	return (0);
+}
+
+int
+cluster_standby(const struct inst *in)
 {
 	(void)in;
 	return (0);

@@ -11,7 +11,7 @@
  * The records of one pass of the loop (a renew's, for every run) go in
  * one datagram: one wakeup of the keeper per renew.  At a
  * deadline (CLOCK_BOOTTIME, a timerfd: a suspended host counts) the
- * keeper kills the group, and writes cgroup.kill; when vigild goes away
+ * keeper kills the group and every member of the cgroup; when vigild goes away
  * (end of file) it kills every group it still knows.  It runs no exec and
  * holds no descriptor but its socket, its timer and the cgroups.
  */
@@ -35,6 +35,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cgroup.h"
 #include "log.h"
 #include "vigild.h"
 #include "xmalloc.h"
@@ -80,21 +81,19 @@ keeper_now(void)
 	return ((uint64_t)ts.tv_sec * 1000000ULL + (uint64_t)ts.tv_nsec / 1000);
 }
 
-/* In the keeper: kill a record's group and cgroup. */
+/*
+ * In the keeper: kill a record's group, and every member of its cgroup
+ * one by one (not cgroup.kill: a cgroup killed that way cannot take a
+ * process cloned into it again, and the next vigild reuses it).
+ */
 static void
 keeper_kill(struct keeper_rec *r, const char *why)
 {
-	int fd;
-
 	if (r->pgid > 1 && kill(-r->pgid, SIGKILL) == 0)
 		fprintf(stderr, "vigild-keeper: %s: sent KILL to group %ld\n",
 		    why, (long)r->pgid);
-	if (r->cg_fd != -1 &&
-	    (fd = openat(r->cg_fd, "cgroup.kill", O_WRONLY | O_CLOEXEC)) !=
-	        -1) {
-		(void)write(fd, "1", 1);
-		close(fd);
-	}
+	if (r->cg_fd != -1)
+		(void)cgroup_signal(r->cg_fd, SIGKILL);
 	r->fired = 1;
 }
 

@@ -651,6 +651,7 @@ vigild_core_init(void)
 	};
 
 	inst_hooks = hooks;
+	cluster_waiters = waiters_notify;
 	signals_init();
 	sdnotify_init();
 	track_init();

@@ -674,6 +674,8 @@ struct cluster_view {
 int cluster_view(const struct inst *, struct cluster_view *);
 void cluster_slot_fired(struct inst *, int64_t);
 int cluster_periodic(const struct inst *);
+int cluster_standby(const struct inst *);
+extern void (*cluster_waiters)(struct inst *);
 int cluster_ask(const char *, pgconn_done_fn, void *, char **);
 const char *cluster_node_name(void);
 void cluster_run_end(struct inst *, int, const char *);

@@ -166,6 +166,11 @@ waiters_start_settled(struct inst *in, enum job_state s, int *ok)
 	const struct kind_ops *k = in->job->kind;
 	int r;
 
+	/* A cluster instance another node runs stands by here: started. */
+	if (s == JOB_STARTING && cluster_standby(in)) {
+		*ok = 1;
+		return (1);
+	}
 	/* The kind's say first: a periodic run, a queue slot. */
 	if (k->start_settled != NULL && (r = k->start_settled(in, s, ok)) != -1)
 		return (r);
