@@ -73,6 +73,7 @@
 	X(PQresultStatus)                                                      \
 	X(PQsendQuery)                                                         \
 	X(PQsendQueryParams)                                                   \
+	X(PQsetNoticeProcessor)                                                \
 	X(PQsetnonblocking)                                                    \
 	X(PQsocket)                                                            \
 	X(PQstatus)
@@ -778,6 +779,17 @@ pgconn_io(sd_event_source *s, int fd, uint32_t revents, void *arg)
 	return (0);
 }
 
+/* A notice of the server (or of libpq), at debug level. */
+static void
+pgconn_notice(void *arg, const char *message)
+{
+	struct pgconn *c = arg;
+	char *m = pgconn_msg(message);
+
+	log_debug("cluster: %s connection: %s", c->name, m);
+	free(m);
+}
+
 /* Start the connection, with the addresses found for the host names. */
 static void
 pgconn_start(struct pgconn *c)
@@ -816,6 +828,8 @@ pgconn_start(struct pgconn *c)
 		pgconn_drop(c, "out of memory");
 		return;
 	}
+	/* The server's notices go to vigild's log, not to its stderr. */
+	(void)pq.PQsetNoticeProcessor(c->pg, pgconn_notice, c);
 	if (pq.PQstatus(c->pg) == CONNECTION_BAD) {
 		char *m = pgconn_msg(pq.PQerrorMessage(c->pg));
 
