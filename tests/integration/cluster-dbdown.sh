@@ -16,10 +16,7 @@
 . "$(dirname "$0")/pg-lib.sh"
 . "$(dirname "$0")/cluster-lib.sh"
 
-[ -z "${VIGILD_WRAPPER:-}" ] || { echo "SKIP: timing test, not under valgrind"; exit 77; }
-[ -z "${VIGIL_SKIP_SLOW:-}" ] || { echo "SKIP: VIGIL_SKIP_SLOW is set"; exit 77; }
-command -v jq >/dev/null || { echo "SKIP: no jq"; exit 77; }
-pg_need
+cluster_need
 
 # A longer TTL than the other cluster tests: room for a 1 s outage and the
 # server's stop and start inside the trust window.

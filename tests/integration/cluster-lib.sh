@@ -137,9 +137,15 @@ _node_ping() {
 }
 
 # cluster_need: skip (exit 77) unless the cluster tests can run here:
-# pg_need, jq, and a vigild built with PostgreSQL support.
+# pg_need, jq, and a vigild built with PostgreSQL support; and not under
+# valgrind (VIGILD_WRAPPER: their bounds are timings), in distcheck
+# (VIGIL_SKIP_SLOW) or where the suite asked (VIGIL_SKIP_CLUSTER: they run
+# in one of its builds, the ASan one).
 cluster_need() {
 	local d=$T/need
+	[ -z "${VIGILD_WRAPPER:-}" ] || { log "SKIP: timings, not under valgrind"; exit 77; }
+	[ -z "${VIGIL_SKIP_SLOW:-}" ] || { log "SKIP: VIGIL_SKIP_SLOW is set"; exit 77; }
+	[ -z "${VIGIL_SKIP_CLUSTER:-}" ] || { log "SKIP: VIGIL_SKIP_CLUSTER is set"; exit 77; }
 	pg_need
 	command -v jq >/dev/null || { log "SKIP: no jq"; exit 77; }
 	mkdir -p "$d/jobs.d"

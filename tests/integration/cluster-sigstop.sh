@@ -11,10 +11,7 @@
 . "$(dirname "$0")/pg-lib.sh"
 . "$(dirname "$0")/cluster-lib.sh"
 
-[ -z "${VIGILD_WRAPPER:-}" ] || { echo "SKIP: timing test, not under valgrind"; exit 77; }
-[ -z "${VIGIL_SKIP_SLOW:-}" ] || { echo "SKIP: VIGIL_SKIP_SLOW is set"; exit 77; }
-command -v jq >/dev/null || { echo "SKIP: no jq"; exit 77; }
-pg_need
+cluster_need
 
 CLUSTER_LEASE_TTL=3s CLUSTER_RENEW_INTERVAL=500ms CLUSTER_QUERY_TIMEOUT=500ms
 CLUSTER_CONNECT_TIMEOUT=500ms CLUSTER_FENCE_MARGIN=500ms

@@ -10,9 +10,7 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/pg-lib.sh"
 . "$(dirname "$0")/cluster-lib.sh"
-[ -z "${VIGILD_WRAPPER:-}" ] || { echo "SKIP: not under valgrind (timing)"; exit 77; }
-[ -z "${VIGIL_SKIP_SLOW:-}" ] || { echo "SKIP: VIGIL_SKIP_SLOW is set"; exit 77; }
-pg_need
+cluster_need
 pg_start
 # The database goes away before any node starts.
 pg_crash

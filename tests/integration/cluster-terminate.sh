@@ -8,11 +8,8 @@
 # The exactly-one sampler watches for the whole test.
 . "$(dirname "$0")/lib.sh"
 # Stages 1 and 2 run it: not again under valgrind nor in distcheck.
-[ -z "${VIGIL_SKIP_SLOW:-}" ] || { echo "skipped: VIGIL_SKIP_SLOW"; exit 77; }
-[ -z "${VIGILD_WRAPPER:-}" ] || { echo "skipped: timings under valgrind"; exit 77; }
 . "$(dirname "$0")/pg-lib.sh"
 . "$(dirname "$0")/cluster-lib.sh"
-pg_need
 cluster_need
 
 m=svc-$$
