@@ -1473,9 +1473,14 @@ cluster_intent(struct inst *in, int held, long uid)
 	char id[32], idx[16], *by;
 	struct hold_arg *a;
 
-	if (cl.cf == NULL || !in->job->spec->cluster ||
-	    in->job->cluster_id == 0)
+	if (cl.cf == NULL || !in->job->spec->cluster)
 		return;
+	if (in->job->cluster_id == 0) {
+		log_warnx("%s: %s on this node only: the database has not been "
+		          "reached yet",
+		    in->label, held ? "stopped" : "started");
+		return;
+	}
 	a = xcalloc(1, sizeof(*a));
 	a->job = xstrdup(in->job->name);
 	a->instance = in->index;
