@@ -146,10 +146,19 @@ periodic_missed(struct inst *in)
 	time_t next;
 
 	if (cluster_periodic(in)) {
-		/* The cluster's last slot decides: the slot before now. */
+		/*
+		 * The slot before now (every), or the first slot after this
+		 * node's last run (schedule), is bid for once: it runs unless
+		 * the cluster ran it or a later slot already.
+		 */
 		if (spec->every > 0)
 			cluster_slot_fired(in,
 			    wall / (int64_t)spec->every * (int64_t)spec->every);
+		else if (last > 0 &&
+		    schedule_next(
+		        &spec->cron, (time_t)(last / 1000000), &next) == 0 &&
+		    (int64_t)next * 1000000 <= wall)
+			cluster_slot_fired(in, (int64_t)next * 1000000);
 		return (0);
 	}
 	if (last <= 0)
