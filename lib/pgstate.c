@@ -247,7 +247,8 @@ const char pg_lease_release[] =
  */
 const char pg_lease_hold[] =
     "WITH u AS (INSERT INTO vigil.lease AS l (job_id, instance, held, "
-    "held_by, held_seq) VALUES ($1, $2, $3, $4, 1) "
+    "held_by, held_seq) VALUES ($1, $2, $3, $4 || ' at ' || "
+    "to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"'), 1) "
     "ON CONFLICT (job_id, instance) DO UPDATE SET held = excluded.held, "
     "held_by = excluded.held_by, held_seq = l.held_seq + 1 "
     "RETURNING job_id, instance, held, held_seq), "
