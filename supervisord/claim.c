@@ -327,6 +327,19 @@ claim_release(struct inst *in)
 	claim_of(in)->release(in);
 }
 
+/*
+ * May a run start on the claim the instance holds?  A restart keeps its
+ * claim without taking it again: a cluster lease may have stopped being
+ * trusted meanwhile (its fence not run yet).  1, or 0 with *cause.
+ */
+int
+claim_trusted(struct inst *in, char **cause)
+{
+	const struct claim_ops *ops = claim_of(in);
+
+	return (ops->trusted == NULL || ops->trusted(in, cause));
+}
+
 /* Is a claim of job j held outside its instances? */
 int
 claim_held_elsewhere(const struct job *j)

@@ -262,6 +262,20 @@ cluster_keeper_resend(void)
 		cluster_keeper_record(s, s->in->cg_fd);
 }
 
+/* Is the lease s held and trusted for a whole stop time of its run? */
+static int
+cluster_trusted(const struct lease_slot *s)
+{
+	uint64_t stop;
+
+	if (s == NULL || s->st != LEASE_HELD)
+		return (0);
+	if (cl.cf->on_db_loss == CONF_DB_LOSS_KEEP)
+		return (1);
+	stop = inst_kind_stop_time(s->in->job->spec);
+	return (pgconn_now() < lease_stop_at(s->trust, stop));
+}
+
 /* ---- the fence ---- */
 
 static int cluster_fence_kill(sd_event_source *, uint64_t, void *);
@@ -303,6 +317,9 @@ cluster_fence_kill(sd_event_source *src, uint64_t usec, void *arg)
 	cluster_keeper_update(s);
 	inst_reason(in, "fenced: cluster lease not renewed");
 	inst_feed(in, LIFE_EV_FENCE);
+	/* A start that found the lease untrusted waits for a new one. */
+	if (s->want && in->life.phase == LIFE_LEASE)
+		cluster_acquire(s);
 	return (0);
 }
 
@@ -1582,12 +1599,9 @@ static enum claim_status
 claim_cluster_acquire(struct inst *in, struct claim_result *r)
 {
 	struct lease_slot *s = cluster_slot(in);
-	uint64_t stop = inst_kind_stop_time(in->job->spec);
 
 	s->want = 1;
-	if (s->st == LEASE_HELD &&
-	    (cl.cf->on_db_loss == CONF_DB_LOSS_KEEP ||
-	        pgconn_now() < lease_stop_at(s->trust, stop)))
+	if (cluster_trusted(s))
 		return (claim_local.acquire(in, r));
 	if (s->st == LEASE_NONE || s->st == LEASE_EXPIRED)
 		cluster_acquire(s);
@@ -1738,6 +1752,20 @@ claim_cluster_release(struct inst *in)
 	cluster_releases_send();
 }
 
+/*
+ * A run may start only on a lease still trusted for a whole stop time: a
+ * restart (the lock kept) after vigild could not run for a while comes
+ * before the fence's timers in the loop.
+ */
+static int
+claim_cluster_trusted(struct inst *in, char **cause)
+{
+	if (cluster_trusted(in->lease))
+		return (1);
+	*cause = xstrdup("the cluster lease is no longer trusted");
+	return (0);
+}
+
 static pid_t
 claim_cluster_holder(struct inst *in, int fd)
 {
@@ -1757,6 +1785,7 @@ const struct claim_ops claim_cluster = {
 	.release = claim_cluster_release,
 	.holder = claim_cluster_holder,
 	.held_elsewhere = claim_cluster_held_elsewhere,
+	.trusted = claim_cluster_trusted,
 };
 
 #else /* !HAVE_LIBPQ */

@@ -510,7 +510,8 @@ inst_ask_spawn(struct inst *in)
 	int done = 0;
 
 	memset(&e, 0, sizeof(e));
-	if (inst_hooks.fork(in, &cause, &done, &exec_cause) == -1) {
+	if (!inst_hooks.claim_trusted(in, &cause) ||
+	    inst_hooks.fork(in, &cause, &done, &exec_cause) == -1) {
 		e.in.ev = LIFE_EV_SPAWN_FAILED;
 		e.cause = cause;
 		inst_feed_event(in, &e);

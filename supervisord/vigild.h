@@ -275,6 +275,7 @@ struct inst_hooks {
 	enum claim_status (*claim_take)(struct inst *, struct claim_result *);
 	void (*claim_result_clear)(struct claim_result *);
 	void (*claim_release)(struct inst *);
+	int (*claim_trusted)(struct inst *, char **); /* before each spawn */
 	void (*leftover_term)(struct inst *, pid_t);
 	void (*leftover_kill)(struct inst *, pid_t);
 	void (*name_holder)(struct inst *, int);
@@ -430,6 +431,8 @@ struct claim_ops {
 	void (*release)(struct inst *);
 	pid_t (*holder)(struct inst *, int); /* who holds it, or 0 */
 	int (*held_elsewhere)(const struct job *);
+	/* may a run start on the claim held now? (NULL: yes) */
+	int (*trusted)(struct inst *, char **);
 };
 extern const struct claim_ops claim_local;
 
@@ -437,6 +440,7 @@ enum claim_status claim_take(struct inst *, struct claim_result *);
 void claim_result_clear(struct claim_result *);
 void claim_record(struct inst *, const struct lock_holder *);
 void claim_release(struct inst *);
+int claim_trusted(struct inst *, char **);
 int claim_held_elsewhere(const struct job *);
 void claim_leftover_term(struct inst *, pid_t);
 void claim_leftover_kill(struct inst *, pid_t);

@@ -58,7 +58,9 @@ node_runs 1 svc || h=2
 o=$((3 - h))
 log "node $h runs svc"
 
-# status: NODE column, (cluster, epoch N), (local); the standby names the holder.
+# status: NODE column, (cluster, epoch N), (local); the standby names the
+# holder once it has bid (its connection may come a moment later).
+retry 10 node_standby "$o" svc || fail "node $o does not stand by: $(node_status "$o" svc reason)"
 nctl "$o" status >"$T/st.out"
 grep -Eq "^svc +n$h +STARTING .*\(cluster\)$" "$T/st.out" ||
 	fail "standby's status: $(cat "$T/st.out")"
