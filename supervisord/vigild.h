@@ -631,9 +631,9 @@ typedef void (*pgconn_done_fn)(
     void *, const struct pgres *, const char *, uint64_t);
 struct pgconn_cfg {
 	char *conninfo;
-	uint64_t connect_timeout; /* usec, for the connection and set-up */
-	uint64_t query_timeout;   /* usec, from the send of a request */
-	uint64_t retry_max;       /* the longest delay between connections */
+	uint64_t connect_timeout;  /* usec, for the connection and set-up */
+	uint64_t query_timeout;    /* usec, from the send of a request */
+	uint64_t retry_max;        /* the longest delay between connections */
 	void (*connected)(void *); /* queue PGQ_SETUP requests, then ready */
 	void (*notify)(void *, const char *, const char *); /* channel, text */
 	void (*down)(void *, const char *);                 /* why */
@@ -648,8 +648,8 @@ void pgconn_unload(void);
 int pgconn_check(const char *, char **);
 struct pgconn *pgconn_new(const char *, const struct pgconn_cfg *);
 void pgconn_free(struct pgconn *);
-void pgconn_query(struct pgconn *, int, const char *, int,
-    const char *const *, pgconn_done_fn, void *);
+void pgconn_query(struct pgconn *, int, const char *, int, const char *const *,
+    pgconn_done_fn, void *);
 void pgconn_set_ready(struct pgconn *);
 int pgconn_is_ready(const struct pgconn *);
 const char *pgconn_why(const struct pgconn *);

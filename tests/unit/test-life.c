@@ -986,8 +986,7 @@ TEST(fence_then_new_lease)
 	ASSERT_EQ(l.cause, LIFE_CAUSE_FENCE);
 	ASSERT_EQ(o.usec, spec.stop_timeout);
 	/* gone: the lock goes, and the start begins again, not a spawn */
-	ASSERT_EQ(go_exit(KILLED(15), 10 * SEC, 0) &
-	        (LIFE_A_RELEASE | ANSWERS),
+	ASSERT_EQ(go_exit(KILLED(15), 10 * SEC, 0) & (LIFE_A_RELEASE | ANSWERS),
 	    LIFE_A_RELEASE | LIFE_A_DEPS);
 	ASSERT_EQ(l.lock, 0);
 	ASSERT_EQ(l.fenced, 0);
