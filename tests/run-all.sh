@@ -15,6 +15,8 @@
 # tests (dashboard.sh, http-load.sh, http-held.sh, hooks-flood.sh,
 # security-clients.sh, systemd.sh) in stages 1 and 2: the others set
 # VIGIL_SKIP_SLOW (under valgrind those tests skip by themselves).
+# distcheck (VIGIL_DISTCHECK) runs the unit tests and a smoke test of the
+# black-box harness (basic.sh, cli.sh, json.sh): the scenarios ran above.
 # Ends with one line "N passed, N failed, N skipped" over every test of
 # every stage.  Set STAGES="1 5" to run only some stages.
 # The builds are out of tree, under build/.  A source tree that was
@@ -54,6 +56,18 @@ one() {
 		failed=$((failed + 1))
 		printf 'FAIL: %s\n' "$name"
 	fi
+}
+
+# tidy_all: clang-tidy on lib/ and supervisord/, $jobs processes at once,
+# a few files each (alone, it is the longest lint).  Any finding fails it.
+tidy_all() {
+	local flags
+	flags="-Ibuild/gcc -Ilib $(pkg-config --cflags libbsd-overlay libconfuse libsystemd sqlite3 libpq)"
+	flags="$flags -DSYSCONFDIR=\"/etc\" -DLOCALSTATEDIR=\"/var\" -DRUNSTATEDIR=\"/run\""
+	# shellcheck disable=SC2016
+	printf '%s\n' lib/*.c supervisord/*.c |
+		TIDY_FLAGS=$flags xargs -n 6 -P "$jobs" sh -c \
+			'clang-tidy --quiet "$@" -- $TIDY_FLAGS 2>/dev/null' tidy
 }
 
 # pristine DIR: a fresh copy of the source tree in DIR, without what
@@ -137,7 +151,7 @@ for st in $stages; do
 	4)
 		note "make distcheck"
 		# The browser, load and package tests ran in stages 1 and 2.
-		VIGIL_SKIP_SLOW=1 VIGIL_SKIP_DEB=1 one distcheck sh -c "rm -rf build/dist && mkdir -p build/dist && cd build/dist &&
+		VIGIL_DISTCHECK=1 VIGIL_SKIP_SLOW=1 VIGIL_SKIP_DEB=1 one distcheck sh -c "rm -rf build/dist && mkdir -p build/dist && cd build/dist &&
 			'$src/configure' >/dev/null 2>&1 &&
 			make -j$jobs distcheck >distcheck.out 2>&1 ||
 			{ tail -n 40 distcheck.out; exit 1; }"
@@ -148,10 +162,7 @@ for st in $stages; do
 		one shellcheck sh -c "shellcheck -x -P tests/integration tests/integration/*.sh tests/run-all.sh contrib/*.sh .ci/run \
 			tests/fuzz/run.sh contrib/completion/vigilctl"
 		one check-headers make -s -C build/gcc check-headers
-		one clang-tidy sh -c "clang-tidy --quiet lib/*.c supervisord/*.c -- \
-			-Ibuild/gcc -Ilib \$(pkg-config --cflags libbsd-overlay libconfuse libsystemd sqlite3 libpq) \
-			-DSYSCONFDIR='\"/etc\"' -DLOCALSTATEDIR='\"/var\"' \
-			-DRUNSTATEDIR='\"/run\"' 2>/dev/null"
+		one clang-tidy tidy_all
 		one autogen-quiet autogen_quiet
 		# No two supervisord/ files call each other (but through ops).
 		one modgraph python3 contrib/modgraph.py --check
