@@ -98,7 +98,6 @@ static struct {
 	struct pgconn *lease; /* leases, the node row, LISTEN */
 	struct pgconn *work;  /* status writes and reads */
 	int schema_done;      /* migrated once by this vigild */
-	int setup_failed;     /* the set-up of the session failed */
 	sd_event_source *renew;
 	int renewing;
 	unsigned int renew_fails; /* in a row */
@@ -402,7 +401,7 @@ cluster_retry_cb(sd_event_source *src, uint64_t usec, void *arg)
 {
 	struct lease_slot *s = arg;
 
-	if (s->want && s->st == LEASE_NONE)
+	if (s->want && s->st == LEASE_NONE && s->in->life.phase == LIFE_LEASE)
 		cluster_acquire(s);
 	return (0);
 }
@@ -742,14 +741,15 @@ cluster_acquire(struct lease_slot *s)
 	pgconn_query(cl.lease, 0, pg_lease_acquire, 4, p, cluster_acquired, a);
 }
 
-/* Bid for every lease asked for and not had. */
+/* Bid for every lease a start waits for (no run of it is left). */
 static void
 cluster_acquire_all(void)
 {
 	struct lease_slot *s;
 
 	LIST_FOREACH(s, &cl.slots, entry)
-		if (s->want && (s->st == LEASE_NONE || s->st == LEASE_EXPIRED))
+		if (s->want && s->in->life.phase == LIFE_LEASE &&
+		    (s->st == LEASE_NONE || s->st == LEASE_EXPIRED))
 			cluster_acquire(s);
 }
 
@@ -928,7 +928,12 @@ cluster_renew_now(void)
 static int
 cluster_renew_tick(sd_event_source *src, uint64_t usec, void *arg)
 {
-	(void)sd_event_source_set_time(src, usec + cl.t.renew);
+	uint64_t next = usec + cl.t.renew, now = pgconn_now();
+
+	/* After a pause (SIGSTOP, a suspend): on from now, no burst. */
+	if (next <= now)
+		next = now + cl.t.renew;
+	(void)sd_event_source_set_time(src, next);
 	(void)sd_event_source_set_enabled(src, SD_EVENT_ON);
 	cluster_renew_now();
 	return (0);
@@ -1270,7 +1275,8 @@ cluster_notify(void *arg, const char *channel, const char *payload)
 
 	if (sscanf(payload, "lease %lld %d", &job_id, &instance) == 2) {
 		s = cluster_find(job_id, instance);
-		if (s != NULL && s->want && s->st == LEASE_NONE)
+		if (s != NULL && s->want && s->st == LEASE_NONE &&
+		    s->in->life.phase == LIFE_LEASE)
 			cluster_acquire(s);
 	} else if (sscanf(payload, "held %lld %d %d %lld %n", &job_id,
 	               &instance, &held, &seq, &off) == 4 &&
