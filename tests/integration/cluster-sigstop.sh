@@ -6,7 +6,9 @@
 # its own (the beats of two copies never overlap; the sampler sees at
 # most one copy in every 10 ms sample), and the takeover comes within
 # lease_ttl + 2 s.  After SIGCONT node 1 runs no second copy: it is a
-# standby, and the new holder keeps its copy and token.
+# standby, and the new holder keeps its copy and token.  Then the new
+# holder's keeper is killed: vigild starts another and tells it every
+# record again, and a SIGSTOP of that vigild is still fenced by it.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/pg-lib.sh"
 . "$(dirname "$0")/cluster-lib.sh"
@@ -91,6 +93,36 @@ done
 	fail "node $NEW lost svc after node 1's SIGCONT"
 [ -z "$(awk -v t="$tok" '$3 > t' "$T/beats-svc")" ] || fail "a copy after token $tok"
 log "node 1's log after SIGCONT: $(grep 'svc: cluster' "$(node_log 1)" | tail -n 3 | tr '\n' '|')"
+
+# --- The holder's keeper killed: vigild starts a new one and tells it
+# every record again, so a stop of that vigild is still fenced.
+keeper_of() {
+	local p
+	for p in $(pg_children "$(node_pid "$1")"); do
+		[ "$(cat "/proc/$p/comm" 2>/dev/null)" = vigild-keeper ] && echo "$p"
+	done
+	return 0
+}
+k=$(keeper_of "$NEW")
+[ -n "$k" ] || fail "node $NEW has no keeper"
+kill -KILL "$k"
+new_keeper() { local x; x=$(keeper_of "$NEW"); [ -n "$x" ] && [ "$x" != "$k" ]; }
+retry 5 new_keeper || fail "node $NEW did not start a new keeper"
+grep -q "fence keeper (pid $k) ended" "$(node_log "$NEW")" ||
+	fail "node $NEW did not log its keeper's end"
+npid=$(node_status "$NEW" svc pid)
+t3=$(now_us)
+node_kill "$NEW" STOP
+gone_new() { dead "$npid"; }
+retry $(((TTL_MS + 2000) / 1000 + 3)) gone_new ||
+	fail "the new keeper did not kill node $NEW's copy (pid $npid)"
+grep -q "vigild-keeper: .*sent KILL to group $npid" "$(node_log "$NEW")" ||
+	fail "the new keeper did not log its kill"
+log "new keeper: node $NEW's copy killed $(us_ms "$t3" "$(now_us)") ms after its vigild stopped"
+node_kill "$NEW" CONT
+others() { local x; x=$(beat_last svc token); [ -n "$x" ] && [ "$x" -gt "$tok" ]; }
+retry $(((TTL_MS + 2000) / 1000 + 3)) others || fail "nobody took svc over from node $NEW"
+beats_check svc quiet
 
 # The nodes leave one by one (each hands svc on), under the sampler.
 for i in 1 2 3; do node_stop "$i"; done
