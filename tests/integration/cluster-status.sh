@@ -6,7 +6,9 @@
 # leases, every lease with holder, epoch and pid, and a job whose file
 # differs between nodes (config drift); it fails with 69 while the
 # database is down, and with a clear error without cluster mode.
-# `status` has the NODE column and the cluster fields.
+# `status` has the NODE column and the cluster fields.  A node that names
+# the server by host name reaches it (the name looked up off the loop); one
+# whose host name does not resolve waits with the lookup's error.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/pg-lib.sh"
 . "$(dirname "$0")/cluster-lib.sh"
@@ -26,8 +28,13 @@ command = {"sh", "-c", "sleep 1000; :", "loc-$$-$i"}
 EOF
 done
 sampler_start "svc-$$"
+# Node 2 reaches the server by a host name (looked up off the loop, then
+# given to libpq as an address), node 3 by a name that does not resolve.
+NODE_CONNINFO[2]="host=localhost port=$PGPORT_T dbname=vigil user=n2"
+NODE_CONNINFO[3]="host=nosuchhost.invalid port=$PGPORT_T dbname=vigil user=n3"
 node_start 1
 node_start 2
+node_start 3
 # Local jobs run, the cluster job waits with the reason.
 for i in 1 2; do
 	retry 10 test "$(node_status "$i" loc state)" = RUNNING ||
@@ -51,6 +58,16 @@ grep -q 'database' "$T/c.err" || fail "no reason: $(cat "$T/c.err")"
 
 # The database comes: exactly one copy, on one node.
 pg_restart
+retry 10 grep -q 'lease connection up (localhost)' "$(node_log 2)" ||
+	fail "node 2 did not connect by host name: $(tail -n 5 "$(node_log 2)")"
+unresolved() {
+	case $(node_status 3 svc reason) in
+	*"nosuchhost.invalid"*) [ "$(node_status 3 svc state)" = STARTING ] ;;
+	*) false ;;
+	esac
+}
+retry 10 unresolved || fail "node 3: $(node_status 3 svc state): $(node_status 3 svc reason)"
+log "a name that does not resolve: $(node_status 3 svc reason)"
 one_runs() { node_runs 1 svc || node_runs 2 svc; }
 retry 15 one_runs || fail "no node runs svc once the database is back"
 h=1
