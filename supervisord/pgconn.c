@@ -1037,4 +1037,37 @@ pgconn_free(struct pgconn *c)
 	free(c);
 }
 
+#else /* !HAVE_LIBPQ */
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "vigild.h"
+
+/* Built without libpq: no answer ever comes (cluster_ask refuses). */
+int
+pgres_ntuples(const struct pgres *r)
+{
+	(void)r;
+	return (0);
+}
+
+const char *
+pgres_value(const struct pgres *r, int row, int col)
+{
+	(void)r;
+	(void)row;
+	(void)col;
+	return (NULL);
+}
+
+long long
+pgres_int(const struct pgres *r, int row, int col, long long def)
+{
+	(void)r;
+	(void)row;
+	(void)col;
+	return (def);
+}
+
 #endif /* HAVE_LIBPQ */

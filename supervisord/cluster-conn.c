@@ -1,0 +1,608 @@
+/* SPDX-License-Identifier: ISC */
+/* Copyright (c) 2026 The vigil authors */
+
+/*
+ * Cluster mode, the connections: at start-up libpq, the keeper and the
+ * two connections (lease and work); on each connection the session's
+ * settings, then for the lease connection the schema, the node row, the
+ * timeline check and LISTEN, after which the leases are renewed, bid for
+ * and given back (cluster.c); the notifications; the end.
+ */
+
+#include "config.h"
+
+#include <sys/types.h>
+#include <sys/wait.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "duration.h"
+#include "lease.h"
+#include "timefmt.h"
+#include "log.h"
+#include "pgstate.h"
+#include "proc.h"
+#include "vigild.h"
+#include "xmalloc.h"
+#include "cluster-int.h"
+
+#ifdef HAVE_LIBPQ
+
+static void cluster_seed(void);
+
+/* ---- renew ---- */
+
+/* What a renew sent, to read its answer against. */
+struct renew_arg {
+	size_t n;
+	int64_t *job_ids;
+	int64_t *insts;
+	int64_t *epochs;
+	int64_t *pids;
+};
+
+static void
+cluster_renewed(
+    void *arg, const struct pgres *res, const char *err, uint64_t sent)
+{
+	struct renew_arg *a = arg;
+	struct lease_slot *s;
+	char *seen = NULL, buf[32];
+	const char *kind;
+	int row, nrows;
+	size_t i;
+
+	cluster_st.renewing = 0;
+	if (res == NULL) {
+		if (cluster_st.renew_fails++ == 0)
+			log_warnx("cluster: renew failed: %s; leases are "
+			          "trusted for %s more at most",
+			    err,
+			    duration_format(
+			        cluster_st.t.ttl - cluster_st.t.margin, buf,
+			        sizeof(buf)));
+		goto out;
+	}
+	if (cluster_st.renew_fails > 0)
+		log_info("cluster: renewed again after %u failures",
+		    cluster_st.renew_fails);
+	cluster_st.renew_fails = 0;
+	log_debug("cluster: renewed %zu leases in %" PRIu64 " us", a->n,
+	    pgconn_now() - sent);
+	seen = xcalloc(a->n + 1, 1);
+	nrows = pgres_ntuples(res);
+	for (row = 0; row < nrows; row++) {
+		kind = pgres_value(res, row, 0);
+		if (kind == NULL)
+			continue;
+		if (strcmp(kind, "n") == 0) {
+			if (pgres_int(res, row, 1, 0) == 0)
+				log_warnx("cluster: the node row of %s is "
+				          "gone",
+				    cluster_st.cf->node_name);
+			continue;
+		}
+		for (i = 0; i < a->n; i++)
+			if (a->job_ids[i] == pgres_int(res, row, 1, -1) &&
+			    a->insts[i] == pgres_int(res, row, 2, -1))
+				seen[i] = pgres_value(res, row, 3) != NULL &&
+				        strcmp(pgres_value(res, row, 3), "t") ==
+				            0 ?
+				    2 :
+				    1;
+	}
+	for (i = 0; i < a->n; i++) {
+		s = cluster_find(a->job_ids[i], (int)a->insts[i]);
+		if (s == NULL || s->st != LEASE_HELD ||
+		    s->epoch != a->epochs[i])
+			continue;
+		if (!seen[i]) {
+			cluster_lost(s);
+			continue;
+		}
+		cluster_trust(s, sent);
+		if (seen[i] == 2 && !s->hold_pending) /* notice missed */
+			cluster_hold_apply(s->in, 1, NULL);
+	}
+out:
+	free(seen);
+	free(a->job_ids);
+	free(a->insts);
+	free(a->epochs);
+	free(a->pids);
+	free(a);
+	if (cluster_st.shutdown_done != NULL &&
+	    TAILQ_EMPTY(&cluster_st.releases))
+		cluster_shutdown(cluster_st.shutdown_done);
+}
+
+/* Renew the node row and every lease held, in one statement. */
+static void
+cluster_renew_now(void)
+{
+	struct renew_arg *a;
+	struct lease_slot *s;
+	char *arr[4];
+	const char *p[6];
+	size_t n = 0, i;
+
+	if (cluster_st.renewing || !pgconn_is_ready(cluster_st.lease))
+		return;
+	LIST_FOREACH(s, &cluster_st.slots, entry)
+		n += s->st == LEASE_HELD;
+	a = xcalloc(1, sizeof(*a));
+	a->job_ids = xcalloc(n + 1, sizeof(int64_t));
+	a->insts = xcalloc(n + 1, sizeof(int64_t));
+	a->epochs = xcalloc(n + 1, sizeof(int64_t));
+	a->pids = xcalloc(n + 1, sizeof(int64_t));
+	LIST_FOREACH(s, &cluster_st.slots, entry) {
+		if (s->st != LEASE_HELD)
+			continue;
+		a->job_ids[a->n] = s->in->job->cluster_id;
+		a->insts[a->n] = s->in->index;
+		a->pids[a->n] = s->in->run.pid > 0 ? s->in->run.pid : 0;
+		a->epochs[a->n++] = s->epoch;
+	}
+	arr[0] = pg_array_int(a->job_ids, a->n);
+	arr[1] = pg_array_int(a->insts, a->n);
+	arr[2] = pg_array_int(a->epochs, a->n);
+	arr[3] = pg_array_int(a->pids, a->n);
+	p[0] = cluster_st.cf->node_name;
+	p[1] = arr[0];
+	p[2] = arr[1];
+	p[3] = arr[2];
+	p[4] = arr[3];
+	p[5] = cluster_st.ttl_ms;
+	cluster_st.renewing = 1;
+	pgconn_query(cluster_st.lease, PGQ_FRONT, pg_lease_renew_all, 6, p,
+	    cluster_renewed, a);
+	for (i = 0; i < 4; i++)
+		free(arr[i]);
+}
+
+static int
+cluster_renew_tick(sd_event_source *src, uint64_t usec, void *arg)
+{
+	uint64_t next = usec + cluster_st.t.renew, now = pgconn_now();
+
+	/* After a pause (SIGSTOP, a suspend): on from now, no burst. */
+	if (next <= now)
+		next = now + cluster_st.t.renew;
+	(void)sd_event_source_set_time(src, next);
+	(void)sd_event_source_set_enabled(src, SD_EVENT_ON);
+	cluster_renew_now();
+	return (0);
+}
+
+/* Slots missed while this node was down, now that it is connected. */
+static void
+cluster_catch_up(void)
+{
+	struct lease_slot *s;
+	int64_t slot;
+
+	LIST_FOREACH(s, &cluster_st.slots, entry) {
+		if (s->catch_up == 0 || s->in->job->cluster_id == 0)
+			continue;
+		slot = s->catch_up;
+		s->catch_up = 0;
+		if (s->in->life.want)
+			cluster_slot_fired(s->in, slot);
+	}
+}
+
+static void
+cluster_seeded(
+    void *arg, const struct pgres *res, const char *err, uint64_t sent)
+{
+	struct job *j;
+	const char *name;
+	int row, nrows;
+
+	(void)arg;
+	cluster_st.seeding = 0;
+	if (res == NULL) {
+		log_warnx("cluster: registering the jobs: %s", err);
+		return; /* again at the next connection or reload */
+	}
+	nrows = pgres_ntuples(res);
+	for (row = 0; row < nrows; row++) {
+		if ((name = pgres_value(res, row, 1)) == NULL ||
+		    (j = job_find(name)) == NULL || !j->spec->cluster)
+			continue;
+		j->cluster_id = pgres_int(res, row, 0, 0);
+		cluster_holds_apply(j, pgres_value(res, row, 2));
+	}
+	if (cluster_st.seed_again) {
+		cluster_st.seed_again = 0;
+		cluster_seed();
+	}
+	cluster_acquire_all();
+	cluster_catch_up();
+}
+
+static void
+cluster_seed_done(
+    void *arg, const struct pgres *res, const char *err, uint64_t sent)
+{
+	if (res == NULL) {
+		log_warnx("cluster: registering the jobs: %s", err);
+		cluster_st.seeding = 0;
+	}
+}
+
+/*
+ * Register the node's cluster jobs: the rows of the job names (no setup
+ * step: INSERT ... ON CONFLICT DO NOTHING), the node's files with their
+ * hashes, and the ids.
+ */
+static void
+cluster_seed(void)
+{
+	struct job *j;
+	const char **names, **kinds, **hashes, *p[3];
+	char(*hbuf)[24];
+	char *an, *ak, *ah;
+	size_t n = 0, i = 0;
+
+	if (cluster_st.seeding) {
+		cluster_st.seed_again = 1;
+		return;
+	}
+	if (cluster_st.lease == NULL || !pgconn_is_ready(cluster_st.lease))
+		return;
+	RB_FOREACH(j, job_tree, &vigild.jobs)
+		n += j->spec->cluster != 0;
+	names = xcalloc(n + 1, sizeof(*names));
+	kinds = xcalloc(n + 1, sizeof(*kinds));
+	hashes = xcalloc(n + 1, sizeof(*hashes));
+	hbuf = xcalloc(n + 1, sizeof(*hbuf));
+	RB_FOREACH(j, job_tree, &vigild.jobs) {
+		if (!j->spec->cluster)
+			continue;
+		names[i] = j->name;
+		kinds[i] = cluster_kind_name(j->spec->kind);
+		cluster_spec_hash(j->spec, hbuf[i], sizeof(hbuf[i]));
+		hashes[i] = hbuf[i];
+		i++;
+	}
+	an = pg_array_text(names, n);
+	ak = pg_array_text(kinds, n);
+	ah = pg_array_text(hashes, n);
+	p[0] = an;
+	p[1] = ak;
+	pgconn_query(
+	    cluster_st.lease, 0, pg_job_seed, 2, p, cluster_seed_done, NULL);
+	p[0] = cluster_st.cf->node_name;
+	p[1] = an;
+	p[2] = ah;
+	pgconn_query(
+	    cluster_st.lease, 0, pg_node_jobs, 3, p, cluster_seeded, NULL);
+	cluster_st.seeding = 1;
+	free(an);
+	free(ak);
+	free(ah);
+	free(names);
+	free(kinds);
+	free(hashes);
+	free(hbuf);
+}
+
+/* Jobs came or went (a reload): register them. */
+void
+cluster_jobs_changed(void)
+{
+	if (cluster_st.cf != NULL)
+		cluster_seed();
+}
+
+/* ---- the connections ---- */
+
+/* A set-up step failed: the connection goes, and is made again later. */
+static void
+cluster_setup_failed(struct pgconn *c, const char *what, const char *err)
+{
+	char *m;
+
+	xasprintf(&m, "%s: %s", what, err);
+	pgconn_drop(c, m);
+	free(m);
+}
+
+static void
+cluster_session_done(
+    void *arg, const struct pgres *res, const char *err, uint64_t sent)
+{
+	struct pgconn *c = arg;
+
+	if (res == NULL)
+		cluster_setup_failed(c, "session set-up", err);
+	else if (c == cluster_st.work)
+		pgconn_set_ready(c);
+}
+
+static void
+cluster_schema_done(
+    void *arg, const struct pgres *res, const char *err, uint64_t sent)
+{
+	long long v;
+
+	if (res == NULL) {
+		cluster_setup_failed(
+		    cluster_st.lease, "creating schema vigil", err);
+		return;
+	}
+	v = pgres_int(res, 0, 0, 0);
+	if (v > PG_SCHEMA_VERSION)
+		log_warnx("cluster: schema vigil is at version %lld, newer "
+		          "than this vigild's %d",
+		    v, PG_SCHEMA_VERSION);
+	cluster_st.schema_done = 1;
+}
+
+static void
+cluster_registered(
+    void *arg, const struct pgres *res, const char *err, uint64_t sent)
+{
+	char *m;
+
+	if (res == NULL) {
+		cluster_setup_failed(
+		    cluster_st.lease, "registering the node", err);
+		return;
+	}
+	if (pgres_ntuples(res) == 0) {
+		xasprintf(&m,
+		    "node_name \"%s\" is in use by a live vigild on another "
+		    "host",
+		    cluster_st.cf->node_name);
+		cluster_setup_failed(
+		    cluster_st.lease, "registering the node", m);
+		free(m);
+	}
+}
+
+static void
+cluster_guarded(
+    void *arg, const struct pgres *res, const char *err, uint64_t sent)
+{
+	char buf[32];
+
+	if (res == NULL) {
+		cluster_setup_failed(cluster_st.lease, "timeline check", err);
+		return;
+	}
+	if (pgres_ntuples(res) > 0 && pgres_int(res, 0, 1, 0) > 0)
+		log_warnx("cluster: the database is on a new timeline (%lld): "
+		          "a failover; no lease changes hands for %s",
+		    pgres_int(res, 0, 0, 0),
+		    duration_format((uint64_t)pgres_int(res, 0, 1, 0) * 1000,
+		        buf, sizeof(buf)));
+}
+
+/* The last step of the lease connection's set-up: ready. */
+static void
+cluster_listening(
+    void *arg, const struct pgres *res, const char *err, uint64_t sent)
+{
+	struct release *r;
+
+	if (res == NULL) {
+		cluster_setup_failed(cluster_st.lease, "LISTEN", err);
+		return;
+	}
+	pgconn_set_ready(cluster_st.lease);
+	TAILQ_FOREACH(r, &cluster_st.releases, entry)
+		r->sent = 0;
+	cluster_renew_now();
+	cluster_releases_send();
+	cluster_seed();
+	cluster_acquire_all();
+}
+
+/* The session's settings, then (lease) the schema, the node, LISTEN. */
+static void
+cluster_connected(void *arg)
+{
+	struct pgconn *c = arg;
+	char *sql, boot[80], pid[16], inc[32];
+	const char *p[6];
+	unsigned long long ms = cluster_st.t.query_timeout / 1000;
+
+	sql = pg_session_sql(ms);
+	pgconn_query(
+	    c, PGQ_SETUP | PGQ_SIMPLE, sql, 0, NULL, cluster_session_done, c);
+	free(sql);
+	if (c != cluster_st.lease)
+		return;
+	if (!cluster_st.schema_done)
+		pgconn_query(c, PGQ_SETUP | PGQ_SIMPLE, pg_schema, 0, NULL,
+		    cluster_schema_done, NULL);
+	snprintf(boot, sizeof(boot), "%s", cluster_st.boot_id);
+	snprintf(pid, sizeof(pid), "%ld", (long)getpid());
+	snprintf(inc, sizeof(inc), "%lld", cluster_st.incarnation);
+	p[0] = cluster_st.cf->node_name;
+	p[1] = inc;
+	p[2] = boot;
+	p[3] = pid;
+	p[4] = PACKAGE_VERSION;
+	p[5] = cluster_st.ttl_ms;
+	pgconn_query(
+	    c, PGQ_SETUP, pg_node_register, 6, p, cluster_registered, NULL);
+	p[0] = cluster_st.ttl_ms;
+	pgconn_query(
+	    c, PGQ_SETUP, pg_failover_guard, 1, p, cluster_guarded, NULL);
+	pgconn_query(c, PGQ_SETUP | PGQ_SIMPLE, pg_listen, 0, NULL,
+	    cluster_listening, NULL);
+}
+
+/* A notification: a lease given back ("lease JOB_ID INSTANCE"). */
+static void
+cluster_notify(void *arg, const char *channel, const char *payload)
+{
+	struct lease_slot *s;
+	long long job_id;
+	int instance;
+
+	struct inst *in;
+	long long seq;
+	int held, off = 0;
+
+	if (sscanf(payload, "lease %lld %d", &job_id, &instance) == 2) {
+		s = cluster_find(job_id, instance);
+		if (s != NULL && s->want && s->st == LEASE_NONE &&
+		    s->in->life.phase == LIFE_LEASE)
+			cluster_acquire(s);
+	} else if (sscanf(payload, "held %lld %d %d %lld %n", &job_id,
+	               &instance, &held, &seq, &off) == 4 &&
+	    off > 0 && (in = cluster_inst_find(job_id, instance)) != NULL) {
+		s = cluster_slot(in);
+		/* Older than what this node knows, or than its own: not news. */
+		if (s->hold_pending || seq <= s->hold_seq)
+			return;
+		s->hold_seq = seq;
+		cluster_hold_apply(in, held, payload + off);
+	}
+}
+
+/* The lease connection is down: bids wait; held leases stay trusted. */
+static void
+cluster_down(void *arg, const char *why)
+{
+	struct lease_slot *s;
+
+	cluster_st.seeding = 0;
+	LIST_FOREACH(s, &cluster_st.slots, entry)
+		if (s->want && s->st == LEASE_NONE &&
+		    s->in->life.phase == LIFE_LEASE)
+			cluster_waiting(s, why);
+}
+
+/* The cluster's timings and the node's identity. */
+static void
+cluster_identity(void)
+{
+	int fd;
+	ssize_t n;
+	uint64_t r;
+
+	memset(cluster_st.boot_id, 0, sizeof(cluster_st.boot_id));
+	if ((fd = open("/proc/sys/kernel/random/boot_id",
+	         O_RDONLY | O_CLOEXEC)) != -1) {
+		n = read(
+		    fd, cluster_st.boot_id, sizeof(cluster_st.boot_id) - 1);
+		if (n > 0 && cluster_st.boot_id[n - 1] == '\n')
+			cluster_st.boot_id[n - 1] = '\0';
+		close(fd);
+	}
+	if (cluster_st.boot_id[0] == '\0')
+		strlcpy(
+		    cluster_st.boot_id, "unknown", sizeof(cluster_st.boot_id));
+	arc4random_buf(&r, sizeof(r));
+	cluster_st.incarnation = (long long)(r >> 1);
+}
+
+/*
+ * At start-up, before the jobs start: libpq, the keeper, the two
+ * connections (they connect in the background; cluster jobs wait for
+ * their leases, local jobs start at once).  0, or -1 with cause.
+ */
+int
+cluster_open(char **cause)
+{
+	struct pgconn_cfg cfg;
+	const struct conf_cluster *cf = &vigild.conf->cluster;
+
+	if (!cf->enabled)
+		return (0);
+	if (pgconn_load(cause) == -1 || pgconn_check(cf->conninfo, cause) == -1)
+		return (-1);
+	cluster_st.cf = cf;
+	cluster_st.t.ttl = cf->lease_ttl;
+	cluster_st.t.renew = cf->renew_interval;
+	cluster_st.t.query_timeout = cf->query_timeout;
+	cluster_st.t.margin = cf->fence_margin;
+	snprintf(cluster_st.ttl_ms, sizeof(cluster_st.ttl_ms), "%llu",
+	    (unsigned long long)(cf->lease_ttl / 1000));
+	LIST_INIT(&cluster_st.slots);
+	TAILQ_INIT(&cluster_st.releases);
+	cluster_identity();
+	if (keeper_start(cluster_keeper_resend) == -1) {
+		xasprintf(cause, "cluster: cannot start the fence keeper: %s",
+		    strerror(errno));
+		return (-1);
+	}
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.conninfo = cf->conninfo;
+	cfg.connect_timeout = cf->connect_timeout;
+	cfg.query_timeout = cf->query_timeout;
+	cfg.retry_max = cf->renew_interval;
+	cfg.connected = cluster_connected;
+	cfg.notify = cluster_notify;
+	cfg.down = cluster_down;
+	cluster_st.lease = pgconn_new("lease", &cfg);
+	cfg.notify = NULL;
+	cfg.down = NULL;
+	cluster_st.work = pgconn_new("work", &cfg);
+	/* pgconn_new connects at once; the callbacks know which one. */
+	if (sd_event_add_time_relative(vigild.event, &cluster_st.renew,
+	        CLOCK_BOOTTIME, cluster_st.t.renew, 1000, cluster_renew_tick,
+	        NULL) < 0)
+		fatalx("%s: sd_event_add_time_relative", __func__);
+	(void)sd_event_source_set_enabled(cluster_st.renew, SD_EVENT_ON);
+	log_info("cluster: node %s, lease_ttl %llums, renew every %llums",
+	    cf->node_name, (unsigned long long)(cf->lease_ttl / 1000),
+	    (unsigned long long)(cf->renew_interval / 1000));
+	return (0);
+}
+
+void
+cluster_close(void)
+{
+	struct release *r;
+
+	if (cluster_st.cf == NULL)
+		return;
+	keeper_stop();
+	cluster_st.renew = sd_event_source_disable_unref(cluster_st.renew);
+	cluster_st.shutdown_timer =
+	    sd_event_source_disable_unref(cluster_st.shutdown_timer);
+	pgconn_free(cluster_st.lease);
+	pgconn_free(cluster_st.work);
+	cluster_st.lease = cluster_st.work = NULL;
+	while ((r = TAILQ_FIRST(&cluster_st.releases)) != NULL) {
+		TAILQ_REMOVE(&cluster_st.releases, r, entry);
+		free(r);
+	}
+	pgconn_unload();
+	cluster_st.cf = NULL;
+}
+
+#else /* !HAVE_LIBPQ */
+
+/* Built without libpq: vigil.conf refuses a cluster section. */
+int
+cluster_open(char **cause)
+{
+	(void)cause;
+	return (0);
+}
+
+void
+cluster_close(void)
+{
+}
+
+void
+cluster_jobs_changed(void)
+{
+}
+
+#endif /* HAVE_LIBPQ */

@@ -1,0 +1,105 @@
+/* SPDX-License-Identifier: ISC */
+/* Copyright (c) 2026 The vigil authors */
+
+/*
+ * Cluster mode's own structures, shared by its three files (and by no
+ * other): cluster-state.c (the state, the leases' slots, what other
+ * modules ask of cluster mode, the operator's holds, run history),
+ * cluster.c (leases: bid, renew, release, the fence, periodic slots, the
+ * jobs' rows; the claim seam) and cluster-conn.c (the two connections,
+ * their set-up, notifications, start and end).  Calls go from
+ * cluster-conn.c to cluster.c to cluster-state.c, never back.
+ */
+
+#ifndef CLUSTER_INT_H
+#define CLUSTER_INT_H
+
+#ifdef HAVE_LIBPQ
+
+enum lease_st {
+	LEASE_NONE = 0,  /* not held, not asked for */
+	LEASE_ACQUIRING, /* an acquire is on its way */
+	LEASE_HELD,      /* ours, trusted until trust */
+	LEASE_EXPIRED,   /* was ours: trust passed; given back once gone */
+};
+
+/* The lease of one instance of a cluster job. */
+struct lease_slot {
+	struct inst *in;
+	enum lease_st st;
+	int want;       /* asked for (the claim taken), not released since */
+	int64_t epoch;  /* HELD, EXPIRED: the fencing token */
+	uint64_t trust; /* HELD: CLOCK_BOOTTIME usec */
+	char *holder;   /* not ours: who held it at the last answer */
+	int64_t ms_left;
+	uint64_t holder_until; /* not ours: when its lease could expire */
+	int64_t slot;          /* periodic: the slot won, bidding for it */
+	int64_t catch_up;      /* periodic: a slot to try once connected */
+	int64_t hold_seq;      /* the last cluster-wide stop/start known */
+	int hold_pending;      /* ours is on its way: notices wait */
+	char run_id[17];       /* the run on record in vigil.run */
+	int64_t run_row;       /* its row, 0: not known (yet) */
+	uint64_t key;          /* its record in the keeper */
+	pid_t pgid; /* the run's group while it runs, for the keeper */
+	sd_event_source *stop;  /* trust - stop time: the fence stops it */
+	sd_event_source *kill;  /* trust: SIGKILL */
+	sd_event_source *retry; /* a standby's next bid */
+	LIST_ENTRY(lease_slot) entry;
+};
+
+/* A lease to give back (its run is gone), until the database says so. */
+struct release {
+	int64_t job_id;
+	int instance;
+	int64_t epoch;
+	int sent;
+	TAILQ_ENTRY(release) entry;
+};
+
+struct cluster_state {
+	const struct conf_cluster *cf;
+	struct lease_timing t;
+	struct pgconn *lease; /* leases, the node row, LISTEN */
+	struct pgconn *work;  /* status writes and reads */
+	int schema_done;      /* migrated once by this vigild */
+	sd_event_source *renew;
+	int renewing;
+	unsigned int renew_fails; /* in a row */
+	int seeding, seed_again;
+	char boot_id[64];
+	long long incarnation;
+	char ttl_ms[32];
+	LIST_HEAD(, lease_slot) slots;
+	TAILQ_HEAD(, release) releases;
+	void (*shutdown_done)(void);
+	sd_event_source *shutdown_timer;
+	uint64_t next_key;
+};
+
+extern struct cluster_state cluster_st;
+
+const char *cluster_kind_name(enum conf_kind);
+int cluster_has_run(const struct inst *);
+int cluster_trusted(const struct lease_slot *);
+struct inst *cluster_inst_find(int64_t, int);
+struct lease_slot *cluster_find(int64_t, int);
+struct lease_slot *cluster_slot(struct inst *);
+void cluster_acquire(struct lease_slot *);
+void cluster_acquire_all(void);
+void cluster_hold_apply(struct inst *, int, const char *);
+void cluster_holds_apply(struct job *, const char *);
+void cluster_keeper_record(struct lease_slot *, int);
+void cluster_keeper_resend(void);
+void cluster_keeper_update(struct lease_slot *);
+void cluster_kill_run(struct inst *);
+void cluster_lost(struct lease_slot *);
+void cluster_releases_send(void);
+void cluster_run_begin(struct lease_slot *, pid_t);
+void cluster_spec_hash(const struct job_spec *, char *, size_t);
+void cluster_timers_off(struct lease_slot *);
+void cluster_trust(struct lease_slot *, uint64_t);
+void cluster_waiting(struct lease_slot *, const char *);
+
+#endif /* HAVE_LIBPQ */
+
+#endif

@@ -1,0 +1,692 @@
+/* SPDX-License-Identifier: ISC */
+/* Copyright (c) 2026 The vigil authors */
+
+/*
+ * Cluster mode, the state (cluster-int.h): the node's leases' slots and
+ * how they are found, the run of a slot killed, the keeper's records,
+ * why a start waits, the operator's stops and starts cluster-wide, the
+ * run history in vigil.run, and what the rest of vigild asks of cluster
+ * mode (status, the child's environment, the job checks, vigilctl
+ * cluster).  It calls nothing of cluster.c or cluster-conn.c.
+ */
+
+#include "config.h"
+
+#include <sys/types.h>
+#include <sys/wait.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "duration.h"
+#include "lease.h"
+#include "timefmt.h"
+#include "log.h"
+#include "pgstate.h"
+#include "proc.h"
+#include "vigild.h"
+#include "xmalloc.h"
+#include "cluster-int.h"
+
+/* Wakes the clients waiting on an instance (vigild.c: waiters.c's). */
+void (*cluster_waiters)(struct inst *);
+
+#ifdef HAVE_LIBPQ
+
+struct cluster_state cluster_st;
+
+int
+cluster_enabled(void)
+{
+	return (cluster_st.cf != NULL);
+}
+
+/* The slot of a cluster instance, made on first use. */
+struct lease_slot *
+cluster_slot(struct inst *in)
+{
+	struct lease_slot *s = in->lease;
+
+	if (s != NULL)
+		return (s);
+	s = xcalloc(1, sizeof(*s));
+	s->in = in;
+	s->ms_left = -1;
+	s->key = ++cluster_st.next_key;
+	LIST_INSERT_HEAD(&cluster_st.slots, s, entry);
+	in->lease = s;
+	return (s);
+}
+
+/* The slot of (job id, instance), or NULL. */
+struct lease_slot *
+cluster_find(int64_t job_id, int instance)
+{
+	struct lease_slot *s;
+
+	LIST_FOREACH(s, &cluster_st.slots, entry)
+		if (s->in->job->cluster_id == job_id &&
+		    s->in->index == instance)
+			return (s);
+	return (NULL);
+}
+
+/* The instance of (job id, instance) here, slot or not, or NULL. */
+struct inst *
+cluster_inst_find(int64_t job_id, int instance)
+{
+	struct job *j;
+
+	RB_FOREACH(j, job_tree, &vigild.jobs)
+		if (j->cluster_id == job_id && j->spec->cluster &&
+		    instance >= 0 && instance < j->ninsts && !j->retiring)
+			return (j->insts[instance]);
+	return (NULL);
+}
+
+/*
+ * The operator stopped (held) or started the instance on some node: it
+ * is so here too.  by: who and where, for the reason.
+ */
+void
+cluster_hold_apply(struct inst *in, int held, const char *by)
+{
+	long uid = -1;
+
+	if (held && !in->held) {
+		log_info("%s: stopped cluster-wide%s%s", in->label,
+		    by != NULL ? " by " : "", by != NULL ? by : "");
+		if (by == NULL || sscanf(by, "uid %ld", &uid) != 1)
+			uid = -1;
+		/* This node's own record of the stop, as if asked here. */
+		state_intent(in, 1, 0, uid);
+		in->held = 1;
+		in->by_hand = 0;
+		inst_stop(in);
+		inst_reason(in, "stopped cluster-wide%s%s",
+		    by != NULL ? " by " : "", by != NULL ? by : "");
+	} else if (!held && in->held) {
+		log_info("%s: started cluster-wide%s%s", in->label,
+		    by != NULL ? " by " : "", by != NULL ? by : "");
+		inst_start(in);
+	}
+}
+
+/* Kill whatever is left of the instance's run, now. */
+void
+cluster_kill_run(struct inst *in)
+{
+	pid_t pgid = in->run.pgid != 0 ? in->run.pgid : in->run.pid;
+
+	if (in->cg_fd != -1)
+		track_signal(in, SIGKILL);
+	if (pgid > 1)
+		(void)proc_group_signal(pgid, SIGKILL);
+	if (in->run.pid > 1)
+		(void)kill(in->run.pid, SIGKILL);
+}
+
+/* Is a run of the instance there? */
+int
+cluster_has_run(const struct inst *in)
+{
+	return (in->run.pid != 0 || in->life.run != LIFE_RUN_NONE);
+}
+
+void
+cluster_timers_off(struct lease_slot *s)
+{
+	if (s->stop != NULL)
+		(void)sd_event_source_set_enabled(s->stop, SD_EVENT_OFF);
+	if (s->kill != NULL)
+		(void)sd_event_source_set_enabled(s->kill, SD_EVENT_OFF);
+}
+
+/*
+ * The keeper's record of the run: killed at trust unless renewed (with
+ * the run's cgroup at its spawn: cluster_keeper_spawned).
+ */
+void
+cluster_keeper_record(struct lease_slot *s, int cg_fd)
+{
+	uint64_t deadline;
+
+	if (s->pgid <= 1)
+		return;
+	deadline =
+	    cluster_st.cf->on_db_loss == CONF_DB_LOSS_KEEP ? 0 : s->trust;
+	if (s->st != LEASE_HELD)
+		deadline = 1; /* not ours any more: now */
+	keeper_set(s->key, s->pgid, deadline, cg_fd);
+}
+
+void
+cluster_keeper_update(struct lease_slot *s)
+{
+	cluster_keeper_record(s, -1);
+}
+
+/* A new keeper: every run's record again. */
+void
+cluster_keeper_resend(void)
+{
+	struct lease_slot *s;
+
+	LIST_FOREACH(s, &cluster_st.slots, entry)
+		cluster_keeper_record(s, s->in->cg_fd);
+}
+
+/* Is the lease s held and trusted for a whole stop time of its run? */
+int
+cluster_trusted(const struct lease_slot *s)
+{
+	uint64_t stop;
+
+	if (s == NULL || s->st != LEASE_HELD)
+		return (0);
+	if (cluster_st.cf->on_db_loss == CONF_DB_LOSS_KEEP)
+		return (1);
+	stop = inst_kind_stop_time(s->in->job->spec);
+	return (pgconn_now() < lease_stop_at(s->trust, stop));
+}
+
+/* ---- acquire ---- */
+
+/* Why a standby waits, in its reason. */
+void
+cluster_waiting(struct lease_slot *s, const char *why)
+{
+	char buf[32];
+
+	if (why != NULL)
+		inst_reason(s->in, "waiting for cluster lease: %s", why);
+	else if (s->holder != NULL && s->ms_left >= 0)
+		inst_reason(s->in,
+		    "waiting for cluster lease (held by %s, %s left)",
+		    s->holder,
+		    duration_format(
+		        (uint64_t)s->ms_left * 1000, buf, sizeof(buf)));
+	else if (s->holder != NULL)
+		inst_reason(
+		    s->in, "waiting for cluster lease (held by %s)", s->holder);
+	else
+		inst_reason(s->in, "waiting for cluster lease");
+}
+
+/*
+ * A statement for a command (vigilctl cluster) on the work connection:
+ * 0, or -1 with cause when cluster mode is off or the database is out of
+ * reach.
+ */
+int
+cluster_ask(const char *sql, pgconn_done_fn done, void *arg, char **cause)
+{
+	if (cluster_st.cf == NULL) {
+		*cause = xstrdup("cluster mode is off (no cluster section in "
+		                 "vigil.conf)");
+		return (-1);
+	}
+	if (!pgconn_is_ready(cluster_st.work)) {
+		xasprintf(cause, "the database is out of reach: %s",
+		    pgconn_why(cluster_st.work) != NULL ?
+		        pgconn_why(cluster_st.work) :
+		        "connecting");
+		return (-1);
+	}
+	pgconn_query(cluster_st.work, 0, sql, 0, NULL, done, arg);
+	return (0);
+}
+
+/* This node's name, or NULL. */
+const char *
+cluster_node_name(void)
+{
+	return (cluster_st.cf != NULL ? cluster_st.cf->node_name : NULL);
+}
+
+/*
+ * Is in a cluster instance that stands by: it waits for a lease another
+ * node holds and runs (a start of it is settled)?
+ */
+int
+cluster_standby(const struct inst *in)
+{
+	const struct lease_slot *s = in->lease;
+
+	return (s != NULL && s->want && s->st == LEASE_NONE &&
+	    s->holder != NULL && in->life.phase == LIFE_LEASE);
+}
+
+/* Is in a periodic job whose slots the cluster decides? */
+int
+cluster_periodic(const struct inst *in)
+{
+	return (cluster_st.cf != NULL && in->job->spec->cluster &&
+	    in->job->spec->kind == CONF_KIND_PERIODIC);
+}
+
+/* ---- jobs ---- */
+
+/* A short hash of a job file, to see drift between nodes. */
+void
+cluster_spec_hash(const struct job_spec *spec, char *buf, size_t len)
+{
+	uint64_t h = 14695981039346656037ULL;
+	unsigned char b[4096];
+	ssize_t n, k;
+	int fd;
+
+	if ((fd = open(spec->path, O_RDONLY | O_CLOEXEC)) != -1) {
+		while ((n = read(fd, b, sizeof(b))) > 0)
+			for (k = 0; k < n; k++) {
+				h ^= b[k];
+				h *= 1099511628211ULL;
+			}
+		close(fd);
+	}
+	snprintf(buf, len, "%016" PRIx64, h);
+}
+
+const char *
+cluster_kind_name(enum conf_kind k)
+{
+	return (k == CONF_KIND_PERIODIC ? "periodic" :
+	        k == CONF_KIND_QUEUE    ? "queue" :
+	                                  "service");
+}
+
+/*
+ * The instances of j the operator stopped cluster-wide ("{0,2}", or NULL
+ * for none): held here too; the others are not, whatever this node's own
+ * record said.
+ */
+void
+cluster_holds_apply(struct job *j, const char *list)
+{
+	char *held = xcalloc((size_t)j->ninsts + 1, 1);
+	const char *p = list;
+	long v;
+	char *end;
+	int i;
+
+	while (p != NULL && *p != '\0') {
+		if (*p == '{' || *p == ',' || *p == '}') {
+			p++;
+			continue;
+		}
+		v = strtol(p, &end, 10);
+		if (end == p)
+			break;
+		if (v >= 0 && v < j->ninsts)
+			held[v] = 1;
+		p = end;
+	}
+	for (i = 0; i < j->ninsts; i++) {
+		if (held[i])
+			cluster_hold_apply(j->insts[i], 1, NULL);
+		else if (j->insts[i]->held && j->spec->autostart)
+			cluster_hold_apply(j->insts[i], 0, NULL);
+	}
+	free(held);
+}
+
+/* An instance goes away: its slot with it (its lease was given back). */
+void
+cluster_inst_free(struct inst *in)
+{
+	struct lease_slot *s = in->lease;
+
+	if (s == NULL)
+		return;
+	if (s->st == LEASE_HELD || s->st == LEASE_EXPIRED)
+		claim_cluster.release(in);
+	LIST_REMOVE(s, entry);
+	s->stop = sd_event_source_disable_unref(s->stop);
+	s->kill = sd_event_source_disable_unref(s->kill);
+	s->retry = sd_event_source_disable_unref(s->retry);
+	free(s->holder);
+	free(s);
+	in->lease = NULL;
+}
+
+/* What a stop or start of an instance was, for its answer. */
+struct hold_arg {
+	char *job;
+	int instance;
+};
+
+static void
+cluster_held_done(
+    void *arg, const struct pgres *res, const char *err, uint64_t sent)
+{
+	struct hold_arg *a = arg;
+	struct job *j = job_find(a->job);
+	struct lease_slot *s = NULL;
+	int64_t seq;
+
+	if (j != NULL && a->instance < j->ninsts)
+		s = j->insts[a->instance]->lease;
+	if (s != NULL && --s->hold_pending == 0 && res != NULL &&
+	    (seq = pgres_int(res, 0, 0, 0)) > s->hold_seq)
+		s->hold_seq = seq;
+	if (res == NULL)
+		log_warnx("%s@%d: the cluster-wide stop or start was not "
+		          "recorded (%s): it holds on this node only",
+		    a->job, a->instance, err);
+	free(a->job);
+	free(a);
+}
+
+/*
+ * The operator stopped (held) or started an instance of a cluster job
+ * here: so it is on every node (they are told by NOTIFY; a node that
+ * missed it finds out at its next renew or bid).
+ */
+void
+cluster_intent(struct inst *in, int held, long uid)
+{
+	const char *p[4];
+	char id[32], idx[16], *by;
+	struct hold_arg *a;
+
+	if (cluster_st.cf == NULL || !in->job->spec->cluster)
+		return;
+	if (in->job->cluster_id == 0) {
+		log_warnx("%s: %s on this node only: the database has not been "
+		          "reached yet",
+		    in->label, held ? "stopped" : "started");
+		return;
+	}
+	a = xcalloc(1, sizeof(*a));
+	a->job = xstrdup(in->job->name);
+	a->instance = in->index;
+	cluster_slot(in)->hold_pending++;
+	snprintf(id, sizeof(id), "%" PRId64, in->job->cluster_id);
+	snprintf(idx, sizeof(idx), "%d", in->index);
+	xasprintf(&by, "uid %ld on %s", uid, cluster_st.cf->node_name);
+	p[0] = id;
+	p[1] = idx;
+	p[2] = held ? "true" : "false";
+	p[3] = by;
+	pgconn_query(
+	    cluster_st.lease, 0, pg_lease_hold, 4, p, cluster_held_done, a);
+	free(by);
+}
+
+/*
+ * What status shows of a cluster instance: the node that runs it (this
+ * one, or the holder at the last bid), the fencing token when it is this
+ * node's, how long the lease is trusted (ours) or could last (theirs).
+ * 0, or -1 for an instance that is not a cluster one.
+ */
+int
+cluster_view(const struct inst *in, struct cluster_view *v)
+{
+	const struct lease_slot *s = in->lease;
+	uint64_t now = pgconn_now();
+
+	memset(v, 0, sizeof(*v));
+	v->expires_ms = -1;
+	if (cluster_st.cf == NULL || !in->job->spec->cluster)
+		return (-1);
+	if (s == NULL)
+		return (0);
+	if (s->st == LEASE_HELD) {
+		v->node = cluster_st.cf->node_name;
+		v->epoch = s->epoch;
+		v->expires_ms =
+		    s->trust > now ? (int64_t)(s->trust - now) / 1000 : 0;
+	} else if (s->holder != NULL && s->want) {
+		v->node = s->holder;
+		if (s->holder_until > now)
+			v->expires_ms = (int64_t)(s->holder_until - now) / 1000;
+	}
+	return (0);
+}
+
+/* The child's environment: its fencing token and the node's name. */
+void
+cluster_env(struct inst *in, char **env, size_t n)
+{
+	size_t i;
+
+	if (in->lease == NULL || in->lease->st != LEASE_HELD)
+		return;
+	for (i = 0; i + 2 < n && env[i] != NULL; i++)
+		;
+	if (i + 2 >= n)
+		return;
+	xasprintf(&env[i], "VIGIL_FENCING_TOKEN=%" PRId64, in->lease->epoch);
+	xasprintf(&env[i + 1], "VIGIL_NODE=%s", cluster_st.cf->node_name);
+}
+
+/*
+ * A cluster job with a stop time the lease cannot cover (the rule of
+ * lease_check), or without a cluster section: 0, or -1 with cause.
+ */
+int
+cluster_job_check(const struct job_spec *spec, char **cause)
+{
+	const struct conf_cluster *cf = &vigild.conf->cluster;
+	struct lease_timing t;
+
+	if (!spec->cluster)
+		return (0);
+	if (!cf->enabled) {
+		*cause = xstrdup("cluster = true, but vigil.conf has no "
+		                 "cluster section");
+		return (-1);
+	}
+	if (spec->kind == CONF_KIND_QUEUE) {
+		*cause = xstrdup("cluster = true: queue jobs are not cluster "
+		                 "jobs yet (services and periodic jobs are)");
+		return (-1);
+	}
+	t.ttl = cf->lease_ttl;
+	t.renew = cf->renew_interval;
+	t.query_timeout = cf->query_timeout;
+	t.margin = cf->fence_margin;
+	return (lease_check(&t, inst_kind_stop_time(spec), cause));
+}
+
+/* What a run's row in vigil.run is for, until its id comes. */
+struct run_arg {
+	char *job;
+	int instance;
+	char run_id[17];
+};
+
+static void
+cluster_run_begun(
+    void *arg, const struct pgres *res, const char *err, uint64_t sent)
+{
+	struct run_arg *a = arg;
+	struct job *j = job_find(a->job);
+	struct lease_slot *s;
+
+	if (res != NULL && j != NULL && a->instance < j->ninsts &&
+	    (s = j->insts[a->instance]->lease) != NULL &&
+	    strcmp(s->run_id, a->run_id) == 0)
+		s->run_row = pgres_int(res, 0, 0, 0);
+	free(a->job);
+	free(a);
+}
+
+/* A new run of a cluster instance: on record cluster-wide. */
+void
+cluster_run_begin(struct lease_slot *s, pid_t pid)
+{
+	struct inst *in = s->in;
+	struct run_arg *a;
+	const char *p[6];
+	char id[32], idx[16], ep[32], ps[16], keep[16];
+
+	if (strcmp(s->run_id, in->run.id) == 0)
+		return; /* the same run (a MAINPID= move) */
+	strlcpy(s->run_id, in->run.id, sizeof(s->run_id));
+	s->run_row = 0;
+	if (!pgconn_is_ready(cluster_st.work))
+		return;
+	snprintf(id, sizeof(id), "%" PRId64, in->job->cluster_id);
+	snprintf(idx, sizeof(idx), "%d", in->index);
+	snprintf(ep, sizeof(ep), "%" PRId64, s->epoch);
+	snprintf(ps, sizeof(ps), "%ld", (long)pid);
+	snprintf(keep, sizeof(keep), "%d", vigild.conf->history_keep);
+	p[0] = id;
+	p[1] = idx;
+	p[2] = cluster_st.cf->node_name;
+	p[3] = ep;
+	p[4] = ps;
+	p[5] = keep;
+	a = xcalloc(1, sizeof(*a));
+	a->job = xstrdup(in->job->name);
+	a->instance = in->index;
+	strlcpy(a->run_id, in->run.id, sizeof(a->run_id));
+	pgconn_query(
+	    cluster_st.work, 0, pg_run_begin, 6, p, cluster_run_begun, a);
+}
+
+/* A cluster run ended (its wait status, and how it ended in words): on record. */
+void
+cluster_run_end(struct inst *in, int status, const char *what)
+{
+	struct lease_slot *s = in->lease;
+	const char *p[4];
+	char id[32], code[16], sig[16];
+
+	if (s == NULL || s->run_row == 0 || !pgconn_is_ready(cluster_st.work))
+		return;
+	snprintf(id, sizeof(id), "%" PRId64, s->run_row);
+	snprintf(code, sizeof(code), "%d",
+	    WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+	snprintf(
+	    sig, sizeof(sig), "%d", WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+	p[0] = id;
+	p[1] = WIFEXITED(status) ? code : NULL;
+	p[2] = WIFSIGNALED(status) ? sig : NULL;
+	p[3] = what;
+	s->run_row = 0;
+	pgconn_query(cluster_st.work, 0, pg_run_end, 4, p, NULL, NULL);
+}
+
+#else /* !HAVE_LIBPQ */
+
+/* Built without libpq: vigil.conf refuses a cluster section. */
+/* Built without libpq: vigil.conf refuses a cluster section. */
+
+int
+cluster_enabled(void)
+{
+	return (0);
+}
+
+int
+cluster_job_check(const struct job_spec *spec, char **cause)
+{
+	if (!spec->cluster)
+		return (0);
+	*cause = xstrdup("cluster = true, but this vigild was built without "
+	                 "PostgreSQL support (./configure --with-postgresql)");
+	return (-1);
+}
+
+void
+cluster_env(struct inst *in, char **env, size_t n)
+{
+	(void)in;
+	(void)env;
+	(void)n;
+}
+
+void
+cluster_inst_free(struct inst *in)
+{
+	(void)in;
+}
+
+void
+cluster_intent(struct inst *in, int held, long uid)
+{
+	(void)in;
+	(void)held;
+	(void)uid;
+}
+
+int
+cluster_view(const struct inst *in, struct cluster_view *v)
+{
+	(void)in;
+	memset(v, 0, sizeof(*v));
+	return (-1);
+}
+
+void
+cluster_run_end(struct inst *in, int status, const char *what)
+{
+	(void)in;
+	(void)status;
+	(void)what;
+}
+
+int
+cluster_ask(const char *sql, pgconn_done_fn done, void *arg, char **cause)
+{
+	(void)sql;
+	(void)done;
+	(void)arg;
+	*cause = xstrdup("this vigild was built without PostgreSQL support");
+	return (-1);
+}
+
+const char *
+cluster_node_name(void)
+{
+	return (NULL);
+}
+
+int
+cluster_periodic(const struct inst *in)
+{
+	(void)in;
+	return (0);
+}
+
+int
+cluster_standby(const struct inst *in)
+{
+	(void)in;
+	return (0);
+}
+
+#endif /* HAVE_LIBPQ */
+
+/*
+ * The cluster jobs of a loaded jobs.d that this vigild cannot run as such
+ * are errors, named by file (status shows them BROKEN; a reload with one
+ * changes nothing); they are taken out of jobs.
+ */
+void
+cluster_jobs_check(struct conf_jobs *jobs, struct conf_errors *errs)
+{
+	char *cause = NULL;
+	size_t i, k = 0;
+
+	for (i = 0; i < jobs->n; i++) {
+		if (cluster_job_check(jobs->specs[i], &cause) == 0) {
+			jobs->specs[k++] = jobs->specs[i];
+			continue;
+		}
+		conf_errors_add(
+		    errs, "%s: cluster: %s", jobs->specs[i]->path, cause);
+		free(cause);
+		cause = NULL;
+		job_spec_free(jobs->specs[i]);
+	}
+	jobs->n = k;
+}
