@@ -1044,7 +1044,7 @@ pgconn_free(struct pgconn *c)
 
 #include "vigild.h"
 
-/* Built without libpq: no answer ever comes (cluster_ask refuses). */
+/* Built without libpq: no answer ever comes (no query is sent). */
 int
 pgres_ntuples(const struct pgres *r)
 {
