@@ -13,7 +13,6 @@
 
 #include <sys/types.h>
 
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -55,22 +54,6 @@ static void
 cmd_cluster_write(void *arg, const void *p, size_t n)
 {
 	proto_buf_add(arg, p, n);
-}
-
-static void __attribute__((format(printf, 2, 3)))
-cmd_cluster_printf(struct cmd_cluster *cc, const char *fmt, ...)
-{
-	va_list ap;
-	char *s;
-	int n;
-
-	va_start(ap, fmt);
-	n = vasprintf(&s, fmt, ap);
-	va_end(ap);
-	if (n == -1)
-		fatal("vasprintf");
-	proto_buf_add(&cc->out, s, (size_t)n);
-	free(s);
 }
 
 /* The end of a line of the table, without the spaces of an empty note. */
@@ -115,7 +98,7 @@ cmd_cluster_nodes(struct cmd_cluster *cc, const struct pgres *res)
 		json_key(jw, "nodes");
 		json_array_begin(jw);
 	} else
-		cmd_cluster_printf(cc, "%-16s %-8s %-16s %6s  %s\n", "NODE",
+		cmd_buf_printf(&cc->out, "%-16s %-8s %-16s %6s  %s\n", "NODE",
 		    "VERSION", "HEARTBEAT", "LEASES", "NOTE");
 	for (row = 0; row < n; row++) {
 		name = cmd_cluster_col(res, row, 0);
@@ -142,7 +125,7 @@ cmd_cluster_nodes(struct cmd_cluster *cc, const struct pgres *res)
 		}
 		snprintf(hb, sizeof(hb), "%s %s", alive ? "" : "lost",
 		    cmd_cluster_ms(ms, buf, sizeof(buf)));
-		cmd_cluster_printf(cc, "%-16s %-8s %-16s %6lld  %s%s%s", name,
+		cmd_buf_printf(&cc->out, "%-16s %-8s %-16s %6lld  %s%s%s", name,
 		    cmd_cluster_col(res, row, 1),
 		    alive ? cmd_cluster_ms(ms, buf, sizeof(buf)) : hb,
 		    pgres_int(res, row, 4, 0),
@@ -167,7 +150,7 @@ cmd_cluster_leases(struct cmd_cluster *cc, const struct pgres *res)
 		json_key(jw, "leases");
 		json_array_begin(jw);
 	} else
-		cmd_cluster_printf(cc, "\n%-24s %-16s %14s %10s %8s  %s\n",
+		cmd_buf_printf(&cc->out, "\n%-24s %-16s %14s %10s %8s  %s\n",
 		    "LEASE", "HOLDER", "EPOCH", "LEFT", "PID", "NOTE");
 	for (row = 0; row < n; row++) {
 		inst = pgres_int(res, row, 1, 0);
@@ -204,8 +187,8 @@ cmd_cluster_leases(struct cmd_cluster *cc, const struct pgres *res)
 		}
 		snprintf(label, sizeof(label), "%s@%lld",
 		    cmd_cluster_col(res, row, 0), inst);
-		cmd_cluster_printf(cc, "%-24s %-16s %14s %10s %8s  %s%s", label,
-		    left >= 0 ? cmd_cluster_col(res, row, 2) : "-",
+		cmd_buf_printf(&cc->out, "%-24s %-16s %14s %10s %8s  %s%s",
+		    label, left >= 0 ? cmd_cluster_col(res, row, 2) : "-",
 		    cmd_cluster_col(res, row, 3),
 		    cmd_cluster_ms(left, buf, sizeof(buf)),
 		    left >= 0 ? cmd_cluster_col(res, row, 5) : "-",
@@ -245,7 +228,7 @@ cmd_cluster_answer(struct cmd_cluster *cc, const struct pgres *res,
 	if (res == NULL && !cc->failed) {
 		cc->failed = 1;
 		proto_buf_clear(&cc->out);
-		cmd_cluster_printf(cc, "vigilctl: cluster: %s\n", err);
+		cmd_buf_printf(&cc->out, "vigilctl: cluster: %s\n", err);
 	} else if (res != NULL && !cc->failed) {
 		if (leases)
 			cmd_cluster_leases(cc, res);

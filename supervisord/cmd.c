@@ -496,6 +496,17 @@ cmd_vadd(struct proto_buf *b, const char *fmt, va_list ap)
 	free(s);
 }
 
+/* Add formatted text to a buffer (a reply built after its command). */
+void
+cmd_buf_printf(struct proto_buf *b, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	cmd_vadd(b, fmt, ap);
+	va_end(ap);
+}
+
 /* Add formatted text to the command's standard output. */
 void
 cmd_print(struct cmd_ctx *ctx, const char *fmt, ...)

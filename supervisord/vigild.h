@@ -806,6 +806,8 @@ struct cmd_entry {
 
 void cmd_dispatch(
     struct client *, uint32_t, int, char **, const uint8_t *, size_t);
+void cmd_buf_printf(struct proto_buf *, const char *, ...)
+    __attribute__((format(printf, 2, 3)));
 void cmd_print(struct cmd_ctx *, const char *, ...)
     __attribute__((format(printf, 2, 3)));
 void cmd_error(struct cmd_ctx *, const char *, ...)
