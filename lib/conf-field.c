@@ -814,6 +814,7 @@ const struct conf_field conf_field_job[] = {
 	JOB_DUR("random_delay", random_delay),
 	JOB_DUR("timeout", timeout),
 	JOB_INT("concurrency", concurrency, 1, 10000),
+	JOB_INT("cluster_concurrency", cluster_concurrency, 0, 1000000),
 	JOB_INT("max_attempts", max_attempts, 1, INT_MAX),
 	JOB_DUR("retry_delay", retry_delay),
 	JOB_DUR("retry_delay_max", retry_delay_max),
@@ -862,6 +863,8 @@ static const char *const conf_db_loss_words[] = { "kill", "keep", NULL };
 /* Every option of vigil.conf's section cluster { ... }. */
 const struct conf_field conf_field_cluster[] = {
 	{ "conninfo", 0, conf_parse_string, CLUSTER_OFF(conninfo), 0, 0, NULL },
+	{ "work_conninfo", 0, conf_parse_string, CLUSTER_OFF(work_conninfo), 0,
+	    0, NULL },
 	{ "node_name", 0, conf_parse_node_name, CLUSTER_OFF(node_name), 0, 0,
 	    NULL },
 	CLUSTER_DUR("lease_ttl", lease_ttl),

@@ -439,6 +439,7 @@ conf_free(struct conf *c)
 	free(c->http_listen);
 	free(c->http_token_file);
 	free(c->cluster.conninfo);
+	free(c->cluster.work_conninfo);
 	free(c->cluster.node_name);
 	free(c);
 }

@@ -153,7 +153,8 @@ struct job_spec {
 	uint64_t timeout; /* periodic/queue run timeout, 0: none */
 
 	/* queue */
-	int concurrency;
+	int concurrency;         /* runs at once on this node */
+	int cluster_concurrency; /* cluster = true: across every node, 0: any */
 	int max_attempts;
 	uint64_t retry_delay;
 	uint64_t retry_delay_max;
@@ -184,6 +185,7 @@ enum conf_db_loss {
 struct conf_cluster {
 	int enabled;        /* the section is present */
 	char *conninfo;     /* libpq conninfo string (or URI), not empty */
+	char *work_conninfo; /* queue work and reads; NULL: conninfo */
 	char *node_name;    /* never NULL when enabled (default: host name) */
 	uint64_t lease_ttl; /* default 30s */
 	uint64_t renew_interval;  /* default 5s */

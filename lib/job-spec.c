@@ -115,6 +115,7 @@ job_spec_check_kinds(struct conf_ctx *ctx, struct job_spec *spec)
 		{ "random_delay", 1U << CONF_KIND_PERIODIC },
 		{ "timeout", 1U << CONF_KIND_PERIODIC | 1U << CONF_KIND_QUEUE },
 		{ "concurrency", 1U << CONF_KIND_QUEUE },
+		{ "cluster_concurrency", 1U << CONF_KIND_QUEUE },
 		{ "max_attempts", 1U << CONF_KIND_QUEUE },
 		{ "retry_delay", 1U << CONF_KIND_QUEUE },
 		{ "retry_delay_max", 1U << CONF_KIND_QUEUE },
@@ -142,6 +143,8 @@ job_spec_check_kinds(struct conf_ctx *ctx, struct job_spec *spec)
 		conf_ctx_error(ctx, "ready",
 		    "a probe is not valid with type = \"forking\": the "
 		    "daemon is ready once its starter has exited 0");
+	if (conf_ctx_given(ctx, "cluster_concurrency") && !spec->cluster)
+		conf_ctx_error(ctx, "cluster_concurrency", "needs cluster = true");
 	if (spec->kind == CONF_KIND_QUEUE && spec->ready == CONF_READY_NOTIFY)
 		conf_ctx_error(
 		    ctx, "ready", "\"notify\" is not valid for kind \"queue\"");
@@ -392,6 +395,7 @@ job_spec_equal_policy(const struct job_spec *a, const struct job_spec *b)
 	    a->every == b->every && job_spec_str_eq(a->schedule, b->schedule) &&
 	    a->catch_up == b->catch_up && a->random_delay == b->random_delay &&
 	    a->timeout == b->timeout && a->concurrency == b->concurrency &&
+	    a->cluster_concurrency == b->cluster_concurrency &&
 	    a->max_attempts == b->max_attempts &&
 	    a->retry_delay == b->retry_delay &&
 	    a->retry_delay_max == b->retry_delay_max &&

@@ -17,7 +17,7 @@
 #include "xmalloc.h"
 
 /*
- * Schema version 1, applied in one transaction under a transaction-scoped
+ * The schema at version PG_SCHEMA_VERSION, applied in one transaction under a transaction-scoped
  * advisory lock: several vigild starting at once against an empty
  * database give one schema.  Every statement is idempotent; later
  * versions append guarded steps and raise schema_version.
@@ -88,6 +88,119 @@ const char pg_schema[] =
     "  signal int,\n"
     "  reason text);\n"
     "CREATE INDEX IF NOT EXISTS run_by_job ON vigil.run (job_id, id DESC);\n"
+    /* version 2: the queue */
+    "ALTER TABLE vigil.job ADD COLUMN IF NOT EXISTS max_attempts int NOT "
+    "NULL DEFAULT 5;\n"
+    "CREATE TABLE IF NOT EXISTS vigil.message (\n"
+    "  id bigint GENERATED ALWAYS AS IDENTITY (START WITH " PG_MSG_ID_MIN
+    ") PRIMARY KEY,\n"
+    "  job_id int NOT NULL REFERENCES vigil.job(id) ON DELETE CASCADE,\n"
+    "  state smallint NOT NULL DEFAULT 0 CHECK (state IN (0, 1, 2)),\n"
+    "  priority int NOT NULL DEFAULT 0,\n"
+    "  due timestamptz NOT NULL DEFAULT now(),\n"
+    "  attempts int NOT NULL DEFAULT 0,\n"
+    "  unique_key text,\n"
+    "  payload bytea NOT NULL CHECK (length(payload) <= 1048576),\n"
+    "  holder text,\n"
+    "  lease_until timestamptz,\n"
+    "  created_at timestamptz NOT NULL DEFAULT now(),\n"
+    "  updated_at timestamptz NOT NULL DEFAULT now(),\n"
+    "  last_exit int,\n"
+    "  last_signal int,\n"
+    "  last_error text,\n"
+    "  output bytea)\n"
+    "  WITH (fillfactor = 90, autovacuum_vacuum_scale_factor = 0.02,\n"
+    "        autovacuum_vacuum_cost_delay = 1);\n"
+    "CREATE INDEX IF NOT EXISTS message_claim ON vigil.message\n"
+    "  (job_id, priority DESC, due, id) WHERE state = 0;\n"
+    "CREATE INDEX IF NOT EXISTS message_running ON vigil.message\n"
+    "  (job_id, lease_until) WHERE state = 1;\n"
+    "CREATE INDEX IF NOT EXISTS message_dead ON vigil.message (job_id, id)\n"
+    "  WHERE state = 2;\n"
+    "CREATE UNIQUE INDEX IF NOT EXISTS message_unique ON vigil.message\n"
+    "  (job_id, unique_key) WHERE unique_key IS NOT NULL AND state < 2;\n"
+    /*
+     * The enqueue of applications, inside their own transactions: the
+     * message exists exactly when their data does.  One NOTIFY per job
+     * and transaction (PostgreSQL folds identical ones), only when due.
+     */
+    "CREATE OR REPLACE FUNCTION vigil.enqueue_message(p_job text,\n"
+    "    p_payload bytea, p_delay interval, p_unique text, p_priority int,\n"
+    "    OUT id bigint, OUT created boolean)\n"
+    "LANGUAGE plpgsql AS $f$\n"
+    "DECLARE j int;\n"
+    "BEGIN\n"
+    "  SELECT vigil.job.id INTO j FROM vigil.job\n"
+    "   WHERE name = p_job AND kind = 'queue';\n"
+    "  IF j IS NULL THEN\n"
+    "    RAISE EXCEPTION 'vigil.enqueue: no cluster queue job named %',\n"
+    "      p_job USING ERRCODE = 'undefined_object';\n"
+    "  END IF;\n"
+    "  IF p_delay < interval '0' THEN\n"
+    "    RAISE EXCEPTION 'vigil.enqueue: delay % is negative', p_delay\n"
+    "      USING ERRCODE = 'invalid_parameter_value';\n"
+    "  END IF;\n"
+    "  INSERT INTO vigil.message AS m (job_id, payload, unique_key,\n"
+    "      priority, due)\n"
+    "  VALUES (j, coalesce(p_payload, ''), p_unique, coalesce(p_priority, "
+    "0),\n"
+    "      now() + coalesce(p_delay, interval '0'))\n"
+    "  ON CONFLICT (job_id, unique_key)\n"
+    "    WHERE unique_key IS NOT NULL AND state < 2 DO NOTHING\n"
+    "  RETURNING m.id INTO id;\n"
+    "  created := id IS NOT NULL;\n"
+    "  IF NOT created THEN\n"
+    "    SELECT m.id INTO id FROM vigil.message m WHERE m.job_id = j\n"
+    "       AND m.unique_key = p_unique AND m.state < 2;\n"
+    "  ELSIF coalesce(p_delay, interval '0') <= interval '0' THEN\n"
+    "    PERFORM pg_notify('vigil', 'q ' || j);\n"
+    "  END IF;\n"
+    "END $f$;\n"
+    "CREATE OR REPLACE FUNCTION vigil.enqueue(job text, payload bytea,\n"
+    "    delay interval DEFAULT '0', unique_key text DEFAULT NULL,\n"
+    "    priority int DEFAULT 0) RETURNS bigint\n"
+    "LANGUAGE sql AS $f$\n"
+    "  SELECT id FROM vigil.enqueue_message(job, payload, delay,\n"
+    "    unique_key, priority) $f$;\n"
+    "CREATE OR REPLACE FUNCTION vigil.enqueue(job text, payload text "
+    "DEFAULT '',\n"
+    "    delay interval DEFAULT '0', unique_key text DEFAULT NULL,\n"
+    "    priority int DEFAULT 0) RETURNS bigint\n"
+    "LANGUAGE sql AS $f$\n"
+    "  SELECT id FROM vigil.enqueue_message(job, convert_to(payload, "
+    "'UTF8'),\n"
+    "    delay, unique_key, priority) $f$;\n"
+    /*
+     * A node's claim, for at most p_free messages, batched.  With a
+     * cluster-wide cap the claims of a job queue up on a transaction
+     * lock, and the count of running messages is read after it (each
+     * statement of a function takes a new snapshot).
+     */
+    "CREATE OR REPLACE FUNCTION vigil.claim(p_job int, p_free int,\n"
+    "    p_node text, p_ms bigint, p_cap int)\n"
+    "RETURNS TABLE (mid bigint, mattempts int, mpayload bytea)\n"
+    "LANGUAGE plpgsql AS $f$\n"
+    "DECLARE n int := p_free;\n"
+    "BEGIN\n"
+    "  IF p_cap > 0 THEN\n"
+    "    PERFORM pg_advisory_xact_lock(" PG_LOCK_JOB_NS ", p_job);\n"
+    "    SELECT least(p_free, p_cap - count(*)) INTO n FROM vigil.message\n"
+    "     WHERE job_id = p_job AND state = 1;\n"
+    "    IF n <= 0 THEN RETURN; END IF;\n"
+    "  END IF;\n"
+    "  RETURN QUERY\n"
+    "  WITH c AS (SELECT id FROM vigil.message\n"
+    "              WHERE job_id = p_job AND state = 0 AND due <= now()\n"
+    "              ORDER BY priority DESC, due, id LIMIT n\n"
+    "              FOR UPDATE SKIP LOCKED)\n"
+    "  UPDATE vigil.message m SET state = 1, attempts = m.attempts + 1,\n"
+    "         holder = p_node, lease_until = now() + p_ms * interval '1 "
+    "ms',\n"
+    "         updated_at = now()\n"
+    "    FROM c WHERE m.id = c.id\n"
+    "  RETURNING m.id, m.attempts, m.payload;\n"
+    "END $f$;\n"
+    "UPDATE vigil.cluster SET schema_version = 2 WHERE schema_version < 2;\n"
     "COMMIT;\n"
     "SELECT schema_version FROM vigil.cluster;\n";
 
@@ -144,10 +257,18 @@ const char pg_failover_guard[] =
     "RETURNING t.tl, (extract(epoch FROM greatest(quarantine_until, now()) "
     "- now()) * 1000)::bigint";
 
-/* $1 names, $2 kinds (arrays): no setup step, no race. */
-const char pg_job_seed[] = "INSERT INTO vigil.job (name, kind) "
-                           "SELECT * FROM unnest($1::text[], $2::text[]) "
-                           "ON CONFLICT (name) DO NOTHING";
+/*
+ * $1 names, $2 kinds, $3 max attempts (arrays): no setup step, no race.
+ * The kind and max_attempts follow the job files (the last node to start
+ * or reload says; vigilctl cluster shows files that differ).
+ */
+const char pg_job_seed[] =
+    "INSERT INTO vigil.job AS j (name, kind, max_attempts) "
+    "SELECT * FROM unnest($1::text[], $2::text[], $3::int[]) "
+    "ON CONFLICT (name) DO UPDATE SET kind = excluded.kind, "
+    "max_attempts = excluded.max_attempts "
+    "WHERE (j.kind, j.max_attempts) IS DISTINCT FROM "
+    "(excluded.kind, excluded.max_attempts)";
 
 /*
  * $1 node, $2 names, $3 spec hashes (arrays): which node has which job
@@ -200,9 +321,11 @@ const char pg_lease_acquire[] =
 
 /*
  * $1 node, $2 job ids, $3 instances, $4 epochs, $5 pids (0: no run) of
- * the leases (arrays), $6 ttl ms: everything a node holds, in one round
- * trip.  Answer: ('l', job id, instance, held) per lease renewed, ('n', 1
- * or 0, 0, false) for the node row.  A lease missing from the answer is
+ * the leases (arrays), $6 ttl ms, $7 ids and $8 attempts of the
+ * messages it runs (arrays): everything a node holds, in one round
+ * trip.  Answer: ('l', job id, instance, held) per lease renewed, ('m',
+ * id, attempts, false) per message, ('n', 1 or 0, 0, false) for the node
+ * row.  A lease missing from the answer is
  * lost: someone else holds it now; a held one is to be stopped (the
  * operator's stop elsewhere).
  */
@@ -218,8 +341,14 @@ const char pg_lease_renew_all[] =
     "WHERE t.job_id = k.j AND t.instance = k.i AND t.epoch = k.e "
     "AND t.holder = $1 "
     "RETURNING 'l'::text AS kind, t.job_id::bigint AS a, t.instance AS b, "
-    "t.held AS c) "
-    "SELECT * FROM l "
+    "t.held AS c), "
+    "m AS (UPDATE vigil.message t SET "
+    "lease_until = now() + $6 * interval '1 ms' "
+    "FROM unnest($7::bigint[], $8::int[]) AS k(id, a) "
+    "WHERE t.id = k.id AND t.attempts = k.a AND t.state = 1 "
+    "AND t.holder = $1 "
+    "RETURNING 'm'::text, t.id, t.attempts, false) "
+    "SELECT * FROM l UNION ALL SELECT * FROM m "
     "UNION ALL SELECT 'n', count(*), 0, false FROM n";
 
 /* $1 job id, $2 instance, $3 node, $4 epoch, $5 pid, $6 state: status. */
@@ -327,6 +456,209 @@ const char pg_run_end[] =
     "reason = $4 WHERE id = $1";
 
 const char pg_listen[] = "LISTEN vigil";
+
+/* ---- the queue ---- */
+
+/*
+ * $1 job id, $2 free slots, $3 node, $4 ttl ms, $5 cluster-wide cap (0:
+ * none).  Answer: (id, attempts, payload) per message claimed, committed
+ * before any run starts.  (id, attempts) is the claim's token.
+ */
+const char pg_q_claim[] = "SELECT mid, mattempts, mpayload "
+                          "FROM vigil.claim($1, $2, $3, $4, $5)";
+
+/*
+ * $1 job id: ms until the earliest available message is due (0 or
+ * less: now), NULL when there is none.
+ */
+const char pg_q_next_due[] =
+    "SELECT ceil(extract(epoch FROM min(due) - now()) * 1000)::bigint "
+    "FROM vigil.message WHERE job_id = $1 AND state = 0";
+
+/*
+ * $1 node, then arrays of the outcomes: $2 ids, $3 attempts (the claim
+ * tokens), $4 what ('d' done, 'f' failed, 'r' given back), $5 delay ms
+ * before the retry, $6 max attempts, $7 exit codes, $8 signals (-1:
+ * none), $9 errors, $10 output tails (bytea), $11 wake the others at
+ * a done (the job has a cluster-wide cap).  Each applies only while
+ * the message is still this node's claim of that attempt.  Answer: (id,
+ * state after: -1 deleted) per outcome applied; the others were stale
+ * (rescued or deleted meanwhile).  Messages available again wake every
+ * node.
+ */
+const char pg_q_outcomes[] =
+    "WITH k AS (SELECT * FROM unnest($2::bigint[], $3::int[], "
+    "$4::text[], $5::bigint[], $6::int[], $7::int[], $8::int[], "
+    "$9::text[], $10::bytea[], $11::boolean[]) AS k(id, a, op, delay, "
+    "maxa, ex, sig, err, tail, wake)), "
+    "d AS (DELETE FROM vigil.message m USING k WHERE k.op = 'd' "
+    "AND m.id = k.id AND m.attempts = k.a AND m.state = 1 "
+    "AND m.holder = $1 RETURNING m.id, -1 AS st, m.job_id, k.wake), "
+    "u AS (UPDATE vigil.message m SET "
+    "state = CASE WHEN k.op = 'f' AND m.attempts >= k.maxa THEN 2 ELSE 0 "
+    "END, "
+    "attempts = CASE WHEN k.op = 'r' THEN greatest(m.attempts - 1, 0) "
+    "ELSE m.attempts END, "
+    "due = now() + k.delay * interval '1 ms', holder = NULL, "
+    "lease_until = NULL, updated_at = now(), "
+    "last_exit = CASE WHEN k.op = 'f' THEN nullif(k.ex, -1) "
+    "ELSE m.last_exit END, "
+    "last_signal = CASE WHEN k.op = 'f' THEN nullif(k.sig, -1) "
+    "ELSE m.last_signal END, "
+    "last_error = CASE WHEN k.op = 'f' THEN k.err ELSE m.last_error END, "
+    "output = CASE WHEN k.op = 'f' THEN k.tail ELSE m.output END "
+    "FROM k WHERE k.op <> 'd' AND m.id = k.id AND m.attempts = k.a "
+    "AND m.state = 1 AND m.holder = $1 "
+    "RETURNING m.id, m.state::int AS st, m.job_id) "
+    "SELECT id, st, CASE WHEN wake THEN "
+    "pg_notify('vigil', 'q ' || job_id) END IS NULL FROM d UNION ALL "
+    "SELECT id, st, CASE WHEN st = 0 THEN "
+    "pg_notify('vigil', 'q ' || job_id) END IS NULL FROM u";
+
+/*
+ * $1 grace ms.  Messages whose holder stopped renewing (its runs are
+ * fenced by then): available again after a backoff, their attempt
+ * counted (a message that takes its host down still runs out of
+ * attempts), or dead.  By one node per tick: the others find the lock
+ * taken.  Answer: (job id, id, state) per message rescued.
+ */
+const char pg_q_rescue[] =
+    "WITH g AS (SELECT pg_try_advisory_xact_lock(" PG_LOCK_NS ", 1) "
+    "AS ok), "
+    "r AS (UPDATE vigil.message m SET "
+    "state = CASE WHEN m.attempts >= j.max_attempts THEN 2 ELSE 0 END, "
+    "due = now() + least(3600, 2 ^ greatest(m.attempts - 1, 0)) "
+    "* interval '1 s', "
+    "last_error = 'lost: ' || m.holder || ' stopped renewing', "
+    "holder = NULL, lease_until = NULL, updated_at = now() "
+    "FROM vigil.job j, g WHERE g.ok AND j.id = m.job_id AND m.state = 1 "
+    "AND m.lease_until < now() - $1 * interval '1 ms' "
+    "RETURNING m.job_id, m.id, m.state) "
+    "SELECT job_id, id, state, pg_notify('vigil', 'q ' || job_id) "
+    "IS NULL FROM r";
+
+/*
+ * vigilctl enqueue: $1 job, $2 payload (bytea), $3 delay ms, $4 unique
+ * key (NULL: none), $5 priority.  Answer: (id, created): created false
+ * is the live message that holds the key.
+ */
+const char pg_q_enqueue[] =
+    "SELECT id, created FROM vigil.enqueue_message($1, $2, "
+    "$3 * interval '1 ms', $4, $5)";
+
+/*
+ * vigilctl queue: $1 job ids.  Answer per job: (job id, available,
+ * delayed, running, dead, "node=count,..." of the running ones).
+ */
+const char pg_q_counts[] =
+    "SELECT k.id, "
+    "count(m.id) FILTER (WHERE m.state = 0 AND m.due <= now()), "
+    "count(m.id) FILTER (WHERE m.state = 0 AND m.due > now()), "
+    "count(m.id) FILTER (WHERE m.state = 1), "
+    "count(m.id) FILTER (WHERE m.state = 2), "
+    "(SELECT string_agg(h.holder || '=' || h.n, ',' ORDER BY h.holder) "
+    "FROM (SELECT holder, count(*) AS n FROM vigil.message "
+    "WHERE job_id = k.id AND state = 1 GROUP BY holder) h) "
+    "FROM unnest($1::int[]) AS k(id) "
+    "LEFT JOIN vigil.message m ON m.job_id = k.id GROUP BY k.id";
+
+/*
+ * vigilctl queue --dead: $1 job id, $2 at most.  Answer: (id, attempts,
+ * last exit, last signal, last error, created us, updated us, priority,
+ * payload bytes, output tail), oldest first.
+ */
+const char pg_q_dead[] =
+    "SELECT id, attempts, coalesce(last_exit, -1), "
+    "coalesce(last_signal, -1), last_error, "
+    "(extract(epoch FROM created_at) * 1e6)::bigint, "
+    "(extract(epoch FROM updated_at) * 1e6)::bigint, priority, "
+    "length(payload), output FROM vigil.message "
+    "WHERE job_id = $1 AND state = 2 ORDER BY id LIMIT $2";
+
+/*
+ * vigilctl retry: $1 id.  A dead or delayed message, available now with
+ * its attempts back to 0.  Answer: (job id) when it was.
+ */
+const char pg_q_retry[] =
+    "WITH r AS (UPDATE vigil.message SET state = 0, attempts = 0, "
+    "due = now(), updated_at = now() WHERE id = $1 AND state <> 1 "
+    "RETURNING job_id) "
+    "SELECT job_id, pg_notify('vigil', 'q ' || job_id) IS NULL FROM r";
+
+/* vigilctl delete: $1 id.  Answer: (state) when there was one. */
+const char pg_q_delete[] =
+    "DELETE FROM vigil.message WHERE id = $1 RETURNING state";
+
+/*
+ * vigilctl purge: $1 job id, $2 dead only.  Answer: (count) of the
+ * waiting and dead messages deleted (not the running ones).
+ */
+const char pg_q_purge[] =
+    "WITH d AS (DELETE FROM vigil.message WHERE job_id = $1 "
+    "AND (state = 2 OR (NOT $2::boolean AND state = 0)) RETURNING 1) "
+    "SELECT count(*) FROM d";
+
+/* A bytea as PostgreSQL's text input reads it: "\\x" and hex. */
+char *
+pg_bytea(const void *p, size_t len)
+{
+	static const char hex[] = "0123456789abcdef";
+	const unsigned char *b = p;
+	char *s = xmalloc(3 + 2 * len);
+	size_t i;
+
+	s[0] = '\\';
+	s[1] = 'x';
+	for (i = 0; i < len; i++) {
+		s[2 + 2 * i] = hex[b[i] >> 4];
+		s[3 + 2 * i] = hex[b[i] & 0xf];
+	}
+	s[2 + 2 * len] = '\0';
+	return (s);
+}
+
+static int
+pg_hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return (c - '0');
+	if (c >= 'a' && c <= 'f')
+		return (c - 'a' + 10);
+	if (c >= 'A' && c <= 'F')
+		return (c - 'A' + 10);
+	return (-1);
+}
+
+/*
+ * A bytea of an answer (text, hex format) decoded into a new buffer with
+ * a NUL after its *len bytes; NULL when s is not one.
+ */
+void *
+pg_bytea_decode(const char *s, size_t *len)
+{
+	size_t n, i;
+	unsigned char *b;
+	int hi, lo;
+
+	if (s == NULL || s[0] != '\\' || s[1] != 'x')
+		return (NULL);
+	s += 2;
+	n = strlen(s);
+	if (n % 2 != 0)
+		return (NULL);
+	b = xmalloc(n / 2 + 1);
+	for (i = 0; i < n / 2; i++) {
+		if ((hi = pg_hexval(s[2 * i])) == -1 ||
+		    (lo = pg_hexval(s[2 * i + 1])) == -1) {
+			free(b);
+			return (NULL);
+		}
+		b[i] = (unsigned char)(hi << 4 | lo);
+	}
+	b[n / 2] = '\0';
+	*len = n / 2;
+	return (b);
+}
 
 /* An int array as PostgreSQL reads it: "{1,2,3}". */
 char *

@@ -16,10 +16,22 @@
 #include <stdint.h>
 
 /* The version the schema below brings a database to. */
-#define PG_SCHEMA_VERSION 1
+#define PG_SCHEMA_VERSION 2
 
-/* Advisory lock keys: 'VIGL', then 0 for the migrations. */
+/*
+ * Advisory lock keys: 'VIGL', then 0 for the migrations, 1 for the
+ * rescue of messages; 'VIGM', then a job id for its claims under a
+ * cluster-wide cap.
+ */
 #define PG_LOCK_NS "1447645004"
+#define PG_LOCK_JOB_NS "1447645005"
+
+/*
+ * Message ids of cluster queues start here, so that they never meet the
+ * ids of state.db's queue (vigilctl retry and delete tell them apart).
+ */
+#define PG_MSG_ID_MIN "1000000000000"
+#define PG_MSG_ID_FIRST 1000000000000LL
 
 extern const char pg_schema[];
 extern const char pg_node_register[];
@@ -38,9 +50,21 @@ extern const char pg_cluster_leases[];
 extern const char pg_run_begin[];
 extern const char pg_run_end[];
 extern const char pg_listen[];
+extern const char pg_q_claim[];
+extern const char pg_q_next_due[];
+extern const char pg_q_outcomes[];
+extern const char pg_q_rescue[];
+extern const char pg_q_enqueue[];
+extern const char pg_q_counts[];
+extern const char pg_q_dead[];
+extern const char pg_q_retry[];
+extern const char pg_q_delete[];
+extern const char pg_q_purge[];
 
 char *pg_session_sql(unsigned long long);
 char *pg_array_int(const int64_t *, size_t);
 char *pg_array_text(const char *const *, size_t);
+char *pg_bytea(const void *, size_t);
+void *pg_bytea_decode(const char *, size_t *);
 
 #endif

@@ -290,7 +290,9 @@ static const struct claim_ops *
 claim_of(const struct inst *in)
 {
 	if (in->job->spec->cluster && cluster_enabled())
-		return (&claim_cluster);
+		return (in->job->spec->kind == CONF_KIND_QUEUE ?
+		        &claim_cluster_msg :
+		        &claim_cluster);
 	return (&claim_local);
 }
 

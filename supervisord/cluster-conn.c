@@ -46,6 +46,9 @@ struct renew_arg {
 	int64_t *insts;
 	int64_t *epochs;
 	int64_t *pids;
+	size_t nmsg; /* the messages run here */
+	int64_t *msgs;
+	int64_t *attempts;
 };
 
 static void
@@ -54,7 +57,7 @@ cluster_renewed(
 {
 	struct renew_arg *a = arg;
 	struct lease_slot *s;
-	char *seen = NULL, buf[32];
+	char *seen = NULL, *mseen = NULL, buf[32];
 	const char *kind;
 	int row, nrows;
 	size_t i;
@@ -77,11 +80,18 @@ cluster_renewed(
 	log_debug("cluster: renewed %zu leases in %" PRIu64 " us", a->n,
 	    pgconn_now() - sent);
 	seen = xcalloc(a->n + 1, 1);
+	mseen = xcalloc(a->nmsg + 1, 1);
 	nrows = pgres_ntuples(res);
 	for (row = 0; row < nrows; row++) {
 		kind = pgres_value(res, row, 0);
 		if (kind == NULL)
 			continue;
+		if (strcmp(kind, "m") == 0) {
+			for (i = 0; i < a->nmsg; i++)
+				if (a->msgs[i] == pgres_int(res, row, 1, -1))
+					mseen[i] = 1;
+			continue;
+		}
 		if (strcmp(kind, "n") == 0) {
 			if (pgres_int(res, row, 1, 0) == 0)
 				log_warnx("cluster: the node row of %s is "
@@ -111,8 +121,12 @@ cluster_renewed(
 		if (seen[i] == 2 && !s->hold_pending) /* notice missed */
 			cluster_hold_apply(s->in, 1, NULL);
 	}
+	cluster_queue_renewed(a->msgs, a->attempts, mseen, a->nmsg, sent);
 out:
 	free(seen);
+	free(mseen);
+	free(a->msgs);
+	free(a->attempts);
 	free(a->job_ids);
 	free(a->insts);
 	free(a->epochs);
@@ -129,22 +143,31 @@ cluster_renew_now(void)
 {
 	struct renew_arg *a;
 	struct lease_slot *s;
-	char *arr[4];
-	const char *p[6];
-	size_t n = 0, i;
+	char *arr[6];
+	const char *p[8];
+	size_t n = 0, nmsg = 0, i;
 
 	if (cluster_st.renewing || !pgconn_is_ready(cluster_st.lease))
 		return;
-	LIST_FOREACH(s, &cluster_st.slots, entry)
-		n += s->st == LEASE_HELD;
+	LIST_FOREACH(s, &cluster_st.slots, entry) {
+		n += s->st == LEASE_HELD && s->msg == 0;
+		nmsg += s->st == LEASE_HELD && s->msg != 0;
+	}
 	a = xcalloc(1, sizeof(*a));
 	a->job_ids = xcalloc(n + 1, sizeof(int64_t));
 	a->insts = xcalloc(n + 1, sizeof(int64_t));
 	a->epochs = xcalloc(n + 1, sizeof(int64_t));
 	a->pids = xcalloc(n + 1, sizeof(int64_t));
+	a->msgs = xcalloc(nmsg + 1, sizeof(int64_t));
+	a->attempts = xcalloc(nmsg + 1, sizeof(int64_t));
 	LIST_FOREACH(s, &cluster_st.slots, entry) {
 		if (s->st != LEASE_HELD)
 			continue;
+		if (s->msg != 0) {
+			a->msgs[a->nmsg] = s->msg;
+			a->attempts[a->nmsg++] = s->epoch;
+			continue;
+		}
 		a->job_ids[a->n] = s->in->job->cluster_id;
 		a->insts[a->n] = s->in->index;
 		a->pids[a->n] = s->in->run.pid > 0 ? s->in->run.pid : 0;
@@ -154,16 +177,20 @@ cluster_renew_now(void)
 	arr[1] = pg_array_int(a->insts, a->n);
 	arr[2] = pg_array_int(a->epochs, a->n);
 	arr[3] = pg_array_int(a->pids, a->n);
+	arr[4] = pg_array_int(a->msgs, a->nmsg);
+	arr[5] = pg_array_int(a->attempts, a->nmsg);
 	p[0] = cluster_st.cf->node_name;
 	p[1] = arr[0];
 	p[2] = arr[1];
 	p[3] = arr[2];
 	p[4] = arr[3];
 	p[5] = cluster_st.ttl_ms;
+	p[6] = arr[4];
+	p[7] = arr[5];
 	cluster_st.renewing = 1;
-	pgconn_query(cluster_st.lease, PGQ_FRONT, pg_lease_renew_all, 6, p,
+	pgconn_query(cluster_st.lease, PGQ_FRONT, pg_lease_renew_all, 8, p,
 	    cluster_renewed, a);
-	for (i = 0; i < 4; i++)
+	for (i = 0; i < 6; i++)
 		free(arr[i]);
 }
 
@@ -178,6 +205,7 @@ cluster_renew_tick(sd_event_source *src, uint64_t usec, void *arg)
 	(void)sd_event_source_set_time(src, next);
 	(void)sd_event_source_set_enabled(src, SD_EVENT_ON);
 	cluster_renew_now();
+	cluster_queue_tick();
 	return (0);
 }
 
@@ -226,6 +254,7 @@ cluster_seeded(
 	}
 	cluster_acquire_all();
 	cluster_catch_up();
+	cluster_queue_kick(0);
 }
 
 static void
@@ -249,7 +278,8 @@ cluster_seed(void)
 	struct job *j;
 	const char **names, **kinds, **hashes, *p[3];
 	char(*hbuf)[24];
-	char *an, *ak, *ah;
+	char *an, *ak, *ah, *am;
+	int64_t *maxa;
 	size_t n = 0, i = 0;
 
 	if (cluster_st.seeding) {
@@ -264,6 +294,7 @@ cluster_seed(void)
 	kinds = xcalloc(n + 1, sizeof(*kinds));
 	hashes = xcalloc(n + 1, sizeof(*hashes));
 	hbuf = xcalloc(n + 1, sizeof(*hbuf));
+	maxa = xcalloc(n + 1, sizeof(*maxa));
 	RB_FOREACH(j, job_tree, &vigild.jobs) {
 		if (!j->spec->cluster)
 			continue;
@@ -271,15 +302,18 @@ cluster_seed(void)
 		kinds[i] = cluster_kind_name(j->spec->kind);
 		cluster_spec_hash(j->spec, hbuf[i], sizeof(hbuf[i]));
 		hashes[i] = hbuf[i];
+		maxa[i] = j->spec->max_attempts;
 		i++;
 	}
 	an = pg_array_text(names, n);
 	ak = pg_array_text(kinds, n);
 	ah = pg_array_text(hashes, n);
+	am = pg_array_int(maxa, n);
 	p[0] = an;
 	p[1] = ak;
+	p[2] = am;
 	pgconn_query(
-	    cluster_st.lease, 0, pg_job_seed, 2, p, cluster_seed_done, NULL);
+	    cluster_st.lease, 0, pg_job_seed, 3, p, cluster_seed_done, NULL);
 	p[0] = cluster_st.cf->node_name;
 	p[1] = an;
 	p[2] = ah;
@@ -289,6 +323,8 @@ cluster_seed(void)
 	free(an);
 	free(ak);
 	free(ah);
+	free(am);
+	free(maxa);
 	free(names);
 	free(kinds);
 	free(hashes);
@@ -324,8 +360,10 @@ cluster_session_done(
 
 	if (res == NULL)
 		cluster_setup_failed(c, "session set-up", err);
-	else if (c == cluster_st.work)
+	else if (c == cluster_st.work) {
 		pgconn_set_ready(c);
+		cluster_queue_ready();
+	}
 }
 
 static void
@@ -416,6 +454,16 @@ cluster_connected(void *arg)
 	const char *p[6];
 	unsigned long long ms = cluster_st.t.query_timeout / 1000;
 
+	if (c != cluster_st.lease && cluster_st.cf->work_conninfo != NULL) {
+		/*
+		 * Perhaps a pooler in transaction mode: a session setting
+		 * would stay on a server connection others use next.  Every
+		 * statement of the work connection is one transaction.
+		 */
+		pgconn_set_ready(c);
+		cluster_queue_ready();
+		return;
+	}
 	sql = pg_session_sql(ms);
 	pgconn_query(
 	    c, PGQ_SETUP | PGQ_SIMPLE, sql, 0, NULL, cluster_session_done, c);
@@ -455,7 +503,9 @@ cluster_notify(void *arg, const char *channel, const char *payload)
 	long long seq;
 	int held, off = 0;
 
-	if (sscanf(payload, "lease %lld %d", &job_id, &instance) == 2) {
+	if (sscanf(payload, "q %lld", &job_id) == 1)
+		cluster_queue_kick(job_id);
+	else if (sscanf(payload, "lease %lld %d", &job_id, &instance) == 2) {
 		s = cluster_find(job_id, instance);
 		if (s != NULL && s->want && s->st == LEASE_NONE &&
 		    s->in->life.phase == LIFE_LEASE)
@@ -522,7 +572,10 @@ cluster_open(char **cause)
 
 	if (!cf->enabled)
 		return (0);
-	if (pgconn_load(cause) == -1 || pgconn_check(cf->conninfo, cause) == -1)
+	if (pgconn_load(cause) == -1 ||
+	    pgconn_check(cf->conninfo, cause) == -1 ||
+	    (cf->work_conninfo != NULL &&
+	        pgconn_check(cf->work_conninfo, cause) == -1))
 		return (-1);
 	cluster_st.cf = cf;
 	cluster_st.t.ttl = cf->lease_ttl;
@@ -533,6 +586,7 @@ cluster_open(char **cause)
 	    (unsigned long long)(cf->lease_ttl / 1000));
 	LIST_INIT(&cluster_st.slots);
 	TAILQ_INIT(&cluster_st.releases);
+	TAILQ_INIT(&cluster_st.outbox);
 	cluster_identity();
 	if (keeper_start(cluster_keeper_resend) == -1) {
 		xasprintf(cause, "cluster: cannot start the fence keeper: %s",
@@ -550,6 +604,8 @@ cluster_open(char **cause)
 	cluster_st.lease = pgconn_new("lease", &cfg);
 	cfg.notify = NULL;
 	cfg.down = NULL;
+	if (cf->work_conninfo != NULL)
+		cfg.conninfo = cf->work_conninfo;
 	cluster_st.work = pgconn_new("work", &cfg);
 	/* pgconn_new connects at once; the callbacks know which one. */
 	if (sd_event_add_time_relative(vigild.event, &cluster_st.renew,

@@ -35,6 +35,7 @@ struct lease_slot {
 	uint64_t holder_until; /* not ours: when its lease could expire */
 	int64_t slot;          /* periodic: the slot won, bidding for it */
 	int64_t catch_up;      /* periodic: a slot to try once connected */
+	int64_t msg;           /* queue: the message held (epoch: attempt) */
 	int64_t hold_seq;      /* the last cluster-wide stop/start known */
 	int hold_pending;      /* ours is on its way: notices wait */
 	char run_id[17];       /* the run on record in vigil.run */
@@ -56,6 +57,21 @@ struct release {
 	TAILQ_ENTRY(release) entry;
 };
 
+/* A message's outcome to report, until the database has it. */
+struct outcome {
+	int64_t id;
+	int attempts; /* with id, the claim's token */
+	char op;      /* 'd' done, 'f' failed, 'r' given back */
+	int wake;     /* done: wake the other nodes (a cluster-wide cap) */
+	int64_t delay_ms;
+	int max_attempts;
+	int code, sig; /* -1: none */
+	char *error;
+	char *tail; /* the output's end, as a bytea's text */
+	int sent;
+	TAILQ_ENTRY(outcome) entry;
+};
+
 struct cluster_state {
 	const struct conf_cluster *cf;
 	struct lease_timing t;
@@ -74,6 +90,13 @@ struct cluster_state {
 	void (*shutdown_done)(void);
 	sd_event_source *shutdown_timer;
 	uint64_t next_key;
+	/* the queue (cluster-queue.c) */
+	TAILQ_HEAD(, outcome) outbox;
+	int flushing;
+	unsigned int outbox_fails;
+	int rescuing;
+	void (*queue_shutdown)(void);
+	sd_event_source *queue_shutdown_timer;
 };
 
 extern struct cluster_state cluster_st;
@@ -99,6 +122,11 @@ void cluster_spec_hash(const struct job_spec *, char *, size_t);
 void cluster_timers_off(struct lease_slot *);
 void cluster_trust(struct lease_slot *, uint64_t);
 void cluster_waiting(struct lease_slot *, const char *);
+void cluster_queue_renewed(
+    const int64_t *, const int64_t *, const char *, size_t, uint64_t);
+void cluster_queue_tick(void);
+void cluster_queue_kick(int64_t);
+void cluster_queue_ready(void);
 
 #endif /* HAVE_LIBPQ */
 

@@ -395,7 +395,9 @@ cluster_intent(struct inst *in, int held, long uid)
 	char id[32], idx[16], *by;
 	struct hold_arg *a;
 
-	if (cluster_st.cf == NULL || !in->job->spec->cluster)
+	/* A queue job's slots are each node's own: a stop drains here. */
+	if (cluster_st.cf == NULL || !in->job->spec->cluster ||
+	    in->job->spec->kind == CONF_KIND_QUEUE)
 		return;
 	if (in->job->cluster_id == 0) {
 		log_warnx("%s: %s on this node only: the database has not been "
@@ -462,8 +464,11 @@ cluster_env(struct inst *in, char **env, size_t n)
 		;
 	if (i + 2 >= n)
 		return;
-	xasprintf(&env[i], "VIGIL_FENCING_TOKEN=%" PRId64, in->lease->epoch);
-	xasprintf(&env[i + 1], "VIGIL_NODE=%s", cluster_st.cf->node_name);
+	xasprintf(&env[i], "VIGIL_NODE=%s", cluster_st.cf->node_name);
+	/* A message's token is (VIGIL_MESSAGE_ID, VIGIL_ATTEMPT). */
+	if (in->lease->msg == 0)
+		xasprintf(&env[i + 1], "VIGIL_FENCING_TOKEN=%" PRId64,
+		    in->lease->epoch);
 }
 
 /*
@@ -481,11 +486,6 @@ cluster_job_check(const struct job_spec *spec, char **cause)
 	if (!cf->enabled) {
 		*cause = xstrdup("cluster = true, but vigil.conf has no "
 		                 "cluster section");
-		return (-1);
-	}
-	if (spec->kind == CONF_KIND_QUEUE) {
-		*cause = xstrdup("cluster = true: queue jobs are not cluster "
-		                 "jobs yet (services and periodic jobs are)");
 		return (-1);
 	}
 	t.ttl = cf->lease_ttl;

@@ -99,6 +99,90 @@ dispatch_recover(struct job *j, struct queue *q)
 	return (0);
 }
 
+/* Start the run of message msgs[i] in slot free_slots[i], i < n. */
+static void
+dispatch_start(struct inst **free_slots, struct queue_msg *msgs, int n,
+    int cluster, uint64_t sent)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		free_slots[i]->q.msg = msgs[i];
+		memset(&msgs[i], 0, sizeof(msgs[i]));
+		log_debug("%s: message %" PRId64 " attempt %d",
+		    free_slots[i]->label, free_slots[i]->q.msg.id,
+		    free_slots[i]->q.msg.attempts);
+		if (cluster)
+			cluster_queue_bind(free_slots[i], sent);
+		inst_feed(free_slots[i], LIFE_EV_MSG);
+		if (free_slots[i]->run.pid > 0)
+			inst_reason(free_slots[i],
+			    "message %" PRId64 ", attempt %d",
+			    free_slots[i]->q.msg.id,
+			    free_slots[i]->q.msg.attempts);
+	}
+}
+
+/* The job's free slots, at most max of them, into v. */
+static int
+dispatch_free_slots(struct job *j, struct inst **v, int max)
+{
+	int i, n = 0;
+
+	for (i = 0; i < j->ninsts && n < max; i++) {
+		if (dispatch_slot_free(j->insts[i]))
+			v[n++] = j->insts[i];
+	}
+	return (n);
+}
+
+/*
+ * A claim of a cluster queue job came back (claimed at sent): its
+ * messages start in the slots free now, the others go back.  due: when
+ * the next message is due (wall usec), 0 if none is waiting, -1 if the
+ * claim failed.
+ */
+static void
+dispatch_claimed(
+    struct job *j, struct queue_msg *msgs, int n, uint64_t sent, int64_t due)
+{
+	struct inst *free_slots[DISPATCH_BATCH];
+	int nfree = 0, i;
+
+	j->claiming = 0;
+	if (!vigild.shutting_down && !j->retiring && j->next_spec == NULL)
+		nfree = dispatch_free_slots(j, free_slots, DISPATCH_BATCH);
+	if (nfree > n)
+		nfree = n;
+	dispatch_start(free_slots, msgs, nfree, 1, sent);
+	for (i = nfree; i < n; i++)
+		cluster_queue_giveback(&msgs[i]);
+	if (due == -1) {
+		dispatch_due_arm(j, store_now() + DURATION_USEC_PER_SEC);
+		return;
+	}
+	if (n > 0 && due == 0) {
+		dispatch_kick(j); /* all it asked for: perhaps more */
+		return;
+	}
+	if (due != 0 && due <= store_now())
+		due = store_now() + DURATION_USEC_PER_SEC; /* never spin */
+	dispatch_due_arm(j, due);
+}
+
+/*
+ * A cluster queue job: one claim on its way at a time; its answer kicks
+ * again.  Without the database the connection's return kicks.
+ */
+static void
+dispatch_cluster(struct job *j, int nfree)
+{
+	if (j->claiming)
+		return;
+	if (cluster_queue_claim(j, nfree, dispatch_claimed) == 0)
+		j->claiming = 1;
+}
+
 /* Claim messages for the job's free slots and start their runs. */
 static void
 dispatch_run(struct job *j)
@@ -108,16 +192,17 @@ dispatch_run(struct job *j)
 	struct queue *q;
 	char *cause = NULL;
 	int64_t now, due;
-	int i, nfree = 0, n = 0, claim;
+	int nfree, n = 0, claim;
 
 	if (vigild.shutting_down || j->retiring || j->next_spec != NULL)
 		return;
-	for (i = 0; i < j->ninsts && nfree < DISPATCH_BATCH; i++) {
-		if (dispatch_slot_free(j->insts[i]))
-			free_slots[nfree++] = j->insts[i];
-	}
+	nfree = dispatch_free_slots(j, free_slots, DISPATCH_BATCH);
 	if (nfree == 0)
 		return; /* a slot coming free kicks again */
+	if (j->spec->cluster) {
+		dispatch_cluster(j, nfree);
+		return;
+	}
 	if ((q = state_queue()) == NULL) {
 		dispatch_due_arm(j, store_now() + DISPATCH_STORE_RETRY);
 		return;
@@ -149,16 +234,7 @@ dispatch_run(struct job *j)
 			return;
 		}
 	}
-	for (i = 0; i < n && i < nfree; i++) {
-		free_slots[i]->q.msg = msgs[i];
-		log_debug("%s: message %" PRId64 " attempt %d",
-		    free_slots[i]->label, msgs[i].id, msgs[i].attempts);
-		inst_feed(free_slots[i], LIFE_EV_MSG);
-		if (free_slots[i]->run.pid > 0)
-			inst_reason(free_slots[i],
-			    "message %" PRId64 ", attempt %d", msgs[i].id,
-			    msgs[i].attempts);
-	}
+	dispatch_start(free_slots, msgs, n < nfree ? n : nfree, 0, 0);
 	if (claim)
 		state_batch_end();
 	if (n == nfree && nfree == DISPATCH_BATCH) {
@@ -271,7 +347,8 @@ dispatch_run_end(struct inst *in, int status, int success, const char *end)
 		         "its outcome is dropped",
 		    in->label, id);
 	else if (status == -1 ||
-	    (in->life.cause == LIFE_CAUSE_DRAIN && !success)) {
+	    (in->life.cause == LIFE_CAUSE_DRAIN && !success) ||
+	    (in->life.cause == LIFE_CAUSE_FENCE && !success)) {
 		state_queue_release(in, id);
 		log_info("%s: message %" PRId64 " stopped; available again",
 		    in->label, id);

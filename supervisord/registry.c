@@ -322,7 +322,7 @@ registry_exit(void)
 	static int once;
 
 	if (once++ == 0)
-		cluster_shutdown(registry_exit_now);
+		cluster_queue_shutdown(registry_exit_now);
 }
 
 /*

@@ -6,15 +6,11 @@
  * operations (its handle, the outcomes of its runs).  The seam is struct
  * state_ops (vigild.h); each state_* call goes to the backend of the job
  * concerned (state_of), and a call without a job to the default backend;
- * start-up, exit and batches reach every backend.  The one backend today
+ * start-up, exit and batches reach every backend.  The default backend
  * is state_sqlite (state-sqlite.c): STATE/state.db, its writes kept in
- * memory until they commit and retried while the store fails.
- *
- * A PostgreSQL backend for cluster jobs plugs in here: a second struct
- * state_ops, listed in state_backends, which state_of returns for the jobs
- * that name it; its queue is a struct queue on a PostgreSQL struct
- * queue_ops (lib/queue.h), so dispatch and the queue verbs stay as they
- * are.
+ * memory until they commit and retried while the store fails.  The
+ * second, state_cluster (cluster-queue.c), takes the outcomes of the
+ * messages of cluster queue jobs to PostgreSQL.
  */
 
 #include "config.h"
@@ -31,14 +27,23 @@
 /* Every backend, the default first. */
 static const struct state_ops *const state_backends[] = {
 	&state_sqlite,
+#ifdef HAVE_LIBPQ
+	&state_cluster,
+#endif
 };
 #define STATE_NBACKENDS (sizeof(state_backends) / sizeof(state_backends[0]))
 
-/* The backend of job j's state; NULL: the default one. */
+/*
+ * The backend of job j's state; NULL: the default one.  Queue jobs with
+ * cluster = true keep their messages in PostgreSQL (state_cluster, in
+ * cluster-queue.c, which leaves the rest to state_sqlite).
+ */
 static const struct state_ops *
 state_of(const struct job *j)
 {
-	(void)j;
+	if (j != NULL && j->spec->cluster &&
+	    j->spec->kind == CONF_KIND_QUEUE && cluster_enabled())
+		return (&state_cluster);
 	return (state_backends[0]);
 }
 

@@ -180,6 +180,7 @@ struct job {
 	sd_event_source *kick; /* deferred dispatch */
 	sd_event_source *due;  /* wakes dispatch at the next due message */
 	int recovered;         /* messages left running were recovered */
+	int claiming;          /* cluster = true: a claim is on its way */
 	/* cluster = true: the job's id in the database (0: not seeded yet)
 	 * and the operator's hold, cluster-wide */
 	int64_t cluster_id;
@@ -684,6 +685,16 @@ int cluster_ask(const char *, pgconn_done_fn, void *, char **);
 const char *cluster_node_name(void);
 void cluster_run_end(struct inst *, int, const char *);
 extern const struct claim_ops claim_cluster;
+
+/* cluster-queue.c: queue jobs with cluster = true */
+typedef void (*cluster_claimed_fn)(
+    struct job *, struct queue_msg *, int, uint64_t, int64_t);
+int cluster_queue_claim(struct job *, int, cluster_claimed_fn);
+void cluster_queue_bind(struct inst *, uint64_t);
+void cluster_queue_giveback(struct queue_msg *);
+void cluster_queue_shutdown(void (*)(void));
+extern const struct state_ops state_cluster;
+extern const struct claim_ops claim_cluster_msg;
 
 /* keeper.c: the fence keeper process */
 int keeper_start(void (*)(void));

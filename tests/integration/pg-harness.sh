@@ -4,7 +4,8 @@
 # session cut, a refused login, a crash and a restart; a streaming standby
 # promoted), tests/helpers/tcpproxy (forwards many connections and large
 # rows; frozen, a query through it hangs without an error, and completes
-# once thawed) and tests/helpers/onecopy (counts copies, not forks).
+# once thawed), tests/helpers/onecopy (counts copies, not forks) and
+# pg-lib.sh's PgBouncer in transaction mode (if installed: it pools).
 # Skips without root or PostgreSQL.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/pg-lib.sh"
@@ -175,6 +176,74 @@ log "ok: onecopy: max 2, 1 and 1 in $(sed -n 's/^samples //p' "$SAMPLER_OUT") sa
 sampler_start "$m-A" "$m-B"
 sampler_stop
 for p in "$a1" "$b" "$c"; do kill_tree "$p"; done
+
+# --- PgBouncer in transaction mode in front of the primary: the database
+# vigil through it; one server session serves two clients in turn, a
+# transaction keeps its own; SHOW POOLS says transaction.
+if [ -x "$PGBOUNCER" ]; then
+	pgb_start
+	[ "$(stat -c %U "/proc/$PGBPID_T")" = postgres ] || fail "PgBouncer does not run as postgres"
+	[ "$(pg_sql "SELECT current_database() || ' ' || session_user || ' ' ||
+		current_user || ' ' || current_setting('port')" -U n1 -h 127.0.0.1 \
+		-p "$PGBPORT_T")" = "vigil n1 vigil $PGPORT_T" ] ||
+		fail "a query through PgBouncer does not see the database vigil as n1"
+	[ "$("$PGBIN/psql" -X -A -t -d "$(pgb_conninfo 2)" -c "SELECT session_user ||
+		' ' || (SELECT count(*) FROM vigil.t)")" = "n2 4" ] ||
+		fail "pgb_conninfo 2 does not reach vigil.t as n2"
+	# Two clients, a and b, as n1: one psql each, fed through a FIFO.
+	pgbc=()
+	for s in a b; do
+		mkfifo "$T/pgb-$s"
+		pg_psql -A -t -U n1 -h 127.0.0.1 -p "$PGBPORT_T" <"$T/pgb-$s" \
+			>"$T/pgb-$s.out" 2>"$T/pgb-$s.err" &
+		pgbc+=("$!")
+	done
+	exec 7>"$T/pgb-a" 8>"$T/pgb-b"
+	# pgb_tx FD TAG: a transaction of two statements on client FD; once
+	# it committed, "TAG PID1 PID2" (their backends) in its output.
+	pgb_tx() {
+		printf '%s\n' 'BEGIN;' 'SELECT pg_backend_pid() AS p1 \gset' \
+			'SELECT pg_backend_pid() AS p2 \gset' 'COMMIT;' "\\echo $2 :p1 :p2" >&"$1"
+	}
+	for k in 1 2 3; do
+		pgb_tx 7 "a$k"
+		retry 5 grep -q "^a$k " "$T/pgb-a.out" || fail "client a: no a$k: $(cat "$T/pgb-a.err")"
+		pgb_tx 8 "b$k"
+		retry 5 grep -q "^b$k " "$T/pgb-b.out" || fail "client b: no b$k: $(cat "$T/pgb-b.err")"
+	done
+	! awk '$2 != $3' "$T/pgb-a.out" "$T/pgb-b.out" | grep -q . ||
+		fail "a transaction moved between server sessions: $(cat "$T"/pgb-?.out)"
+	[ "$(awk '{ print $2 }' "$T/pgb-a.out" "$T/pgb-b.out" | sort -u | wc -l)" = 1 ] ||
+		fail "two clients in turn did not share one server session: $(cat "$T"/pgb-?.out)"
+	[ "$(pg_backends n1)" = 1 ] || fail "n1 has $(pg_backends n1) sessions, 1 expected"
+	one=$(awk 'NR == 1 { print $2 }' "$T/pgb-a.out")
+	# a holds its server session in a transaction: b gets another.
+	printf '%s\n' 'BEGIN;' 'SELECT pg_backend_pid() AS h \gset' '\echo held :h' >&7
+	retry 5 grep -q "^held $one$" "$T/pgb-a.out" || fail "client a: $(cat "$T/pgb-a.out" "$T/pgb-a.err")"
+	pgb_tx 8 b4
+	retry 5 grep -q "^b4 " "$T/pgb-b.out" || fail "client b: no b4: $(cat "$T/pgb-b.err")"
+	! grep -q "^b4 $one " "$T/pgb-b.out" ||
+		fail "b got the server session of a's open transaction"
+	echo 'COMMIT;' >&7
+	[ "$(pg_backends n1)" = 2 ] || fail "n1 has $(pg_backends n1) sessions, 2 expected"
+	pools=$(pg_psql -A -P footer=off -U postgres -d pgbouncer -h 127.0.0.1 \
+		-p "$PGBPORT_T" -c "SHOW POOLS")
+	mode=$(printf '%s\n' "$pools" | awk -F'|' 'NR == 1 { for (i = 1; i <= NF; i++)
+		if ($i == "pool_mode") c = i; next } c && $1 == "vigil" && $2 == "n1" { print $c }')
+	[ "$mode" = transaction ] || fail "SHOW POOLS: pool_mode of vigil/n1 is '$mode': $pools"
+	exec 7>&- 8>&-
+	for p in "${pgbc[@]}"; do
+		retry 5 dead "$p" || fail "psql through PgBouncer did not end at end of input"
+		wait "$p" || fail "psql through PgBouncer failed: $(cat "$T"/pgb-?.err)"
+	done
+	pgb=$PGBPID_T
+	pgb_stop
+	dead "$pgb" || fail "PgBouncer survived pgb_stop"
+	retry 5 pg_has_backends n1 0 || fail "n1's sessions outlived PgBouncer"
+	log "ok: pgbouncer: one server session for two clients in turn, two for an open transaction, pool_mode transaction"
+else
+	log "no PgBouncer ($PGBOUNCER): its checks skipped"
+fi
 
 pg_stop
 dead "$PGPID_T" || fail "the postmaster survived pg_stop"

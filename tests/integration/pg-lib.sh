@@ -22,10 +22,30 @@
 # PGPORT_T, PGSOCK_T (the socket directory), PGDATA_T and PGPID_T (the
 # postmaster), the standby PGPORT_S, PGSOCK_S, PGDATA_S and PGPID_S; PGBIN
 # is the newest /usr/lib/postgresql/*/bin unless set.
+#
+# PgBouncer (PGBOUNCER, /usr/sbin/pgbouncer unless set) in front of the
+# primary: `pgb_start [MODE]` (pool_mode MODE: transaction, the default,
+# session or statement; call it in the test's shell, not in $(...)) runs
+# one as the user postgres under $T/pgb (pgbouncer.ini, userlist.txt,
+# pgbouncer.log, pgbouncer.pid; its unix socket in $T/pgb/sock), on
+# 127.0.0.1 and a port of its own, and returns once psql gets through it
+# to the database vigil; PGBPORT_T and PGBPID_T (pgbouncer itself) are
+# exported.  Its one database, vigil, is the primary's at pgb_start
+# (socket and port); every role of the server logs in through it (n1, n2,
+# n3, vigil and postgres in its auth_file, auth_type trust), postgres
+# also to its admin console (-d pgbouncer: SHOW POOLS); it ignores the
+# startup parameters extra_float_digits and options (PGOPTIONS) and
+# retries a failed server login after 1 s (server_login_retry), not 15.
+# `pgb_conninfo I` prints node I's conninfo through it (the role nI, as
+# cluster-lib.sh's node_conninfo), `pgb_stop` ends it (by pid; cleanup
+# does too), and a pgb_start after it runs it again on the same port.
+# pgb_need skips the test (77) without pg_need's needs or PgBouncer.
 
 : "${PGBIN:=$(printf '%s\n' /usr/lib/postgresql/*/bin | sort -V | tail -n 1)}"
 PGPORT_T='' PGSOCK_T='' PGDATA_T='' PGPID_T=''
 PGPORT_S='' PGSOCK_S='' PGDATA_S='' PGPID_S=''
+: "${PGBOUNCER:=/usr/sbin/pgbouncer}"
+PGBPORT_T='' PGBPID_T='' _PGB_START='' _PGB_RUNUSER=''
 : "${PG_MAX_CONNECTIONS:=200}"
 # What the environment may hold must not redirect psql or the nodes.
 unset PGHOST PGHOSTADDR PGPORT PGUSER PGDATABASE PGSERVICE PGSERVICEFILE \
@@ -72,12 +92,14 @@ _pg_postmaster() {
 }
 
 # _pg_port: a TCP port from 20000-31999 (under the ephemeral range) that
-# nothing on 127.0.0.1 listens on now.
+# nothing on 127.0.0.1 listens on now and that none of this test's
+# servers nor its PgBouncer has (even stopped: it comes back there).
 _pg_port() {
 	local p i
 	for i in $(seq 1 100); do
 		p=$((20000 + (RANDOM + i) % 12000))
-		[ "$p" != "$PGPORT_T" ] && [ "$p" != "$PGPORT_S" ] || continue
+		[ "$p" != "$PGPORT_T" ] && [ "$p" != "$PGPORT_S" ] &&
+			[ "$p" != "$PGBPORT_T" ] || continue
 		if ! (: <"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then
 			echo "$p"
 			return 0
@@ -346,6 +368,171 @@ pg_login() {
 	pg_psql -c "ALTER ROLE $1 LOGIN" >/dev/null
 }
 
+# pgb_need: skip (exit 77) unless pg_need's needs and PgBouncer are
+# there.
+pgb_need() {
+	pg_need
+	[ -x "$PGBOUNCER" ] || { log "SKIP: no PgBouncer ($PGBOUNCER)"; exit 77; }
+}
+
+# _pgb_conf DIR PORT MODE: DIR/pgbouncer.ini, in front of the primary.
+_pgb_conf() {
+	cat >"$1/pgbouncer.ini" <<EOF
+[databases]
+vigil = host=$PGSOCK_T port=$PGPORT_T dbname=vigil
+
+[pgbouncer]
+listen_addr = 127.0.0.1
+listen_port = $2
+unix_socket_dir = $1/sock
+auth_type = trust
+auth_file = $1/userlist.txt
+admin_users = postgres
+pool_mode = $3
+max_client_conn = 200
+default_pool_size = 20
+ignore_startup_parameters = extra_float_digits,options
+server_login_retry = 1
+logfile = $1/pgbouncer.log
+pidfile = $1/pgbouncer.pid
+EOF
+	chown postgres: "$1/pgbouncer.ini"
+}
+
+# _pgb_pid DIR: the pid in DIR/pgbouncer.pid if it is the pgbouncer that
+# _PGB_RUNUSER (runuser) started: alive, and that runuser's child.
+_pgb_pid() {
+	local pid
+	pid=$(cat "$1/pgbouncer.pid" 2>/dev/null) || return 1
+	[ -n "$pid" ] && alive "$pid" || return 1
+	[ "$(sed 's/^.*) //' "/proc/$pid/stat" 2>/dev/null | cut -d' ' -f2)" = "$_PGB_RUNUSER" ] ||
+		return 1
+	echo "$pid"
+}
+
+# _pgb_up PORT: psql gets through PgBouncer on PORT to the database vigil.
+_pgb_up() {
+	[ "$(PGCONNECT_TIMEOUT=2 pg_sql "SELECT current_database()" \
+		-h 127.0.0.1 -p "$1" 2>/dev/null)" = vigil ]
+}
+
+# _pgb_launch DIR PORT MODE: start PgBouncer on PORT and wait (up to
+# 10 s) until psql gets through it; 1 if it exited meanwhile (its log
+# says why).
+_pgb_launch() {
+	local deadline
+	_pgb_conf "$1" "$2" "$3"
+	rm -f "$1/pgbouncer.pid"
+	runuser -u postgres -- "$PGBOUNCER" "$1/pgbouncer.ini" \
+		</dev/null >>"$1/pgbouncer.out" 2>&1 &
+	_PGB_RUNUSER=$!
+	track "$_PGB_RUNUSER"
+	deadline=$(($(now_ms) + 10000))
+	until [ -n "$PGBPID_T" ] && _pgb_up "$2"; do
+		if [ -z "$PGBPID_T" ] && PGBPID_T=$(_pgb_pid "$1"); then
+			_PGB_START=$(starttime "$PGBPID_T")
+			track "$PGBPID_T"
+			continue
+		fi
+		if dead "$_PGB_RUNUSER"; then
+			wait "$_PGB_RUNUSER" 2>/dev/null || true
+			_PGB_RUNUSER='' PGBPID_T='' _PGB_START=''
+			return 1
+		fi
+		[ "$(now_ms)" -lt "$deadline" ] ||
+			fail "psql did not get through PgBouncer in 10 s; log: $(tail -n 20 "$1/pgbouncer.log" 2>/dev/null)"
+		sleep 0.02
+	done
+}
+
+# pgb_start [MODE]: PgBouncer in front of the primary, pool_mode MODE
+# (transaction unless given), on the port it had if it ran before in this
+# test, else on a free one; sets and exports PGBPORT_T and PGBPID_T.  In
+# the test's shell, not in $(...).
+pgb_start() {
+	local mode=${1:-transaction} d=$T/pgb try port t0
+	pgb_need
+	[ -n "$PGPORT_T" ] || fail "pgb_start: pg_start first"
+	[ -z "$_PGB_RUNUSER" ] || fail "pgb_start: PgBouncer runs already (pid $PGBPID_T)"
+	case $mode in
+	session | transaction | statement) ;;
+	*) fail "pgb_start: pool mode '$mode': session, transaction or statement" ;;
+	esac
+	mkdir -p "$d/sock"
+	printf '"%s" ""\n' n1 n2 n3 vigil postgres >"$d/userlist.txt"
+	chown -R postgres: "$d"
+	t0=$(now_ms)
+	for try in 1 2 3 4 5; do
+		port=${PGBPORT_T:-$(_pg_port)}
+		if _pgb_launch "$d" "$port" "$mode"; then
+			PGBPORT_T=$port
+			export PGBPORT_T PGBPID_T
+			log "pgbouncer: $mode mode, up in $(($(now_ms) - t0)) ms; port $PGBPORT_T, pid $PGBPID_T"
+			return 0
+		fi
+		# Another port if that one was taken meanwhile (not when it
+		# must come back on its own).
+		[ -z "$PGBPORT_T" ] &&
+			grep -q 'Address already in use' "$d/pgbouncer.log" "$d/pgbouncer.out" 2>/dev/null ||
+			fail "PgBouncer exited (try $try, port $port); log: $(tail -n 20 "$d/pgbouncer.log" "$d/pgbouncer.out" 2>/dev/null)"
+		: >"$d/pgbouncer.log"
+		: >"$d/pgbouncer.out"
+	done
+	fail "PgBouncer found no free port in 5 tries"
+}
+
+# pgb_conninfo I: node I's libpq conninfo through PgBouncer (the role nI).
+pgb_conninfo() {
+	case $1 in
+	1 | 2 | 3) ;;
+	*) fail "pgb_conninfo: no node '$1': nodes are 1, 2 and 3" ;;
+	esac
+	[ -n "$PGBPORT_T" ] || fail "pgb_conninfo: pgb_start first"
+	echo "host=127.0.0.1 port=$PGBPORT_T dbname=vigil user=n$1"
+}
+
+# _pgb_end: SIGTERM (immediate shutdown) and SIGCONT to PgBouncer, by
+# pid, SIGKILL past 5 s; then its runuser, reaped.  1 if either needed
+# more than that first SIGTERM.
+_pgb_end() {
+	local rc=0 s
+	[ -n "$_PGB_RUNUSER" ] || return 0
+	if [ -n "$PGBPID_T" ] && alive "$PGBPID_T" &&
+		[ "$(starttime "$PGBPID_T")" = "$_PGB_START" ]; then
+		kill -TERM "$PGBPID_T" 2>/dev/null || true
+		kill -CONT "$PGBPID_T" 2>/dev/null || true
+		if ! retry 5 dead "$PGBPID_T"; then
+			kill -KILL "$PGBPID_T" 2>/dev/null || true
+			rc=1
+		fi
+	fi
+	# runuser exits with its child (and passes a SIGTERM on to it).
+	for s in TERM KILL; do
+		retry 5 dead "$_PGB_RUNUSER" && break
+		kill -"$s" "$_PGB_RUNUSER" 2>/dev/null || true
+		rc=1
+	done
+	wait "$_PGB_RUNUSER" 2>/dev/null || true
+	_PGB_RUNUSER='' PGBPID_T='' _PGB_START=''
+	return "$rc"
+}
+
+# pgb_stop: stop PgBouncer (its clients and its server sessions are cut).
+pgb_stop() {
+	[ -n "$_PGB_RUNUSER" ] || fail "pgb_stop: PgBouncer does not run"
+	_pgb_end || fail "PgBouncer did not stop on SIGTERM; log: $(tail -n 20 "$T/pgb/pgbouncer.log")"
+}
+
+# Cleanup: PgBouncer, whatever state it is in.
+_pgb_cleanup() {
+	_pgb_end || true
+	if [ "$1" -ne 0 ] && [ "$1" -ne 77 ] && [ -s "$T/pgb/pgbouncer.log" ]; then
+		printf '# pgbouncer log:\n' >&2
+		tail -n 20 "$T/pgb/pgbouncer.log" >&2 2>/dev/null || true
+	fi
+	return 0
+}
+
 # Cleanup: the standby, then the primary, whatever state they are in.
 _pg_cleanup() {
 	if [ -n "$PGDATA_S" ]; then _pg_stop_data "$PGDATA_S"; fi
@@ -357,3 +544,5 @@ _pg_cleanup() {
 	return 0
 }
 at_cleanup _pg_cleanup
+# PgBouncer before the servers (the last registered goes first).
+at_cleanup _pgb_cleanup
