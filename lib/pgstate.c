@@ -178,15 +178,20 @@ const char pg_schema[] =
      */
     "CREATE OR REPLACE FUNCTION vigil.claim(p_job int, p_free int,\n"
     "    p_node text, p_ms bigint, p_cap int)\n"
-    "RETURNS TABLE (mid bigint, mattempts int, mpayload bytea)\n"
+    "RETURNS TABLE (mid bigint, mattempts int, mpayload bytea, mdue "
+    "bigint)\n"
     "LANGUAGE plpgsql AS $f$\n"
-    "DECLARE n int := p_free;\n"
+    "DECLARE n int := p_free; got int;\n"
     "BEGIN\n"
     "  IF p_cap > 0 THEN\n"
     "    PERFORM pg_advisory_xact_lock(" PG_LOCK_JOB_NS ", p_job);\n"
     "    SELECT least(p_free, p_cap - count(*)) INTO n FROM vigil.message\n"
     "     WHERE job_id = p_job AND state = 1;\n"
-    "    IF n <= 0 THEN RETURN; END IF;\n"
+    "    IF n <= 0 THEN\n"
+    "      RETURN QUERY SELECT NULL::bigint, NULL::int, NULL::bytea,\n"
+    "        NULL::bigint;\n"
+    "      RETURN;\n"
+    "    END IF;\n"
     "  END IF;\n"
     "  RETURN QUERY\n"
     "  WITH c AS (SELECT id FROM vigil.message\n"
@@ -198,7 +203,13 @@ const char pg_schema[] =
     "ms',\n"
     "         updated_at = now()\n"
     "    FROM c WHERE m.id = c.id\n"
-    "  RETURNING m.id, m.attempts, m.payload;\n"
+    "  RETURNING m.id, m.attempts, m.payload, NULL::bigint;\n"
+    "  GET DIAGNOSTICS got = ROW_COUNT;\n"
+    "  IF got < n THEN\n"
+    "    RETURN QUERY SELECT NULL::bigint, NULL::int, NULL::bytea,\n"
+    "      ceil(extract(epoch FROM min(due) - now()) * 1000)::bigint\n"
+    "      FROM vigil.message WHERE job_id = p_job AND state = 0;\n"
+    "  END IF;\n"
     "END $f$;\n"
     "UPDATE vigil.cluster SET schema_version = 2 WHERE schema_version < 2;\n"
     "COMMIT;\n"
@@ -461,19 +472,13 @@ const char pg_listen[] = "LISTEN vigil";
 
 /*
  * $1 job id, $2 free slots, $3 node, $4 ttl ms, $5 cluster-wide cap (0:
- * none).  Answer: (id, attempts, payload) per message claimed, committed
- * before any run starts.  (id, attempts) is the claim's token.
+ * none).  Answer: (id, attempts, payload, NULL) per message claimed,
+ * committed before any run starts; (id, attempts) is the claim's token.
+ * Fewer than $2: a last row (NULL, NULL, NULL, ms until the next
+ * available message is due, NULL if none or the cap is reached).
  */
-const char pg_q_claim[] = "SELECT mid, mattempts, mpayload "
+const char pg_q_claim[] = "SELECT mid, mattempts, mpayload, mdue "
                           "FROM vigil.claim($1, $2, $3, $4, $5)";
-
-/*
- * $1 job id: ms until the earliest available message is due (0 or
- * less: now), NULL when there is none.
- */
-const char pg_q_next_due[] =
-    "SELECT ceil(extract(epoch FROM min(due) - now()) * 1000)::bigint "
-    "FROM vigil.message WHERE job_id = $1 AND state = 0";
 
 /*
  * $1 node, then arrays of the outcomes: $2 ids, $3 attempts (the claim
@@ -597,6 +602,9 @@ const char pg_q_purge[] =
     "WITH d AS (DELETE FROM vigil.message WHERE job_id = $1 "
     "AND (state = 2 OR (NOT $2::boolean AND state = 0)) RETURNING 1) "
     "SELECT count(*) FROM d";
+
+/* vigilctl kick: $1 job id: every node looks for its messages. */
+const char pg_q_kick[] = "SELECT pg_notify('vigil', 'q ' || $1::int)";
 
 /* A bytea as PostgreSQL's text input reads it: "\\x" and hex. */
 char *

@@ -51,7 +51,6 @@ extern const char pg_run_begin[];
 extern const char pg_run_end[];
 extern const char pg_listen[];
 extern const char pg_q_claim[];
-extern const char pg_q_next_due[];
 extern const char pg_q_outcomes[];
 extern const char pg_q_rescue[];
 extern const char pg_q_enqueue[];
@@ -60,6 +59,7 @@ extern const char pg_q_dead[];
 extern const char pg_q_retry[];
 extern const char pg_q_delete[];
 extern const char pg_q_purge[];
+extern const char pg_q_kick[];
 
 char *pg_session_sql(unsigned long long);
 char *pg_array_int(const int64_t *, size_t);

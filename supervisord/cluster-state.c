@@ -220,12 +220,14 @@ cluster_waiting(struct lease_slot *s, const char *why)
 }
 
 /*
- * A statement for a command (vigilctl cluster) on the work connection:
+ * A statement for a command (vigilctl cluster, the verbs on cluster
+ * queues), n parameters p, on the work connection:
  * 0, or -1 with cause when cluster mode is off or the database is out of
  * reach.
  */
 int
-cluster_ask(const char *sql, pgconn_done_fn done, void *arg, char **cause)
+cluster_ask(const char *sql, int n, const char *const *p, pgconn_done_fn done,
+    void *arg, char **cause)
 {
 	if (cluster_st.cf == NULL) {
 		*cause = xstrdup("cluster mode is off (no cluster section in "
@@ -239,7 +241,7 @@ cluster_ask(const char *sql, pgconn_done_fn done, void *arg, char **cause)
 		        "connecting");
 		return (-1);
 	}
-	pgconn_query(cluster_st.work, 0, sql, 0, NULL, done, arg);
+	pgconn_query(cluster_st.work, 0, sql, n, p, done, arg);
 	return (0);
 }
 
@@ -635,9 +637,12 @@ cluster_run_end(struct inst *in, int status, const char *what)
 }
 
 int
-cluster_ask(const char *sql, pgconn_done_fn done, void *arg, char **cause)
+cluster_ask(const char *sql, int n, const char *const *p, pgconn_done_fn done,
+    void *arg, char **cause)
 {
 	(void)sql;
+	(void)n;
+	(void)p;
 	(void)done;
 	(void)arg;
 	*cause = xstrdup("this vigild was built without PostgreSQL support");

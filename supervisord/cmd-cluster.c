@@ -275,8 +275,8 @@ cmd_cluster_exec(struct cmd_ctx *ctx)
 	json_init(&cc->jw, cmd_cluster_write, &cc->out);
 	if (cc->json)
 		json_object_begin(&cc->jw);
-	if (cluster_ask(pg_cluster_nodes, cmd_cluster_nodes_done, cc, &cause) ==
-	    -1) {
+	if (cluster_ask(pg_cluster_nodes, 0, NULL, cmd_cluster_nodes_done, cc,
+	        &cause) == -1) {
 		cmd_error(ctx, "cluster: %s", cause);
 		ctx->code = EX_UNAVAILABLE;
 		free(cause);
@@ -285,7 +285,7 @@ cmd_cluster_exec(struct cmd_ctx *ctx)
 		return (CMD_ERROR);
 	}
 	(void)cluster_ask(
-	    pg_cluster_leases, cmd_cluster_leases_done, cc, &cause);
+	    pg_cluster_leases, 0, NULL, cmd_cluster_leases_done, cc, &cause);
 	free(cause);
 	server_client_park(ctx->client, cmd_cluster_gone, cc);
 	return (CMD_WAIT);

@@ -6,7 +6,8 @@
  * enqueue a message, count a queue's messages or list its dead ones, retry
  * or delete messages by id, purge a queue, and kick a queue job (tell its
  * dispatcher that messages may be waiting, after vigilctl enqueued one
- * itself while vigild was out of reach).
+ * itself while vigild was out of reach).  On cluster queues they go to
+ * PostgreSQL (cmd-queue-cluster.c, which prints the rows of both).
  */
 
 #include "config.h"
@@ -20,8 +21,7 @@
 
 #include "enqueue.h"
 #include "json.h"
-#include "signame.h"
-#include "timefmt.h"
+#include "pgstate.h"
 #include "vigild.h"
 #include "xmalloc.h"
 
@@ -227,26 +227,10 @@ cmd_enqueue_check(struct cmd_ctx *ctx)
 static enum cmd_retval
 cmd_enqueue_report(struct cmd_ctx *ctx, struct job *j, int dup, int64_t id)
 {
-	if (ctx->json) {
-		json_object_begin(&ctx->jw);
-		json_key(&ctx->jw, "id");
-		json_int(&ctx->jw, id);
-		if (dup) {
-			json_key(&ctx->jw, "duplicate");
-			json_bool(&ctx->jw, 1);
-		}
-		json_object_end(&ctx->jw);
-		cmd_json_end(ctx);
-	} else
-		cmd_print(ctx, "%lld\n", (long long)id);
-	if (!dup) {
+	if (!dup)
 		dispatch_kick(j);
-		return (CMD_OK);
-	}
-	cmd_error(ctx, "%s: a message with key %s is already queued: id %lld",
-	    j->name, ctx->optarg['u'], (long long)id);
-	ctx->code = CMD_EXIT_FAILED;
-	return (CMD_ERROR);
+	return (cmd_queue_enqueued(ctx, j->name, dup, id,
+	    ctx->opts['u'] ? ctx->optarg['u'] : NULL));
 }
 
 /*
@@ -267,6 +251,9 @@ cmd_enqueue_exec(struct cmd_ctx *ctx)
 
 	if (cmd_enqueue_payload(ctx, &payload, &len, &why) == -1)
 		return (cmd_usage_error(ctx, "payload", why));
+	if (j->spec->cluster)
+		return (cmd_cq_enqueue(ctx, j, payload, len,
+		    cmd_opt_num(ctx, 'd', 0), cmd_opt_num(ctx, 'p', 0)));
 	if ((q = cmd_queue_get(ctx)) == NULL)
 		return (CMD_ERROR);
 	rc = queue_enqueue(q, j->name, payload, len,
@@ -278,65 +265,12 @@ cmd_enqueue_exec(struct cmd_ctx *ctx)
 	return (cmd_enqueue_report(ctx, j, rc == 1, rc == 1 ? existing : id));
 }
 
-/* key: an integer, or null below 0 (none). */
-static void
-cmd_queue_json_opt(struct json *jw, const char *key, int v)
-{
-	json_key(jw, key);
-	if (v >= 0)
-		json_int(jw, v);
-	else
-		json_null(jw);
-}
-
-static void
-cmd_queue_dead_json(struct cmd_ctx *ctx, const struct queue_msg *m)
-{
-	struct json *jw = &ctx->jw;
-	const char *name = NULL;
-	char num[16];
-
-	if (m->last_signal > 0 &&
-	    (name = signame_name(m->last_signal)) == NULL) {
-		snprintf(num, sizeof(num), "%d", m->last_signal);
-		name = num;
-	}
-	json_object_begin(jw);
-	json_key(jw, "id");
-	json_int(jw, m->id);
-	json_key(jw, "attempts");
-	json_int(jw, m->attempts);
-	cmd_queue_json_opt(jw, "last_exit", m->last_exit);
-	json_key(jw, "last_signal");
-	json_string(jw, name);
-	json_key(jw, "last_error");
-	json_string(jw, m->last_error);
-	json_key(jw, "created_us");
-	json_int(jw, m->created);
-	json_key(jw, "updated_us");
-	json_int(jw, m->updated);
-	json_key(jw, "priority");
-	json_int(jw, m->priority);
-	json_key(jw, "bytes");
-	json_uint(jw, m->len);
-	json_object_end(jw);
-}
-
 static void
 cmd_queue_dead_row(const struct queue_msg *m, void *arg)
 {
 	struct cmd_queue_dead *d = arg;
-	char ex[32], upd[TIMEFMT_LEN];
 
-	if (d->ctx->json)
-		cmd_queue_dead_json(d->ctx, m);
-	else
-		cmd_print(d->ctx, "%-10lld %8d %-12s %-23s %s\n",
-		    (long long)m->id, m->attempts,
-		    cmd_format_exit(
-		        m->last_exit, m->last_signal, ex, sizeof(ex)),
-		    cmd_format_time(m->updated, upd, sizeof(upd)),
-		    m->last_error != NULL ? m->last_error : "-");
+	cmd_queue_dead_print(d->ctx, m);
 	d->count++;
 }
 
@@ -350,55 +284,13 @@ cmd_queue_dead(struct cmd_ctx *ctx, struct queue *q, struct job *j, long n)
 
 	d.ctx = ctx;
 	d.count = 0;
-	if (ctx->json) {
-		json_object_begin(&ctx->jw);
-		json_key(&ctx->jw, "job");
-		json_string(&ctx->jw, j->name);
-		json_key(&ctx->jw, "messages");
-		json_array_begin(&ctx->jw);
-	} else
-		cmd_print(ctx, "%-10s %8s %-12s %-23s %s\n", "ID", "ATTEMPTS",
-		    "LAST-EXIT", "UPDATED", "ERROR");
+	cmd_queue_dead_head(ctx, j->name);
 	if (queue_list_dead(
 	        q, j->name, (int)n, cmd_queue_dead_row, &d, &cause) == -1 ||
 	    queue_counts(q, j->name, store_now(), &c, &cause) == -1)
 		return (cmd_queue_failed(ctx, cause));
-	if (ctx->json) {
-		json_array_end(&ctx->jw);
-		json_key(&ctx->jw, "total");
-		json_uint(&ctx->jw, c.dead);
-		json_object_end(&ctx->jw);
-		cmd_json_end(ctx);
-	} else if (c.dead > (size_t)d.count)
-		cmd_error(ctx, "%s: %zu more dead messages not shown (-n)",
-		    j->name, c.dead - (size_t)d.count);
+	cmd_queue_dead_tail(ctx, j->name, (size_t)d.count, c.dead);
 	return (CMD_OK);
-}
-
-/* One row of the queue table, or one object of its JSON. */
-static void
-cmd_queue_counts_row(struct cmd_ctx *ctx, const struct job *j, int width,
-    const struct queue_counts *c)
-{
-	struct json *jw = &ctx->jw;
-
-	if (!ctx->json) {
-		cmd_print(ctx, "%-*s %9zu %7zu %7zu %7zu\n", width, j->name,
-		    c->available, c->delayed, c->running, c->dead);
-		return;
-	}
-	json_object_begin(jw);
-	json_key(jw, "job");
-	json_string(jw, j->name);
-	json_key(jw, "available");
-	json_uint(jw, c->available);
-	json_key(jw, "delayed");
-	json_uint(jw, c->delayed);
-	json_key(jw, "running");
-	json_uint(jw, c->running);
-	json_key(jw, "dead");
-	json_uint(jw, c->dead);
-	json_object_end(jw);
 }
 
 /* queue [job ...]: counts of each named queue job, or of every one. */
@@ -415,23 +307,13 @@ cmd_queue_counts(struct cmd_ctx *ctx, struct queue *q, struct job **v, size_t n)
 		if ((int)strlen(v[i]->name) > width)
 			width = (int)strlen(v[i]->name);
 	}
-	if (ctx->json) {
-		json_object_begin(&ctx->jw);
-		json_key(&ctx->jw, "queues");
-		json_array_begin(&ctx->jw);
-	} else
-		cmd_print(ctx, "%-*s %9s %7s %7s %7s\n", width, "JOB",
-		    "AVAILABLE", "DELAYED", "RUNNING", "DEAD");
+	cmd_queue_counts_head(ctx, width, 0);
 	for (i = 0; i < n; i++) {
 		if (queue_counts(q, v[i]->name, now, &c, &cause) == -1)
 			return (cmd_queue_failed(ctx, cause));
-		cmd_queue_counts_row(ctx, v[i], width, &c);
+		cmd_queue_counts_print(ctx, v[i]->name, width, &c, NULL);
 	}
-	if (ctx->json) {
-		json_array_end(&ctx->jw);
-		json_object_end(&ctx->jw);
-		cmd_json_end(ctx);
-	}
+	cmd_queue_counts_tail(ctx);
 	return (CMD_OK);
 }
 
@@ -450,13 +332,43 @@ static enum cmd_retval
 cmd_queue_exec(struct cmd_ctx *ctx)
 {
 	struct queue *q;
+	size_t i;
 
+	if (ctx->opts['D'] && ctx->jobs[0]->spec->cluster)
+		return (cmd_cq_dead(ctx, ctx->jobs[0],
+		    cmd_opt_num(ctx, 'n', CMD_QUEUE_DEAD_DEFAULT)));
+	for (i = 0; i < ctx->njobs && !ctx->opts['D']; i++) {
+		if (ctx->jobs[i]->spec->cluster)
+			return (cmd_cq_counts(ctx, state_queue()));
+	}
 	if ((q = cmd_queue_get(ctx)) == NULL)
 		return (CMD_ERROR);
 	if (ctx->opts['D'])
 		return (cmd_queue_dead(ctx, q, ctx->jobs[0],
 		    cmd_opt_num(ctx, 'n', CMD_QUEUE_DEAD_DEFAULT)));
 	return (cmd_queue_counts(ctx, q, ctx->jobs, ctx->njobs));
+}
+
+/*
+ * The ids of cluster queues (PG_MSG_ID_FIRST and up) to the end of ids,
+ * in their order; return how many of state.db's come first.
+ */
+static size_t
+cmd_queue_ids_split(int64_t *ids, size_t n)
+{
+	int64_t *tmp = xcalloc(n + 1, sizeof(*tmp));
+	size_t i, k = 0, nlocal;
+
+	for (i = 0; i < n; i++)
+		if (ids[i] < PG_MSG_ID_FIRST)
+			tmp[k++] = ids[i];
+	nlocal = k;
+	for (i = 0; i < n; i++)
+		if (ids[i] >= PG_MSG_ID_FIRST)
+			tmp[k++] = ids[i];
+	memcpy(ids, tmp, n * sizeof(*ids));
+	free(tmp);
+	return (nlocal);
 }
 
 /*
@@ -471,11 +383,12 @@ cmd_retry_exec(struct cmd_ctx *ctx)
 	int64_t *ids = ctx->ids, now = store_now();
 	enum cmd_retval r = CMD_OK;
 	char *cause = NULL;
-	int i, found, done = 0;
+	int i, found, done = 0, nlocal;
 
-	if ((q = cmd_queue_get(ctx)) == NULL)
+	nlocal = (int)cmd_queue_ids_split(ids, (size_t)ctx->argc);
+	if (nlocal > 0 && (q = cmd_queue_get(ctx)) == NULL)
 		return (CMD_ERROR);
-	for (i = 0; i < ctx->argc && r == CMD_OK; i++) {
+	for (i = 0; i < nlocal && r == CMD_OK; i++) {
 		if (queue_retry(q, ids[i], now, &found, &cause) == 0) {
 			if (found)
 				done++;
@@ -499,6 +412,9 @@ cmd_retry_exec(struct cmd_ctx *ctx)
 	}
 	if (done > 0)
 		cmd_queue_kick_all();
+	if (r == CMD_OK && nlocal < ctx->argc)
+		return (cmd_cq_ids(ctx, 1, ids + nlocal,
+		    (size_t)(ctx->argc - nlocal)));
 	return (ctx->code == 0 ? r : CMD_ERROR);
 }
 
@@ -513,11 +429,12 @@ cmd_delete_exec(struct cmd_ctx *ctx)
 	struct queue *q;
 	int64_t *ids = ctx->ids;
 	char *cause = NULL;
-	int i, found;
+	int i, found, nlocal;
 
-	if ((q = cmd_queue_get(ctx)) == NULL)
+	nlocal = (int)cmd_queue_ids_split(ids, (size_t)ctx->argc);
+	if (nlocal > 0 && (q = cmd_queue_get(ctx)) == NULL)
 		return (CMD_ERROR);
-	for (i = 0; i < ctx->argc; i++) {
+	for (i = 0; i < nlocal; i++) {
 		if (queue_delete(q, ids[i], &found, &cause) == -1)
 			return (cmd_queue_failed(ctx, cause));
 		if (!found) {
@@ -527,6 +444,9 @@ cmd_delete_exec(struct cmd_ctx *ctx)
 		} else
 			dispatch_msg_deleted(ids[i]);
 	}
+	if (nlocal < ctx->argc)
+		return (cmd_cq_ids(
+		    ctx, 0, ids + nlocal, (size_t)(ctx->argc - nlocal)));
 	return (ctx->code == 0 ? CMD_OK : CMD_ERROR);
 }
 
@@ -539,6 +459,8 @@ cmd_purge_exec(struct cmd_ctx *ctx)
 	char *cause = NULL;
 	size_t n = 0;
 
+	if (j->spec->cluster)
+		return (cmd_cq_purge(ctx, j, ctx->opts['D']));
 	if ((q = cmd_queue_get(ctx)) == NULL)
 		return (CMD_ERROR);
 	if (queue_purge(q, j->name, ctx->opts['D'], &n, &cause) == -1)
@@ -559,5 +481,7 @@ static enum cmd_retval
 cmd_kick_exec(struct cmd_ctx *ctx)
 {
 	dispatch_kick(ctx->jobs[0]);
+	if (ctx->jobs[0]->spec->cluster)
+		return (cmd_cq_kick(ctx, ctx->jobs[0]));
 	return (CMD_OK);
 }

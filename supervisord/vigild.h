@@ -681,7 +681,8 @@ void cluster_slot_fired(struct inst *, int64_t);
 int cluster_periodic(const struct inst *);
 int cluster_standby(const struct inst *);
 extern void (*cluster_waiters)(struct inst *);
-int cluster_ask(const char *, pgconn_done_fn, void *, char **);
+int cluster_ask(const char *, int, const char *const *, pgconn_done_fn, void *,
+    char **);
 const char *cluster_node_name(void);
 void cluster_run_end(struct inst *, int, const char *);
 extern const struct claim_ops claim_cluster;
@@ -825,6 +826,26 @@ void cmd_error(struct cmd_ctx *, const char *, ...)
     __attribute__((format(printf, 2, 3)));
 enum cmd_retval cmd_usage_error(struct cmd_ctx *, const char *, const char *);
 void cmd_json_end(struct cmd_ctx *);
+struct cmd_ctx *cmd_later(struct cmd_ctx *);
+void cmd_later_end(struct cmd_ctx *);
+
+/* cmd-queue-cluster.c: the rows of the queue verbs; cluster queues */
+void cmd_queue_dead_head(struct cmd_ctx *, const char *);
+void cmd_queue_dead_print(struct cmd_ctx *, const struct queue_msg *);
+void cmd_queue_dead_tail(struct cmd_ctx *, const char *, size_t, size_t);
+void cmd_queue_counts_head(struct cmd_ctx *, int, int);
+void cmd_queue_counts_print(struct cmd_ctx *, const char *, int,
+    const struct queue_counts *, const char *);
+void cmd_queue_counts_tail(struct cmd_ctx *);
+enum cmd_retval cmd_queue_enqueued(
+    struct cmd_ctx *, const char *, int, int64_t, const char *);
+enum cmd_retval cmd_cq_enqueue(
+    struct cmd_ctx *, struct job *, const void *, size_t, long long, long long);
+enum cmd_retval cmd_cq_counts(struct cmd_ctx *, struct queue *);
+enum cmd_retval cmd_cq_dead(struct cmd_ctx *, struct job *, long);
+enum cmd_retval cmd_cq_ids(struct cmd_ctx *, int, const int64_t *, size_t);
+enum cmd_retval cmd_cq_purge(struct cmd_ctx *, struct job *, int);
+enum cmd_retval cmd_cq_kick(struct cmd_ctx *, struct job *);
 long long cmd_opt_num(const struct cmd_ctx *, int, long long);
 char *cmd_format_time(int64_t, char *, size_t);
 char *cmd_format_exit(int, int, char *, size_t);
