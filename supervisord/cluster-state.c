@@ -443,7 +443,7 @@ cluster_view(const struct inst *in, struct cluster_view *v)
 		return (0);
 	if (s->st == LEASE_HELD) {
 		v->node = cluster_st.cf->node_name;
-		v->epoch = s->epoch;
+		v->epoch = s->msg == 0 ? s->epoch : 0; /* a message: no token */
 		v->expires_ms =
 		    s->trust > now ? (int64_t)(s->trust - now) / 1000 : 0;
 	} else if (s->holder != NULL && s->want) {

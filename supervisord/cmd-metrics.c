@@ -199,7 +199,11 @@ cmd_metrics_outcomes(struct metrics *m)
 	}
 }
 
-/* The messages waiting in each queue; nothing if state.db is not open. */
+/*
+ * The messages waiting in each queue; nothing if state.db is not open.
+ * Not cluster queues: their counts are PostgreSQL's, for vigilctl queue
+ * (a scrape never waits for the database).
+ */
 static void
 cmd_metrics_queues(struct metrics *m)
 {
@@ -213,7 +217,8 @@ cmd_metrics_queues(struct metrics *m)
 	metrics_family(m, "vigil_queue_messages", "gauge", NULL,
 	    "Messages in each queue, by state.");
 	RB_FOREACH(j, job_tree, &vigild.jobs) {
-		if (j->spec->kind != CONF_KIND_QUEUE || q == NULL)
+		if (j->spec->kind != CONF_KIND_QUEUE || q == NULL ||
+		    j->spec->cluster)
 			continue;
 		if (queue_counts(q, j->name, now, &qc, &cause) == -1) {
 			free(cause);

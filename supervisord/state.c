@@ -41,8 +41,8 @@ static const struct state_ops *const state_backends[] = {
 static const struct state_ops *
 state_of(const struct job *j)
 {
-	if (j != NULL && j->spec->cluster &&
-	    j->spec->kind == CONF_KIND_QUEUE && cluster_enabled())
+	/* (A job with cluster = true loads only with a cluster section.) */
+	if (j != NULL && j->spec->cluster && j->spec->kind == CONF_KIND_QUEUE)
 		return (&state_cluster);
 	return (state_backends[0]);
 }

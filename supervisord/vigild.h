@@ -826,6 +826,8 @@ void cmd_error(struct cmd_ctx *, const char *, ...)
     __attribute__((format(printf, 2, 3)));
 enum cmd_retval cmd_usage_error(struct cmd_ctx *, const char *, const char *);
 void cmd_json_end(struct cmd_ctx *);
+void cmd_send(struct cmd_ctx *);
+/* cmd-cluster.c */
 struct cmd_ctx *cmd_later(struct cmd_ctx *);
 void cmd_later_end(struct cmd_ctx *);
 
