@@ -397,9 +397,7 @@ cluster_intent(struct inst *in, int held, long uid)
 	char id[32], idx[16], *by;
 	struct hold_arg *a;
 
-	/* A queue job's slots are each node's own: a stop drains here. */
-	if (cluster_st.cf == NULL || !in->job->spec->cluster ||
-	    in->job->spec->kind == CONF_KIND_QUEUE)
+	if (cluster_st.cf == NULL || !in->job->spec->cluster)
 		return;
 	if (in->job->cluster_id == 0) {
 		log_warnx("%s: %s on this node only: the database has not been "
