@@ -65,12 +65,14 @@ lease_retry_in(int64_t ms_left, int64_t quarantine_ms, uint64_t renew)
 }
 
 /*
- * The rule between the timings and a job's stop_timeout: renew_interval +
- * 2 query_timeout + stop_timeout + fence_margin <= lease_ttl, so that two
- * renews may fail before the fence begins.  Return 0, or -1 with cause.
+ * The rule between the timings and a job's stop time (what names it:
+ * "stop_timeout", or a queue's "drain_timeout + stop_timeout"):
+ * renew_interval + 2 query_timeout + stop time + fence_margin <=
+ * lease_ttl, so that two renews may fail before the fence begins.  Return 0, or -1 with cause.
  */
 int
-lease_check(const struct lease_timing *t, uint64_t stop_timeout, char **cause)
+lease_check(const struct lease_timing *t, uint64_t stop_timeout,
+    const char *what, char **cause)
 {
 	char a[32], b[32], c[32], d[32], e[32];
 	uint64_t need;
@@ -79,14 +81,14 @@ lease_check(const struct lease_timing *t, uint64_t stop_timeout, char **cause)
 	if (need <= t->ttl)
 		return (0);
 	xasprintf(cause,
-	    "stop_timeout %s is too long for the cluster's lease_ttl %s: "
-	    "renew_interval %s + 2 x query_timeout %s + stop_timeout + "
+	    "%s %s is too long for the cluster's lease_ttl %s: "
+	    "renew_interval %s + 2 x query_timeout %s + %s + "
 	    "fence_margin %s must not exceed lease_ttl, so that two renews "
 	    "may fail before the fence begins",
-	    duration_format(stop_timeout, a, sizeof(a)),
+	    what, duration_format(stop_timeout, a, sizeof(a)),
 	    duration_format(t->ttl, b, sizeof(b)),
 	    duration_format(t->renew, c, sizeof(c)),
-	    duration_format(t->query_timeout, d, sizeof(d)),
+	    duration_format(t->query_timeout, d, sizeof(d)), what,
 	    duration_format(t->margin, e, sizeof(e)));
 	return (-1);
 }

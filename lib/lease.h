@@ -40,7 +40,7 @@ uint64_t lease_trust(const struct lease_timing *, uint64_t);
 uint64_t lease_stop_at(uint64_t, uint64_t);
 enum lease_fence lease_fence(uint64_t, uint64_t, uint64_t);
 uint64_t lease_retry_in(int64_t, int64_t, uint64_t);
-int lease_check(const struct lease_timing *, uint64_t, char **);
+int lease_check(const struct lease_timing *, uint64_t, const char *, char **);
 int64_t lease_epoch_floor(int);
 
 #endif

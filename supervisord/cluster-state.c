@@ -492,7 +492,10 @@ cluster_job_check(const struct job_spec *spec, char **cause)
 	t.renew = cf->renew_interval;
 	t.query_timeout = cf->query_timeout;
 	t.margin = cf->fence_margin;
-	return (lease_check(&t, inst_kind_stop_time(spec), cause));
+	return (lease_check(&t, inst_kind_stop_time(spec),
+	    spec->kind == CONF_KIND_QUEUE ? "drain_timeout + stop_timeout" :
+	                                    "stop_timeout",
+	    cause));
 }
 
 /* What a run's row in vigil.run is for, until its id comes. */

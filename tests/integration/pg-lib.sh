@@ -417,30 +417,41 @@ _pgb_up() {
 }
 
 # _pgb_launch DIR PORT MODE: start PgBouncer on PORT and wait (up to
-# 10 s) until psql gets through it; 1 if it exited meanwhile (its log
-# says why).
+# 10 s) until psql gets through it; 1 if PORT was taken (PgBouncer 1.18
+# does not exit then: it would serve its unix socket only, and psql on
+# 127.0.0.1:PORT reach whatever has it), once that PgBouncer is stopped.
 _pgb_launch() {
-	local deadline
-	_pgb_conf "$1" "$2" "$3"
-	rm -f "$1/pgbouncer.pid"
-	runuser -u postgres -- "$PGBOUNCER" "$1/pgbouncer.ini" \
-		</dev/null >>"$1/pgbouncer.out" 2>&1 &
+	local d=$1 port=$2 deadline off new
+	_pgb_conf "$d" "$port" "$3"
+	rm -f "$d/pgbouncer.pid"
+	off=$(stat -c %s "$d/pgbouncer.log" 2>/dev/null) || off=0
+	runuser -u postgres -- "$PGBOUNCER" "$d/pgbouncer.ini" \
+		</dev/null >>"$d/pgbouncer.out" 2>&1 &
 	_PGB_RUNUSER=$!
 	track "$_PGB_RUNUSER"
 	deadline=$(($(now_ms) + 10000))
-	until [ -n "$PGBPID_T" ] && _pgb_up "$2"; do
-		if [ -z "$PGBPID_T" ] && PGBPID_T=$(_pgb_pid "$1"); then
+	while :; do
+		if [ -z "$PGBPID_T" ] && PGBPID_T=$(_pgb_pid "$d"); then
 			_PGB_START=$(starttime "$PGBPID_T")
 			track "$PGBPID_T"
-			continue
+		fi
+		# This start's lines of the log.
+		new=$(tail -c +$((off + 1)) "$d/pgbouncer.log" 2>/dev/null) || new=
+		if grep -qF "cannot listen on 127.0.0.1:$port:" <<<"$new"; then
+			_pgb_end || true
+			return 1
+		fi
+		if grep -q "listening on 127\.0\.0\.1:$port\$" <<<"$new" &&
+			[ -n "$PGBPID_T" ] && _pgb_up "$port"; then
+			return 0
 		fi
 		if dead "$_PGB_RUNUSER"; then
 			wait "$_PGB_RUNUSER" 2>/dev/null || true
 			_PGB_RUNUSER='' PGBPID_T='' _PGB_START=''
-			return 1
+			fail "PgBouncer exited; log: $(tail -n 20 "$d/pgbouncer.log" 2>/dev/null || tail -n 20 "$d/pgbouncer.out")"
 		fi
 		[ "$(now_ms)" -lt "$deadline" ] ||
-			fail "psql did not get through PgBouncer in 10 s; log: $(tail -n 20 "$1/pgbouncer.log" 2>/dev/null)"
+			fail "psql did not get through PgBouncer in 10 s; log: $(tail -n 20 "$d/pgbouncer.log" 2>/dev/null)"
 		sleep 0.02
 	done
 }
@@ -470,13 +481,9 @@ pgb_start() {
 			log "pgbouncer: $mode mode, up in $(($(now_ms) - t0)) ms; port $PGBPORT_T, pid $PGBPID_T"
 			return 0
 		fi
-		# Another port if that one was taken meanwhile (not when it
-		# must come back on its own).
-		[ -z "$PGBPORT_T" ] &&
-			grep -q 'Address already in use' "$d/pgbouncer.log" "$d/pgbouncer.out" 2>/dev/null ||
-			fail "PgBouncer exited (try $try, port $port); log: $(tail -n 20 "$d/pgbouncer.log" "$d/pgbouncer.out" 2>/dev/null)"
-		: >"$d/pgbouncer.log"
-		: >"$d/pgbouncer.out"
+		# Taken meanwhile: another port, unless it must come back on
+		# its own.
+		[ -z "$PGBPORT_T" ] || fail "PgBouncer: its port $port is taken"
 	done
 	fail "PgBouncer found no free port in 5 tries"
 }

@@ -82,14 +82,23 @@ TEST(rule)
 	char *cause = NULL;
 
 	/* 5 + 10 + 10 + 2 = 27 <= 30 */
-	ASSERT_EQ(lease_check(&t, 10 * S, &cause), 0);
+	ASSERT_EQ(lease_check(&t, 10 * S, "stop_timeout", &cause), 0);
 	ASSERT_OK(cause == NULL);
 	/* 5 + 10 + 13 + 2 = 30: still fits */
-	ASSERT_EQ(lease_check(&t, 13 * S, &cause), 0);
-	ASSERT_EQ(lease_check(&t, 13 * S + 1, &cause), -1);
+	ASSERT_EQ(lease_check(&t, 13 * S, "stop_timeout", &cause), 0);
+	ASSERT_EQ(lease_check(&t, 13 * S + 1, "stop_timeout", &cause), -1);
 	ASSERT_OK(cause != NULL);
 	ASSERT_OK(strstr(cause, "stop_timeout") != NULL);
 	ASSERT_OK(strstr(cause, "lease_ttl 30s") != NULL);
+	free(cause);
+	/* A queue's stop time is named as such. */
+	cause = NULL;
+	ASSERT_EQ(
+	    lease_check(&t, 14 * S, "drain_timeout + stop_timeout", &cause),
+	    -1);
+	ASSERT_OK(strstr(cause,
+	              "drain_timeout + stop_timeout 14s is too "
+	              "long") != NULL);
 	free(cause);
 	return (0);
 }
