@@ -183,11 +183,11 @@ enum conf_db_loss {
  * Durations are in microseconds.
  */
 struct conf_cluster {
-	int enabled;        /* the section is present */
-	char *conninfo;     /* libpq conninfo string (or URI), not empty */
+	int enabled;         /* the section is present */
+	char *conninfo;      /* libpq conninfo string (or URI), not empty */
 	char *work_conninfo; /* queue work and reads; NULL: conninfo */
-	char *node_name;    /* never NULL when enabled (default: host name) */
-	uint64_t lease_ttl; /* default 30s */
+	char *node_name;     /* never NULL when enabled (default: host name) */
+	uint64_t lease_ttl;  /* default 30s */
 	uint64_t renew_interval;  /* default 5s */
 	uint64_t query_timeout;   /* default renew_interval */
 	uint64_t fence_margin;    /* default 2s */

@@ -144,7 +144,8 @@ job_spec_check_kinds(struct conf_ctx *ctx, struct job_spec *spec)
 		    "a probe is not valid with type = \"forking\": the "
 		    "daemon is ready once its starter has exited 0");
 	if (conf_ctx_given(ctx, "cluster_concurrency") && !spec->cluster)
-		conf_ctx_error(ctx, "cluster_concurrency", "needs cluster = true");
+		conf_ctx_error(
+		    ctx, "cluster_concurrency", "needs cluster = true");
 	if (spec->kind == CONF_KIND_QUEUE && spec->ready == CONF_READY_NOTIFY)
 		conf_ctx_error(
 		    ctx, "ready", "\"notify\" is not valid for kind \"queue\"");

@@ -93,6 +93,7 @@ struct cluster_state {
 	/* the queue (cluster-queue.c) */
 	TAILQ_HEAD(, outcome) outbox;
 	int flushing;
+	int claims; /* on their way */
 	unsigned int outbox_fails;
 	int rescuing;
 	void (*queue_shutdown)(void);

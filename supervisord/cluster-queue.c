@@ -80,7 +80,8 @@ cq_shutdown_check(void)
 {
 	void (*done)(void) = cluster_st.queue_shutdown;
 
-	if (done == NULL || !TAILQ_EMPTY(&cluster_st.outbox))
+	if (done == NULL || !TAILQ_EMPTY(&cluster_st.outbox) ||
+	    cluster_st.claims > 0)
 		return;
 	cluster_st.queue_shutdown = NULL;
 	cluster_st.queue_shutdown_timer =
@@ -275,8 +276,9 @@ cq_claimed(void *arg, const struct pgres *res, const char *err, uint64_t sent)
 	size_t len;
 	void *p;
 
-	if (j != NULL && (j->cluster_id != a->job_id ||
-	                     j->spec->kind != CONF_KIND_QUEUE))
+	cluster_st.claims--;
+	if (j != NULL &&
+	    (j->cluster_id != a->job_id || j->spec->kind != CONF_KIND_QUEUE))
 		j = NULL;
 	if (res == NULL)
 		log_warnx("%s: claiming messages: %s", a->job, err);
@@ -313,6 +315,7 @@ cq_claimed(void *arg, const struct pgres *res, const char *err, uint64_t sent)
 	free(msgs);
 	free(a->job);
 	free(a);
+	cq_shutdown_check(); /* what it gave back is in the outbox */
 }
 
 /*
@@ -344,6 +347,7 @@ cluster_queue_claim(struct job *j, int nfree, cluster_claimed_fn got)
 	a->job = xstrdup(j->name);
 	a->job_id = j->cluster_id;
 	a->got = got;
+	cluster_st.claims++;
 	pgconn_query(cluster_st.work, 0, pg_q_claim, 5, p, cq_claimed, a);
 	return (0);
 }
@@ -371,8 +375,8 @@ cluster_queue_bind(struct inst *in, uint64_t sent)
  * was deleted: its run goes on, its outcome is dropped.
  */
 void
-cluster_queue_renewed(const int64_t *ids, const int64_t *att,
-    const char *seen, size_t n, uint64_t sent)
+cluster_queue_renewed(const int64_t *ids, const int64_t *att, const char *seen,
+    size_t n, uint64_t sent)
 {
 	struct lease_slot *s;
 	size_t i;
@@ -420,8 +424,7 @@ cq_rescued(void *arg, const struct pgres *res, const char *err, uint64_t sent)
 				break;
 		log_warnx("%s: message %lld rescued: its node stopped "
 		          "renewing; %s",
-		    j != NULL ? j->name : "cluster",
-		    pgres_int(res, row, 1, 0),
+		    j != NULL ? j->name : "cluster", pgres_int(res, row, 1, 0),
 		    pgres_int(res, row, 2, 0) == QUEUE_DEAD ?
 		        "dead: out of attempts" :
 		        "available again");
@@ -499,15 +502,16 @@ cq_shutdown_timeout(sd_event_source *src, uint64_t usec, void *arg)
 }
 
 /*
- * At the end of the shutdown (every run gone): report the outbox, for at
+ * At the end of the shutdown (every run gone): wait for the claims on
+ * their way (what they took goes back) and report the outbox, for at
  * most one query timeout, then give the leases back (cluster_shutdown),
  * then done.
  */
 void
 cluster_queue_shutdown(void (*done)(void))
 {
-	if (cluster_st.cf == NULL || TAILQ_EMPTY(&cluster_st.outbox) ||
-	    !pgconn_is_ready(cluster_st.work)) {
+	if (cluster_st.cf == NULL || !pgconn_is_ready(cluster_st.work) ||
+	    (TAILQ_EMPTY(&cluster_st.outbox) && cluster_st.claims == 0)) {
 		cluster_shutdown(done);
 		return;
 	}
@@ -594,8 +598,8 @@ static void
 cq_queue_done(const struct inst *in, int64_t id)
 {
 	cq_unbind(in->lease);
-	(void)cq_outcome(
-	    id, in->q.msg.attempts, 'd', in->job->spec->cluster_concurrency > 0);
+	(void)cq_outcome(id, in->q.msg.attempts, 'd',
+	    in->job->spec->cluster_concurrency > 0);
 	cq_flush();
 }
 

@@ -119,8 +119,8 @@ cmd_queue_dead_tail(
 		json_object_end(&ctx->jw);
 		cmd_json_end(ctx);
 	} else if (total > count)
-		cmd_error(ctx, "%s: %zu more dead messages not shown (-n)", name,
-		    total - count);
+		cmd_error(ctx, "%s: %zu more dead messages not shown (-n)",
+		    name, total - count);
 }
 
 /* queue: the head of the table (nodes: a cluster queue is listed). */
@@ -153,7 +153,9 @@ cmd_queue_counts_print(struct cmd_ctx *ctx, const char *name, int width,
 		cmd_print(ctx, "%-*s %9zu %7zu %7zu %7zu%s%s\n", width, name,
 		    c->available, c->delayed, c->running, c->dead,
 		    nodes != NULL ? "  " : "",
-		    nodes == NULL ? "" : nodes[0] != '\0' ? nodes : "-");
+		    nodes == NULL        ? "" :
+		        nodes[0] != '\0' ? nodes :
+		                           "-");
 		return;
 	}
 	json_object_begin(jw);
@@ -171,10 +173,11 @@ cmd_queue_counts_print(struct cmd_ctx *ctx, const char *name, int width,
 		/* Where they run: {"n1": 3, ...}. */
 		json_key(jw, "nodes");
 		json_object_begin(jw);
-		for (p = nodes; *p != '\0'; p = *comma != '\0' ? comma + 1 :
-		                                                 comma) {
+		for (p = nodes; *p != '\0';
+		     p = *comma != '\0' ? comma + 1 : comma) {
 			comma = p + strcspn(p, ",");
-			if ((eq = memchr(p, '=', (size_t)(comma - p))) == NULL ||
+			if ((eq = memchr(p, '=', (size_t)(comma - p))) ==
+			        NULL ||
 			    (size_t)(eq - p) >= sizeof(node))
 				continue;
 			memcpy(node, p, (size_t)(eq - p));
@@ -386,9 +389,9 @@ cq_counts_print(struct cq_req *r)
 	for (i = 0; i < r->njobs; i++)
 		cmd_queue_counts_print(r->l, r->names[i], r->width,
 		    &r->counts[i],
-		    r->ids[i] == 0 ? NULL :
-		    r->nodes[i] != NULL ? r->nodes[i] :
-		                          "");
+		    r->ids[i] == 0          ? NULL :
+		        r->nodes[i] != NULL ? r->nodes[i] :
+		                              "");
 	cmd_queue_counts_tail(r->l);
 }
 
@@ -503,7 +506,8 @@ cq_dead_done(void *arg, const struct pgres *res, const char *err, uint64_t sent)
 			m.attempts = (int)pgres_int(res, row, 1, 0);
 			m.last_exit = (int)pgres_int(res, row, 2, -1);
 			m.last_signal = (int)pgres_int(res, row, 3, -1);
-			m.last_error = (char *)(uintptr_t)pgres_value(res, row, 4);
+			m.last_error =
+			    (char *)(uintptr_t)pgres_value(res, row, 4);
 			m.created = pgres_int(res, row, 5, 0);
 			m.updated = pgres_int(res, row, 6, 0);
 			m.priority = (int)pgres_int(res, row, 7, 0);
@@ -523,8 +527,8 @@ cq_dead_total(
 	struct cq_req *r = arg;
 
 	if (!cq_failed(r, res, err))
-		cmd_queue_dead_tail(r->l, r->name, r->shown,
-		    (size_t)pgres_int(res, 0, 4, 0));
+		cmd_queue_dead_tail(
+		    r->l, r->name, r->shown, (size_t)pgres_int(res, 0, 4, 0));
 	cq_answered(r);
 }
 

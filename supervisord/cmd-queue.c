@@ -229,8 +229,8 @@ cmd_enqueue_report(struct cmd_ctx *ctx, struct job *j, int dup, int64_t id)
 {
 	if (!dup)
 		dispatch_kick(j);
-	return (cmd_queue_enqueued(ctx, j->name, dup, id,
-	    ctx->opts['u'] ? ctx->optarg['u'] : NULL));
+	return (cmd_queue_enqueued(
+	    ctx, j->name, dup, id, ctx->opts['u'] ? ctx->optarg['u'] : NULL));
 }
 
 /*
@@ -413,8 +413,8 @@ cmd_retry_exec(struct cmd_ctx *ctx)
 	if (done > 0)
 		cmd_queue_kick_all();
 	if (r == CMD_OK && nlocal < ctx->argc)
-		return (cmd_cq_ids(ctx, 1, ids + nlocal,
-		    (size_t)(ctx->argc - nlocal)));
+		return (cmd_cq_ids(
+		    ctx, 1, ids + nlocal, (size_t)(ctx->argc - nlocal)));
 	return (ctx->code == 0 ? r : CMD_ERROR);
 }
 

@@ -681,8 +681,8 @@ void cluster_slot_fired(struct inst *, int64_t);
 int cluster_periodic(const struct inst *);
 int cluster_standby(const struct inst *);
 extern void (*cluster_waiters)(struct inst *);
-int cluster_ask(const char *, int, const char *const *, pgconn_done_fn, void *,
-    char **);
+int cluster_ask(
+    const char *, int, const char *const *, pgconn_done_fn, void *, char **);
 const char *cluster_node_name(void);
 void cluster_run_end(struct inst *, int, const char *);
 extern const struct claim_ops claim_cluster;
