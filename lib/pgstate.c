@@ -419,8 +419,9 @@ const char pg_periodic_skipped[] =
 
 /*
  * vigilctl cluster: every node with its version, the age of its last
- * heartbeat in ms, whether it is alive, the leases it holds, and the
- * cluster jobs whose spec differs from another node's (config drift).
+ * heartbeat in ms, whether it is alive, the leases it holds, the cluster
+ * jobs whose spec differs from another node's (config drift), and the
+ * queue messages it runs.
  */
 const char pg_cluster_nodes[] =
     "SELECT n.name, n.version, "
@@ -432,7 +433,9 @@ const char pg_cluster_nodes[] =
     "FROM vigil.node_job nj JOIN vigil.job j ON j.id = nj.job_id "
     "WHERE nj.node = n.name AND EXISTS (SELECT 1 FROM vigil.node_job o "
     "JOIN vigil.node m ON m.name = o.node AND m.expires_at > now() "
-    "WHERE o.job_id = nj.job_id AND o.spec_hash <> nj.spec_hash)) "
+    "WHERE o.job_id = nj.job_id AND o.spec_hash <> nj.spec_hash)), "
+    "(SELECT count(*) FROM vigil.message m WHERE m.holder = n.name "
+    "AND m.state = 1) "
     "FROM vigil.node n ORDER BY n.name";
 
 /*

@@ -3,7 +3,7 @@
 
 /*
  * cluster: the nodes of the cluster (version, last heartbeat, leases
- * held, config drift) and every lease (holder, epoch, time left, pid,
+ * held, queue messages running, config drift) and every lease (holder, epoch, time left, pid,
  * held by the operator), as PostgreSQL has them.  Two statements on the
  * work connection; the client waits for their answers (or for the query
  * timeout, after which the connection fails them).
@@ -143,8 +143,9 @@ cmd_cluster_nodes(struct cmd_cluster *cc, const struct pgres *res)
 		json_key(jw, "nodes");
 		json_array_begin(jw);
 	} else
-		cmd_buf_printf(&cc->out, "%-16s %-8s %-16s %6s  %s\n", "NODE",
-		    "VERSION", "HEARTBEAT", "LEASES", "NOTE");
+		cmd_buf_printf(&cc->out, "%-16s %-8s %-16s %6s %8s  %s\n",
+		    "NODE", "VERSION", "HEARTBEAT", "LEASES", "MESSAGES",
+		    "NOTE");
 	for (row = 0; row < n; row++) {
 		name = cmd_cluster_col(res, row, 0);
 		ms = pgres_int(res, row, 2, -1);
@@ -163,6 +164,8 @@ cmd_cluster_nodes(struct cmd_cluster *cc, const struct pgres *res)
 			json_bool(jw, alive);
 			json_key(jw, "leases");
 			json_int(jw, pgres_int(res, row, 4, 0));
+			json_key(jw, "messages");
+			json_int(jw, pgres_int(res, row, 6, 0));
 			json_key(jw, "drift");
 			json_string(jw, drift);
 			json_object_end(jw);
@@ -170,10 +173,10 @@ cmd_cluster_nodes(struct cmd_cluster *cc, const struct pgres *res)
 		}
 		snprintf(hb, sizeof(hb), "%s %s", alive ? "" : "lost",
 		    cmd_cluster_ms(ms, buf, sizeof(buf)));
-		cmd_buf_printf(&cc->out, "%-16s %-8s %-16s %6lld  %s%s%s", name,
-		    cmd_cluster_col(res, row, 1),
+		cmd_buf_printf(&cc->out, "%-16s %-8s %-16s %6lld %8lld  %s%s%s",
+		    name, cmd_cluster_col(res, row, 1),
 		    alive ? cmd_cluster_ms(ms, buf, sizeof(buf)) : hb,
-		    pgres_int(res, row, 4, 0),
+		    pgres_int(res, row, 4, 0), pgres_int(res, row, 6, 0),
 		    me != NULL && strcmp(name, me) == 0 ? "(this node) " : "",
 		    drift != NULL ? "spec differs from another node: " : "",
 		    drift != NULL ? drift : "");
