@@ -181,6 +181,7 @@ for p in "$a1" "$b" "$c"; do kill_tree "$p"; done
 # vigil through it; one server session serves two clients in turn, a
 # transaction keeps its own; SHOW POOLS says transaction.
 if [ -x "$PGBOUNCER" ]; then
+	t0=$(now_ms)
 	pgb_start
 	[ "$(stat -c %U "/proc/$PGBPID_T")" = postgres ] || fail "PgBouncer does not run as postgres"
 	[ "$(pg_sql "SELECT current_database() || ' ' || session_user || ' ' ||
@@ -240,7 +241,7 @@ if [ -x "$PGBOUNCER" ]; then
 	pgb_stop
 	dead "$pgb" || fail "PgBouncer survived pgb_stop"
 	retry 5 pg_has_backends n1 0 || fail "n1's sessions outlived PgBouncer"
-	log "ok: pgbouncer: one server session for two clients in turn, two for an open transaction, pool_mode transaction"
+	log "ok: pgbouncer: one server session for two clients in turn, two for an open transaction, pool_mode transaction; $(($(now_ms) - t0)) ms"
 else
 	log "no PgBouncer ($PGBOUNCER): its checks skipped"
 fi

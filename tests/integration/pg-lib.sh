@@ -31,9 +31,9 @@
 # 127.0.0.1 and a port of its own, and returns once psql gets through it
 # to the database vigil; PGBPORT_T and PGBPID_T (pgbouncer itself) are
 # exported.  Its one database, vigil, is the primary's at pgb_start
-# (socket and port); every role of the server logs in through it (n1, n2,
-# n3, vigil and postgres in its auth_file, auth_type trust), postgres
-# also to its admin console (-d pgbouncer: SHOW POOLS); it ignores the
+# (socket and port); n1, n2, n3 and postgres log in through it (they,
+# and vigil, are in its auth_file; auth_type trust), postgres also to its
+# admin console (-d pgbouncer: SHOW POOLS); it ignores the
 # startup parameters extra_float_digits and options (PGOPTIONS) and
 # retries a failed server login after 1 s (server_login_retry), not 15.
 # `pgb_conninfo I` prints node I's conninfo through it (the role nI, as
@@ -399,15 +399,18 @@ EOF
 	chown postgres: "$1/pgbouncer.ini"
 }
 
-# _pgb_pid DIR: the pid in DIR/pgbouncer.pid if it is the pgbouncer that
-# _PGB_RUNUSER (runuser) started: alive, and that runuser's child.
-_pgb_pid() {
-	local pid
-	pid=$(cat "$1/pgbouncer.pid" 2>/dev/null) || return 1
-	[ -n "$pid" ] && alive "$pid" || return 1
-	[ "$(sed 's/^.*) //' "/proc/$pid/stat" 2>/dev/null | cut -d' ' -f2)" = "$_PGB_RUNUSER" ] ||
-		return 1
-	echo "$pid"
+# _pgb_child: the pid of the pgbouncer that _PGB_RUNUSER (runuser) runs:
+# its child, once that has exec'd pgbouncer.
+_pgb_child() {
+	local c exe
+	exe=$(readlink -f "$PGBOUNCER")
+	for c in $(pg_children "$_PGB_RUNUSER"); do
+		if [ "$(readlink "/proc/$c/exe" 2>/dev/null)" = "$exe" ]; then
+			echo "$c"
+			return 0
+		fi
+	done
+	return 1
 }
 
 # _pgb_up PORT: psql gets through PgBouncer on PORT to the database vigil.
@@ -431,13 +434,14 @@ _pgb_launch() {
 	track "$_PGB_RUNUSER"
 	deadline=$(($(now_ms) + 10000))
 	while :; do
-		if [ -z "$PGBPID_T" ] && PGBPID_T=$(_pgb_pid "$d"); then
+		if [ -z "$PGBPID_T" ] && PGBPID_T=$(_pgb_child); then
 			_PGB_START=$(starttime "$PGBPID_T")
 			track "$PGBPID_T"
 		fi
 		# This start's lines of the log.
 		new=$(tail -c +$((off + 1)) "$d/pgbouncer.log" 2>/dev/null) || new=
-		if grep -qF "cannot listen on 127.0.0.1:$port:" <<<"$new"; then
+		if grep -qF "cannot listen on 127.0.0.1:$port:" <<<"$new" &&
+			[ -n "$PGBPID_T" ]; then
 			_pgb_end || true
 			return 1
 		fi
