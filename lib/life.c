@@ -532,6 +532,13 @@ life_fence_run(struct life_ctx *c)
 	if (c->l->want && c->l->then == LIFE_THEN_POLICY &&
 	    !life_kind(c, CONF_KIND_PERIODIC))
 		c->l->then = LIFE_THEN_START;
+	/* A message may still finish: the fence's stop time has its drain. */
+	if (life_kind(c, CONF_KIND_QUEUE) && c->p->spec->drain_timeout > 0) {
+		if (c->l->cause == LIFE_CAUSE_NONE)
+			c->l->cause = LIFE_CAUSE_FENCE;
+		life_drain(c);
+		return;
+	}
 	life_stop_for(c, LIFE_CAUSE_FENCE);
 }
 

@@ -307,8 +307,11 @@ static const struct expect expects[] = {
 	E(PHALL & ~RUN2, EV(TIMEOUT), KALL, IGN),
 
 	/* FENCE: the cluster lease is not to be trusted any more. */
-	E(RUN2, EV(FENCE), KS | KN | KQ, LIFE_TERM, LIFE_A_TERM, 0,
+	E(RUN2, EV(FENCE), KS | KN, LIFE_TERM, LIFE_A_TERM, 0,
 	    X_SET(LIFE_TIMER_STOP), LIFE_CAUSE_FENCE, TH(LIFE_THEN_START)),
+	/* a message drains first: the fence's stop time has room for it */
+	E(RUN2, EV(FENCE), KQ, LIFE_DRAIN, LIFE_A_DRAIN, LIFE_A_TERM,
+	    X_SET(LIFE_TIMER_DRAIN), LIFE_CAUSE_FENCE, TH(LIFE_THEN_START)),
 	E(RUN2, EV(FENCE), KP, LIFE_TERM, LIFE_A_TERM, 0,
 	    X_SET(LIFE_TIMER_STOP), LIFE_CAUSE_FENCE, TH(LIFE_THEN_POLICY)),
 	E(STOPPING, EV(FENCE), KALL, SAME, 0, ~0U, X_KEEP),
