@@ -94,6 +94,8 @@ struct cluster_state {
 	TAILQ_HEAD(, outcome) outbox;
 	int flushing;
 	int claims; /* on their way */
+	int holds;  /* the operator's stops and starts on their way */
+	void (*holds_settled)(void); /* called when holds comes to 0 */
 	unsigned int outbox_fails;
 	int rescuing;
 	void (*queue_shutdown)(void);

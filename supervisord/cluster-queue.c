@@ -81,9 +81,10 @@ cq_shutdown_check(void)
 	void (*done)(void) = cluster_st.queue_shutdown;
 
 	if (done == NULL || !TAILQ_EMPTY(&cluster_st.outbox) ||
-	    cluster_st.claims > 0)
+	    cluster_st.claims > 0 || cluster_st.holds > 0)
 		return;
 	cluster_st.queue_shutdown = NULL;
+	cluster_st.holds_settled = NULL;
 	cluster_st.queue_shutdown_timer =
 	    sd_event_source_disable_unref(cluster_st.queue_shutdown_timer);
 	cluster_shutdown(done);
@@ -492,10 +493,17 @@ cq_shutdown_timeout(sd_event_source *src, uint64_t usec, void *arg)
 
 	TAILQ_FOREACH(o, &cluster_st.outbox, entry)
 		n++;
-	log_warnx("cluster: %zu message outcomes not reported in time (the "
-	          "messages are rescued once their claims expire)",
-	    n);
+	if (n > 0)
+		log_warnx("cluster: %zu message outcomes not reported in time "
+		          "(the messages are rescued once their claims "
+		          "expire)",
+		    n);
+	if (cluster_st.holds > 0)
+		log_warnx("cluster: %d cluster-wide stops or starts not "
+		          "recorded in time: they hold on this node only",
+		    cluster_st.holds);
 	cluster_st.queue_shutdown = NULL;
+	cluster_st.holds_settled = NULL;
 	if (done != NULL)
 		cluster_shutdown(done);
 	return (0);
@@ -503,19 +511,21 @@ cq_shutdown_timeout(sd_event_source *src, uint64_t usec, void *arg)
 
 /*
  * At the end of the shutdown (every run gone): wait for the claims on
- * their way (what they took goes back) and report the outbox, for at
- * most one query timeout, then give the leases back (cluster_shutdown),
- * then done.
+ * their way (what they took goes back), the operator's stops and starts
+ * on their way, and report the outbox, for at most one query timeout,
+ * then give the leases back (cluster_shutdown), then done.
  */
 void
 cluster_queue_shutdown(void (*done)(void))
 {
-	if (cluster_st.cf == NULL || !pgconn_is_ready(cluster_st.work) ||
-	    (TAILQ_EMPTY(&cluster_st.outbox) && cluster_st.claims == 0)) {
+	if (cluster_st.cf == NULL ||
+	    (TAILQ_EMPTY(&cluster_st.outbox) && cluster_st.claims == 0 &&
+	        cluster_st.holds == 0)) {
 		cluster_shutdown(done);
 		return;
 	}
 	cluster_st.queue_shutdown = done;
+	cluster_st.holds_settled = cq_shutdown_check;
 	if (cluster_st.queue_shutdown_timer == NULL &&
 	    sd_event_add_time_relative(vigild.event,
 	        &cluster_st.queue_shutdown_timer, CLOCK_BOOTTIME,

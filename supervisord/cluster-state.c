@@ -372,6 +372,8 @@ cluster_held_done(
 	struct lease_slot *s = NULL;
 	int64_t seq;
 
+	if (--cluster_st.holds == 0 && cluster_st.holds_settled != NULL)
+		cluster_st.holds_settled();
 	if (j != NULL && a->instance < j->ninsts)
 		s = j->insts[a->instance]->lease;
 	if (s != NULL && --s->hold_pending == 0 && res != NULL &&
@@ -409,6 +411,7 @@ cluster_intent(struct inst *in, int held, long uid)
 	a->job = xstrdup(in->job->name);
 	a->instance = in->index;
 	cluster_slot(in)->hold_pending++;
+	cluster_st.holds++;
 	snprintf(id, sizeof(id), "%" PRId64, in->job->cluster_id);
 	snprintf(idx, sizeof(idx), "%d", in->index);
 	xasprintf(&by, "uid %ld on %s", uid, cluster_st.cf->node_name);
