@@ -122,7 +122,9 @@ const char pg_schema[] =
     /*
      * The enqueue of applications, inside their own transactions: the
      * message exists exactly when their data does.  One NOTIFY per job
-     * and transaction (PostgreSQL folds identical ones), only when due.
+     * and transaction (PostgreSQL folds identical ones), delayed or
+     * not: a node's claim tells it when the next message is due, for
+     * its timer.
      */
     "CREATE OR REPLACE FUNCTION vigil.enqueue_message(p_job text,\n"
     "    p_payload bytea, p_delay interval, p_unique text, p_priority int,\n"
@@ -152,7 +154,7 @@ const char pg_schema[] =
     "  IF NOT created THEN\n"
     "    SELECT m.id INTO id FROM vigil.message m WHERE m.job_id = j\n"
     "       AND m.unique_key = p_unique AND m.state < 2;\n"
-    "  ELSIF coalesce(p_delay, interval '0') <= interval '0' THEN\n"
+    "  ELSE\n"
     "    PERFORM pg_notify('vigil', 'q ' || j);\n"
     "  END IF;\n"
     "END $f$;\n"

@@ -24,8 +24,9 @@
 # runs end; their outcomes wait in the nodes' outboxes and are reported
 # once the nodes reconnect: rows gone, nothing rescued, no outcome
 # dropped, nothing run twice.  (b) Long (lease_ttl + 1 s): six runs that
-# ignore TERM are fenced (TERM at trust - drain_timeout - stop_timeout,
-# KILL stop_timeout later, before the trust deadline); nothing starts
+# ignore TERM are fenced (a drain from trust - drain_timeout -
+# stop_timeout, TERM at trust - stop_timeout, KILL at the trust deadline,
+# at the latest); nothing starts
 # while the database is down; once it is back each message runs again,
 # once, and ends: given back by its holder (VIGIL_ATTEMPT=1 again) or
 # rescued by a node first (its attempt counted: 2, the holder's give-back
@@ -365,10 +366,11 @@ gone() {
 retry $((TTL_MS / 1000 + 2)) gone || fail "$WHAT: the runs outlived lease_ttl: $pids"
 tg=$(now_us)
 log "$WHAT: runs on $holders; all gone +$(us_ms "$t0" "$tg") ms after the server stopped"
-# The fence: TERM at trust - stop time (the last answered renew was sent
-# at most renew_interval before the fault), KILL stop_timeout later, all
-# before the trust deadline.
-FENCE_MS=$((TTL_MS - MARGIN_MS - DRAIN_MS - STOP_MS))
+# The fence: a drain from trust - (drain_timeout + stop_timeout), no
+# signal, then TERM at trust - stop_timeout (the last answered renew was
+# sent at most renew_interval before the fault), KILL stop_timeout later,
+# at the trust deadline.
+FENCE_MS=$((TTL_MS - MARGIN_MS - STOP_MS))
 for id in "${ids[@]}"; do
 	x=$(ev_at TERM "$id" us)
 	[ -n "$x" ] || fail "$WHAT: message $id's run got no TERM (killed at once?)"
@@ -378,7 +380,11 @@ for id in "${ids[@]}"; do
 		fail "$WHAT: message $id fenced +$(us_ms "$t0" "$x") ms: too late"
 done
 log "$WHAT: TERM from +$(us_ms "$t0" "$(evs TERM | awk -v t="$t0" '$6 > t { print $6 }' | sort -n | head -n 1)") ms"
-[ $((tg - t0)) -le $(((TTL_MS - MARGIN_MS) * 1000)) ] ||
+# KILL at the trust deadline (at most lease_ttl - fence_margin after the
+# fault); gone and seen gone (a 20 ms poll of six pids) within half the
+# fence_margin after it: still before the claims can expire in the
+# database, fence_margin after the trust deadline.
+[ $((tg - t0)) -le $(((TTL_MS - MARGIN_MS / 2) * 1000)) ] ||
 	fail "$WHAT: the last run went +$(us_ms "$t0" "$tg") ms, past the trust deadline"
 for n in $(for id in "${ids[@]}"; do ev_at START "$id" node; done | sort -u); do
 	grep -q "cluster lease not renewed in time .*: fencing: stopping it" "$(node_log "${n#n}")" &&
