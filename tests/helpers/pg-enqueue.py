@@ -3,9 +3,10 @@
 transactions.
 
 Connects to DSN (a libpq conninfo) with Debian's psycopg2, makes the table
-app_order(id int primary key, note text) if it is not there (in a
-transaction of its own), then for i in 1..N, in one transaction each:
-INSERT INTO app_order VALUES (i, 'order-<i>') and
+public.app_order(id int primary key, note text) if it is not there (in a
+transaction of its own; public, not the first schema of the search path,
+which for the nodes' roles is vigil's), then for i in 1..N, in one
+transaction each: INSERT INTO public.app_order VALUES (i, 'order-<i>') and
 SELECT vigil.enqueue(JOB, 'order-<i>'::text); then COMMIT, or, in MODE half,
 ROLLBACK when i is odd (MODE all: always COMMIT).  Prints "i id" for each
 committed message (id: what vigil.enqueue returned), one a line, flushed
@@ -46,13 +47,13 @@ def main(argv):
     i = 0
     try:
         with conn.cursor() as cur:
-            cur.execute("CREATE TABLE IF NOT EXISTS app_order"
+            cur.execute("CREATE TABLE IF NOT EXISTS public.app_order"
                         "(id int primary key, note text)")
         conn.commit()
         for i in range(1, n + 1):
             payload = "order-%d" % i
             with conn.cursor() as cur:
-                cur.execute("INSERT INTO app_order VALUES (%s, %s)",
+                cur.execute("INSERT INTO public.app_order VALUES (%s, %s)",
                             (i, payload))
                 # ::text: the text overload, not vigil.enqueue(text, bytea).
                 cur.execute("SELECT vigil.enqueue(%s, %s::text)",

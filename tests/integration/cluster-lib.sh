@@ -21,10 +21,14 @@
 : "${CLUSTER_NODES:=1 2 3}"
 # Seconds node_stop (and cleanup) waits for a node to exit.
 : "${NODE_STOP_TIMEOUT:=15}"
+# NODE_CLUSTER_EXTRA[I]: more lines for node I's cluster section (inside
+# its braces; node_start's LINES go after it), e.g.
+#   NODE_CLUSTER_EXTRA[1]="work_conninfo = \"$(pgb_conninfo 1)\""
 
 NODE_PID=()
 # NODE_CONNINFO[I]: a test's own conninfo for node I (else node_conninfo's).
 NODE_CONNINFO=()
+NODE_CLUSTER_EXTRA=()
 declare -gA PROXY_PID=()
 PROXY_PORT=
 SAMPLER_PID=
@@ -109,6 +113,9 @@ _node_spawn() {
 		echo "  connect_timeout = \"$CLUSTER_CONNECT_TIMEOUT\""
 		echo "  fence_margin = \"$CLUSTER_FENCE_MARGIN\""
 		echo "  on_db_loss = \"$CLUSTER_ON_DB_LOSS\""
+		if [ -n "${NODE_CLUSTER_EXTRA[i]:-}" ]; then
+			printf '  %s\n' "${NODE_CLUSTER_EXTRA[i]}"
+		fi
 		echo "}"
 		if [ $# -gt 0 ]; then printf '%s\n' "$@"; fi
 	} >"$d/vigil.conf"
