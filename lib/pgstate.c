@@ -185,6 +185,8 @@ const char pg_schema[] =
     "LANGUAGE plpgsql AS $f$\n"
     "DECLARE n int := p_free; got int;\n"
     "BEGIN\n"
+    /* A claim lost in a crash only runs its messages again. */
+    "  PERFORM set_config('synchronous_commit', 'off', true);\n"
     "  IF p_cap > 0 THEN\n"
     "    PERFORM pg_advisory_xact_lock(" PG_LOCK_JOB_NS ", p_job);\n"
     "    SELECT least(p_free, p_cap - count(*)) INTO n FROM vigil.message\n"
@@ -480,7 +482,9 @@ const char pg_listen[] = "LISTEN vigil";
  * none).  Answer: (id, attempts, payload, NULL) per message claimed,
  * committed before any run starts; (id, attempts) is the claim's token.
  * Fewer than $2: a last row (NULL, NULL, NULL, ms until the next
- * available message is due, NULL if none or the cap is reached).
+ * available message is due, NULL if none or the cap is reached).  The
+ * claim commits without waiting for the disk: one lost in a crash of the
+ * database only means its messages run again (at least once).
  */
 const char pg_q_claim[] = "SELECT mid, mattempts, mpayload, mdue "
                           "FROM vigil.claim($1, $2, $3, $4, $5)";
@@ -494,10 +498,14 @@ const char pg_q_claim[] = "SELECT mid, mattempts, mpayload, mdue "
  * the message is still this node's claim of that attempt.  Answer: (id,
  * state after: -1 deleted) per outcome applied; the others were stale
  * (rescued or deleted meanwhile).  Messages available again wake every
- * node.
+ * node.  Committed without waiting for the disk (synchronous_commit off
+ * for this transaction only), as claims are: an outcome lost in a crash
+ * of the database leaves its message running under this node's claim,
+ * which expires and is rescued: it runs again, as at least once allows.
  */
 const char pg_q_outcomes[] =
-    "WITH k AS (SELECT * FROM unnest($2::bigint[], $3::int[], "
+    "WITH s AS (SELECT set_config('synchronous_commit', 'off', true)), "
+    "k AS (SELECT k.* FROM s, unnest($2::bigint[], $3::int[], "
     "$4::text[], $5::bigint[], $6::int[], $7::int[], $8::int[], "
     "$9::text[], $10::bytea[], $11::boolean[]) AS k(id, a, op, delay, "
     "maxa, ex, sig, err, tail, wake)), "

@@ -270,7 +270,7 @@ static void
 cq_claimed(void *arg, const struct pgres *res, const char *err, uint64_t sent)
 {
 	struct claim_arg *a = arg;
-	struct job *j = job_find(a->job);
+	struct job *j = job_find(a->job), *same = j;
 	struct queue_msg *msgs;
 	int row, nrows = res != NULL ? pgres_ntuples(res) : 0, n = 0;
 	int64_t due = 0;
@@ -309,6 +309,8 @@ cq_claimed(void *arg, const struct pgres *res, const char *err, uint64_t sent)
 		/* The job went or changed meanwhile: the messages go back. */
 		for (row = 0; row < n; row++)
 			cluster_queue_giveback(&msgs[row]);
+		if (same != NULL)
+			same->claiming = 0; /* its next claim may go */
 	} else
 		a->got(j, msgs, n, sent, res == NULL ? -1 : due);
 	for (row = 0; row < n; row++)

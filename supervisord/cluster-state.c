@@ -346,7 +346,9 @@ cluster_inst_free(struct inst *in)
 
 	if (s == NULL)
 		return;
-	if (s->st == LEASE_HELD || s->st == LEASE_EXPIRED)
+	if (s->msg != 0 && s->pgid > 1)
+		keeper_del(s->key); /* a message: no lease to give back */
+	else if (s->msg == 0 && (s->st == LEASE_HELD || s->st == LEASE_EXPIRED))
 		claim_cluster.release(in);
 	LIST_REMOVE(s, entry);
 	s->stop = sd_event_source_disable_unref(s->stop);
