@@ -441,6 +441,7 @@ cluster_listening(
 		r->sent = 0;
 	cluster_renew_now();
 	cluster_releases_send();
+	cluster_queue_flush();
 	cluster_seed();
 	cluster_acquire_all();
 }

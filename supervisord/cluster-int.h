@@ -130,6 +130,7 @@ void cluster_queue_renewed(
 void cluster_queue_tick(void);
 void cluster_queue_kick(int64_t);
 void cluster_queue_ready(void);
+void cluster_queue_flush(void);
 
 #endif /* HAVE_LIBPQ */
 

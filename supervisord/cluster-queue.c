@@ -148,8 +148,8 @@ cq_flush(void)
 	char *arr[10], opc[CQ_BATCH][2];
 	size_t n = 0, i;
 
-	if (cluster_st.flushing || cluster_st.work == NULL ||
-	    !pgconn_is_ready(cluster_st.work))
+	if (cluster_st.flushing || cluster_st.lease == NULL ||
+	    !pgconn_is_ready(cluster_st.lease))
 		return;
 	TAILQ_FOREACH(o, &cluster_st.outbox, entry)
 		n += !o->sent;
@@ -204,7 +204,7 @@ cq_flush(void)
 	for (i = 0; i < 10; i++)
 		p[i + 1] = arr[i];
 	cluster_st.flushing = 1;
-	pgconn_query(cluster_st.work, 0, pg_q_outcomes, 11, p, cq_flushed, a);
+	pgconn_query(cluster_st.lease, 0, pg_q_outcomes, 11, p, cq_flushed, a);
 	for (i = 0; i < 10; i++)
 		free(arr[i]);
 	free(ids);
@@ -446,16 +446,17 @@ cq_any(void)
 	return (0);
 }
 
-/* Each renew tick: the rescue, the outbox. */
+/* Each renew tick: the outbox, the rescue. */
 void
 cluster_queue_tick(void)
 {
 	const char *p[1];
 
-	if (cluster_st.cf == NULL || !pgconn_is_ready(cluster_st.work))
+	if (cluster_st.cf == NULL)
 		return;
 	cq_flush();
-	if (cluster_st.rescuing || !cq_any())
+	if (cluster_st.rescuing || !cq_any() ||
+	    !pgconn_is_ready(cluster_st.work))
 		return;
 	p[0] = "0";
 	cluster_st.rescuing = 1;
@@ -477,13 +478,19 @@ cluster_queue_kick(int64_t job_id)
 	}
 }
 
-/* The work connection is (back) up: the outbox, then every queue. */
+/* The work connection is (back) up: every queue claims. */
 void
 cluster_queue_ready(void)
 {
+	cluster_queue_kick(0);
+}
+
+/* The lease connection is (back) up: the outbox goes. */
+void
+cluster_queue_flush(void)
+{
 	cluster_st.flushing = 0;
 	cq_flush();
-	cluster_queue_kick(0);
 }
 
 static int
