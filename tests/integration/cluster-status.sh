@@ -96,8 +96,8 @@ awk -v l="$left" 'BEGIN { exit !(l > 0 && l <= 3) }' || fail "lease_expires_in_s
 # vigilctl cluster: both nodes, alive, the lease with its holder and pid.
 nctl "$o" cluster >"$T/c.out" || fail "vigilctl cluster: $(cat "$T/c.out")"
 cat "$T/c.out"
-grep -Eq "^n$h +[0-9.]+ +[0-9.]+m?s +1$" "$T/c.out" || fail "node n$h with 1 lease: $(cat "$T/c.out")"
-grep -Eq "^n$o +[0-9.]+ +[0-9.]+m?s +0 +\(this node\)$" "$T/c.out" || fail "node n$o: $(cat "$T/c.out")"
+grep -Eq "^n$h +[0-9.]+ +[0-9.]+m?s +1 +0$" "$T/c.out" || fail "node n$h with 1 lease, no message: $(cat "$T/c.out")"
+grep -Eq "^n$o +[0-9.]+ +[0-9.]+m?s +0 +0 +\(this node\)$" "$T/c.out" || fail "node n$o: $(cat "$T/c.out")"
 pid=$(node_status "$h" svc pid)
 has_pid() { nctl "$o" --json cluster | jq -e --argjson p "$1" \
 	'.leases[] | select(.job == "svc" and .pid == $p)' >/dev/null; }
