@@ -638,6 +638,7 @@ cluster_close(void)
 		TAILQ_REMOVE(&cluster_st.releases, r, entry);
 		free(r);
 	}
+	cluster_queue_close();
 	pgconn_unload();
 	cluster_st.cf = NULL;
 }

@@ -131,6 +131,7 @@ void cluster_queue_tick(void);
 void cluster_queue_kick(int64_t);
 void cluster_queue_ready(void);
 void cluster_queue_flush(void);
+void cluster_queue_close(void);
 
 #endif /* HAVE_LIBPQ */
 

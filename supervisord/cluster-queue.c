@@ -544,6 +544,22 @@ cluster_queue_shutdown(void (*done)(void))
 	cq_flush();
 }
 
+/* At exit, after the connections: what the outbox still holds goes. */
+void
+cluster_queue_close(void)
+{
+	struct outcome *o;
+
+	while ((o = TAILQ_FIRST(&cluster_st.outbox)) != NULL) {
+		TAILQ_REMOVE(&cluster_st.outbox, o, entry);
+		cq_outcome_free(o);
+	}
+	cluster_st.queue_shutdown_timer =
+	    sd_event_source_disable_unref(cluster_st.queue_shutdown_timer);
+	cluster_st.queue_shutdown = NULL;
+	cluster_st.holds_settled = NULL;
+}
+
 /* ---- the state backend: outcomes of runs ---- */
 
 static void

@@ -247,10 +247,7 @@ struct cq_req {
 	char **nodes;
 	int width;
 	/* queue --dead */
-	long limit;
 	size_t shown;
-	/* retry, delete */
-	int done;
 };
 
 static void
