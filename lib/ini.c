@@ -679,8 +679,9 @@ ini_parse_buffer(struct ini *ini, const char *name, const char *buf, size_t len,
 /*
  * Read a whole file; -1 with errno set if it cannot be read.  With
  * regular, anything but a regular file (a FIFO, a device an [include]
- * glob matched) is refused with ENOTSUP before a byte is read: opening a
- * FIFO does not wait for a writer, a device is never read.
+ * glob matched) is refused with ENOTSUP (EISDIR for a directory) before a
+ * byte is read: opening a FIFO does not wait for a writer, a device is
+ * never read.
  */
 static int
 ini_read_file(const char *path, int regular, char **bufp, size_t *lenp)
@@ -696,7 +697,9 @@ ini_read_file(const char *path, int regular, char **bufp, size_t *lenp)
 	             (regular ? O_NONBLOCK | O_NOCTTY : 0))) == -1)
 		return (-1);
 	if (regular && (fstat(fd, &st) == -1 || !S_ISREG(st.st_mode))) {
-		saved = fstat(fd, &st) == -1 ? errno : ENOTSUP;
+		saved = fstat(fd, &st) == -1 ? errno :
+		    S_ISDIR(st.st_mode)      ? EISDIR :
+		                               ENOTSUP;
 		close(fd);
 		errno = saved;
 		return (-1);
