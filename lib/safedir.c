@@ -415,7 +415,7 @@ safedir_step(struct safedir_walk *w, int oflags, int *fd, char **cause)
 {
 	struct stat st;
 	char *name = w->rest + strspn(w->rest, "/"), *next, *shown;
-	int last, islink;
+	int last, islink, saved;
 
 	if ((next = strchr(name, '/')) != NULL)
 		*next++ = '\0';
@@ -429,12 +429,14 @@ safedir_step(struct safedir_walk *w, int oflags, int *fd, char **cause)
 		close(*fd);
 		return (-1);
 	}
+	saved = errno;
 	if (*fd == -1)
 		islink = (errno == ELOOP || errno == ENOTDIR) &&
 		    fstatat(w->dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
 		    S_ISLNK(st.st_mode);
 	else
 		islink = S_ISLNK(st.st_mode);
+	errno = saved;
 	if (islink) {
 		if (*fd != -1)
 			close(*fd);
