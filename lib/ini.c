@@ -31,6 +31,7 @@
 #include "config.h"
 
 #include <sys/types.h>
+#include <sys/stat.h>
 
 #include <errno.h>
 #include <fcntl.h>
@@ -675,17 +676,34 @@ ini_parse_buffer(struct ini *ini, const char *name, const char *buf, size_t len,
 	return (rc);
 }
 
-/* Read a whole file; -1 with errno set if it cannot be read. */
+/*
+ * Read a whole file; -1 with errno set if it cannot be read.  With
+ * regular, anything but a regular file (a FIFO, a device an [include]
+ * glob matched) is refused with ENOTSUP (EISDIR for a directory) before a
+ * byte is read: opening a FIFO does not wait for a writer, a device is
+ * never read.
+ */
 static int
-ini_read_file(const char *path, char **bufp, size_t *lenp)
+ini_read_file(const char *path, int regular, char **bufp, size_t *lenp)
 {
 	struct ini_buf b = { NULL, 0, 0 };
+	struct stat st;
 	char chunk[65536];
 	ssize_t r;
 	int fd, saved;
 
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
+	if ((fd = open(path,
+	         O_RDONLY | O_CLOEXEC |
+	             (regular ? O_NONBLOCK | O_NOCTTY : 0))) == -1)
 		return (-1);
+	if (regular && (fstat(fd, &st) == -1 || !S_ISREG(st.st_mode))) {
+		saved = fstat(fd, &st) == -1 ? errno :
+		    S_ISDIR(st.st_mode)      ? EISDIR :
+		                               ENOTSUP;
+		close(fd);
+		errno = saved;
+		return (-1);
+	}
 	for (;;) {
 		r = read(fd, chunk, sizeof chunk);
 		if (r == -1 && errno == EINTR)
@@ -772,8 +790,9 @@ ini_include_file(struct ini *ini, const char *path, char **cause)
 	size_t len;
 	int rc;
 
-	if (ini_read_file(path, &buf, &len) == -1) {
-		xasprintf(&note, "%s: skipped: %s", path, strerror(errno));
+	if (ini_read_file(path, 1, &buf, &len) == -1) {
+		xasprintf(&note, "%s: skipped: %s", path,
+		    errno == ENOTSUP ? "not a regular file" : strerror(errno));
 		ini_add_note(ini, note);
 	} else {
 		rc = ini_parse_buffer(ini, path, buf, len, cause);
@@ -893,7 +912,7 @@ ini_load(struct ini *ini, const char *path, const struct ini_var *vars,
 	size_t len;
 	int rc;
 
-	if (ini_read_file(path, &buf, &len) == -1) {
+	if (ini_read_file(path, 0, &buf, &len) == -1) {
 		rc = ini_fail(cause, "%s: %s", path, strerror(errno));
 		ini_clear(ini);
 		return (rc);

@@ -26,6 +26,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -314,4 +315,198 @@ safedir_tighten(int fd, mode_t max, gid_t gid, char **what)
 		xasprintf(what, "mode %04o, now %04o", (unsigned int)was,
 		    (unsigned int)mode);
 	return (1);
+}
+
+/* The most symbolic links safedir_open_path follows (as Linux's 40). */
+#define SAFEDIR_MAXLINKS 40
+
+/* A path being resolved by safedir_open_path. */
+struct safedir_walk {
+	char *rest;  /* what is left to resolve, owned */
+	char *shown; /* what was resolved, for messages, owned */
+	int dirfd;   /* the directory reached, O_PATH */
+	int nlinks;  /* symbolic links followed */
+};
+
+/*
+ * May the symbolic link name in the directory w->dirfd be followed?  Only
+ * if the link and its directory are root's (or vigild's user's) and
+ * neither group nor others may write in the directory: nobody else could
+ * have made it or put it there.  Return 0, or -1 with errno EPERM and
+ * *cause naming the link (the last component is "it").
+ */
+static int
+safedir_link_ok(
+    const struct safedir_walk *w, const char *name, int last, char **cause)
+{
+	struct stat dst, lst;
+	char lowner[96], downer[96];
+	uid_t me = geteuid();
+
+	if (fstat(w->dirfd, &dst) == -1 ||
+	    fstatat(w->dirfd, name, &lst, AT_SYMLINK_NOFOLLOW) == -1) {
+		safedir_errno(cause, "stat");
+		return (-1);
+	}
+	if ((lst.st_uid == 0 || lst.st_uid == me) &&
+	    (dst.st_uid == 0 || dst.st_uid == me) &&
+	    (dst.st_mode & (S_IWGRP | S_IWOTH)) == 0)
+		return (0);
+	if (cause != NULL) {
+		safedir_user(lst.st_uid, lowner, sizeof(lowner));
+		safedir_user(dst.st_uid, downer, sizeof(downer));
+		xasprintf(cause,
+		    "%s%s%s%sis a symbolic link, refused: a link of %s in a "
+		    "directory of %s, mode %04o (a link is followed only if "
+		    "root owns it and its directory, and only root may write "
+		    "there)",
+		    last ? "" : w->shown, last ? "" : "/", last ? "" : name,
+		    last ? "" : " ", lowner, downer,
+		    (unsigned int)(dst.st_mode & 07777));
+	}
+	errno = EPERM;
+	return (-1);
+}
+
+/*
+ * Follow the symbolic link name in w->dirfd (checked by safedir_link_ok):
+ * what is left becomes its target, then next (NULL at the end); an
+ * absolute target starts again from "/".  Return 0, or -1 with errno.
+ */
+static int
+safedir_follow(struct safedir_walk *w, const char *name, const char *next)
+{
+	char target[PATH_MAX], *rest;
+	ssize_t n;
+	int fd;
+
+	if (++w->nlinks > SAFEDIR_MAXLINKS) {
+		errno = ELOOP;
+		return (-1);
+	}
+	if ((n = readlinkat(w->dirfd, name, target, sizeof(target))) == -1)
+		return (-1);
+	if ((size_t)n >= sizeof(target)) {
+		errno = ENAMETOOLONG;
+		return (-1);
+	}
+	target[n] = '\0';
+	if (target[0] == '/') {
+		if ((fd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC)) == -1)
+			return (-1);
+		close(w->dirfd);
+		w->dirfd = fd;
+		w->shown[0] = '\0';
+	}
+	xasprintf(&rest, "%s/%s", target, next != NULL ? next : "");
+	free(w->rest);
+	w->rest = rest;
+	return (0);
+}
+
+/*
+ * One step of safedir_open_path: open the first component of w->rest in
+ * w->dirfd.  Return 1 with *fd the file opened with oflags (the end), 0
+ * when the walk goes on (into a directory, or through a link), -1 with
+ * errno and *cause.
+ */
+static int
+safedir_step(struct safedir_walk *w, int oflags, int *fd, char **cause)
+{
+	struct stat st;
+	char *name = w->rest + strspn(w->rest, "/"), *next, *shown;
+	int last, islink, saved;
+
+	if ((next = strchr(name, '/')) != NULL)
+		*next++ = '\0';
+	last = next == NULL || next[strspn(next, "/")] == '\0';
+	if (*name == '\0')
+		name = ".";
+	*fd = openat(w->dirfd, name,
+	    last ? oflags | O_NOFOLLOW : O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	if (*fd != -1 && fstat(*fd, &st) == -1) {
+		safedir_errno(cause, "fstat");
+		close(*fd);
+		return (-1);
+	}
+	saved = errno;
+	if (*fd == -1)
+		islink = (errno == ELOOP || errno == ENOTDIR) &&
+		    fstatat(w->dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+		    S_ISLNK(st.st_mode);
+	else
+		islink = S_ISLNK(st.st_mode);
+	errno = saved;
+	if (islink) {
+		if (*fd != -1)
+			close(*fd);
+		if (safedir_link_ok(w, name, last, cause) == -1)
+			return (-1);
+		if (safedir_follow(w, name, next) == -1) {
+			safedir_errno(cause, "");
+			return (-1);
+		}
+		return (0);
+	}
+	if (*fd != -1 && last)
+		return (1);
+	if (*fd != -1 && !S_ISDIR(st.st_mode)) {
+		close(*fd);
+		*fd = -1;
+		errno = ENOTDIR;
+	}
+	if (*fd == -1) {
+		safedir_errno(cause, "");
+		return (-1);
+	}
+	xasprintf(&shown, "%s/%s", w->shown, name);
+	free(w->shown);
+	w->shown = shown;
+	close(w->dirfd);
+	w->dirfd = *fd;
+	memmove(w->rest, next, strlen(next) + 1);
+	return (0);
+}
+
+/*
+ * Open the absolute path with oflags (O_NOFOLLOW is added) for a job,
+ * resolving it one component at a time from "/", each directory opened
+ * with O_PATH | O_NOFOLLOW: no component can be swapped for a symbolic
+ * link between a check and the use.  A symbolic link met on the way, the
+ * last component included, is followed only if it and its directory
+ * belong to root or to the effective user and neither group nor others
+ * may write in that directory (as OpenSSH and sudo check a path); so
+ * /var/run -> /run still works, and a link a job's user put in its own
+ * directory does not.  Return the descriptor, or -1 with errno (EPERM for
+ * a refused link) and *cause (owned by the caller; cause may be NULL),
+ * which does not repeat path but names a refused link above its last
+ * component.
+ */
+int
+safedir_open_path(const char *path, int oflags, char **cause)
+{
+	struct safedir_walk w;
+	int fd = -1, r, saved;
+
+	if (path[0] != '/') {
+		errno = EINVAL;
+		if (cause != NULL)
+			xasprintf(cause, "not an absolute path");
+		return (-1);
+	}
+	memset(&w, 0, sizeof(w));
+	if ((w.dirfd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC)) == -1) {
+		safedir_errno(cause, "/");
+		return (-1);
+	}
+	w.rest = xstrdup(path);
+	w.shown = xstrdup("");
+	while ((r = safedir_step(&w, oflags, &fd, cause)) == 0)
+		;
+	saved = errno;
+	close(w.dirfd);
+	free(w.rest);
+	free(w.shown);
+	errno = saved;
+	return (r == 1 ? fd : -1);
 }

@@ -8,6 +8,9 @@
  * process's effective user that neither its group nor others may write
  * to.  Files in it are then opened relative to that descriptor, so that
  * nobody else can plant a symbolic link there or swap the directory.
+ * A path vigild opens for a job (env_file, pid_file, watch) is resolved
+ * one component at a time, following only symbolic links that nobody but
+ * root (or vigild's user) could have made.
  */
 
 #ifndef VIGIL_SAFEDIR_H
@@ -26,5 +29,6 @@ int safedir_stat_check(const struct stat *, int, char **);
 int safedir_path_check(const char *, int, char **);
 int safedir_refresh(int, const char *, int *, char **);
 int safedir_tighten(int, mode_t, gid_t, char **);
+int safedir_open_path(const char *, int, char **);
 
 #endif

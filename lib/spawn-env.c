@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "conf.h"
+#include "safedir.h"
 #include "spawn-env.h"
 #include "xmalloc.h"
 
@@ -125,27 +126,24 @@ spawn_read_bounded(int fd, size_t hint, size_t max, size_t *len)
  * free), or return NULL with *cause naming the file.  Its directory may
  * be writable by the job's user, who must neither stall vigild (a FIFO, a
  * device) nor read through the job's environment what the user may not
- * (a symbolic link to /etc/shadow): the file is opened without blocking
- * and without following a link, and must be a regular file of at most
+ * (a symbolic link to /etc/shadow, in the file's place or a directory's):
+ * the file is opened without blocking and through no link the user could
+ * have made (safedir_open_path), and must be a regular file of at most
  * SPAWN_ENV_FILE_MAX bytes, also while it is read (it may grow).
  */
 static char *
 spawn_env_file_read(const char *path, char **cause)
 {
 	struct stat st;
-	char *buf = NULL;
+	char *buf = NULL, *why;
 	size_t len;
 	int fd;
 
-	fd = open(
-	    path, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY);
+	fd = safedir_open_path(
+	    path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY, &why);
 	if (fd == -1) {
-		if (errno == ELOOP)
-			xasprintf(cause,
-			    "env_file %s: is a symbolic link, refused", path);
-		else
-			xasprintf(
-			    cause, "env_file %s: %s", path, strerror(errno));
+		xasprintf(cause, "env_file %s: %s", path, why);
+		free(why);
 		return (NULL);
 	}
 	if (fstat(fd, &st) == -1)

@@ -78,6 +78,8 @@ int store_batch_end(struct store *, char **);
 void store_busy_timeout_set(struct store *, int);
 void store_error_seen(struct store *);
 int store_is_busy(const struct store *);
+int store_fault_guard(void);
+int store_fault_taken(void);
 int64_t store_now(void);
 
 #endif

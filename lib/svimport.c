@@ -476,9 +476,14 @@ svi_program(struct svi_ctx *ctx, const struct ini_section *sec)
 		p->gprio = p->prio;
 	if ((p->f = open_memstream(&p->body, &p->bodylen)) == NULL)
 		abort();
-	if (!conf_name_is_valid(p->name)) {
+	/* ".x.conf" would be a hidden file, "-x" an option to vigilctl. */
+	if (!conf_name_is_valid(p->name) || p->name[0] == '.' ||
+	    p->name[0] == '-') {
 		svi_report(ctx, sec->file, sec->line, "",
-		    "'%s' is not a vigil job name", p->name);
+		    "'%s' is not a vigil job name%s", p->name,
+		    conf_name_is_valid(p->name) ?
+		        " (it starts with '.' or '-')" :
+		        "");
 		p->failed = 1;
 	} else
 		svi_prog_process(p);

@@ -26,6 +26,7 @@
 #include "log.h"
 #include "monotime.h"
 #include "proc.h"
+#include "safedir.h"
 #include "signame.h"
 #include "spawn.h"
 #include "vigild.h"
@@ -414,8 +415,8 @@ run_pid_file(const struct inst *in)
 	int fd;
 
 	if (path == NULL ||
-	    (fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)) ==
-	        -1)
+	    (fd = safedir_open_path(
+	         path, O_RDONLY | O_CLOEXEC | O_NONBLOCK, NULL)) == -1)
 		return (0);
 	n = read(fd, buf, sizeof(buf) - 1);
 	close(fd);

@@ -22,7 +22,10 @@
  * at the retry (a file moved aside, a full disk).  The history records
  * kept are capped (the oldest dropped and counted); queue outcomes and
  * intents are never dropped: there are no more of them than slots and
- * instances, since nothing is claimed while the store fails.
+ * instances, since nothing is claimed while the store fails.  A write
+ * into state.db-shm that faulted (SIGBUS: the file made immutable, or
+ * truncated) is made harmless by store_fault_guard(); the store is then
+ * closed as after a failure, and opened again at the retry.
  */
 
 #include "config.h"
@@ -91,9 +94,10 @@ static uint64_t state_retry_at; /* monotonic usec: no store call before */
 static uint64_t state_delay;    /* the current retry delay, 0: none */
 static uint64_t state_failed_at;
 static sd_event_source *state_timer;
-static int64_t state_warned_at; /* wall clock usec */
-static int state_warned;        /* since the store last came back */
-static uint64_t state_lost;     /* history records dropped */
+static sd_event_source *state_fault_src; /* closes the store after a fault */
+static int64_t state_warned_at;          /* wall clock usec */
+static int state_warned;                 /* since the store last came back */
+static uint64_t state_lost;              /* history records dropped */
 
 static int
 state_rec_is_history(const struct state_rec *r)
@@ -213,6 +217,45 @@ state_failed(const char *what, char *cause)
 }
 
 /*
+ * After a fault in state.db-shm (store_fault_taken), SQLite's index is
+ * vigild's own copy, which no other connection sees: close the store, to
+ * be opened again at the retry.  From a loop turn of its own, since the
+ * caller that saw the fault may hold the queue (state_q) still.
+ */
+static int
+state_fault_fired(sd_event_source *s, void *arg)
+{
+	char *cause;
+
+	state_fault_src = sd_event_source_disable_unref(state_fault_src);
+	xasprintf(&cause,
+	    "%s-shm: a write into SQLite's shared memory faulted (SIGBUS: "
+	    "the file cannot be written; immutable? truncated?); state.db "
+	    "closed",
+	    state_path);
+	queue_close(state_q);
+	state_q = NULL;
+	store_close(state_store);
+	state_store = NULL;
+	state_failed("state.db", cause);
+	return (0);
+}
+
+/* Has a write into state.db-shm faulted?  Then close the store soon. */
+static void
+state_fault_check(void)
+{
+	int r;
+
+	if (!store_fault_taken() || state_fault_src != NULL)
+		return;
+	r = sd_event_add_defer(
+	    vigild.event, &state_fault_src, state_fault_fired, NULL);
+	if (r < 0)
+		fatalx("%s: sd_event_add_defer: %s", __func__, strerror(-r));
+}
+
+/*
  * The store, opened again if need be, or NULL before the retry time and
  * when it cannot be opened.  Records may still wait: see state_get.
  */
@@ -221,6 +264,7 @@ state_store_ready(void)
 {
 	char *cause = NULL;
 
+	state_fault_check();
 	if (state_path == NULL ||
 	    (state_retry_at != 0 && monotime_now() < state_retry_at))
 		return (NULL);
@@ -438,6 +482,8 @@ state_sqlite_open(void)
 	size_t n = 0;
 
 	xasprintf(&state_path, "%s/state.db", vigild.state_dir);
+	if (store_fault_guard() == -1)
+		log_warn("state: cannot catch SIGBUS in state.db-shm");
 	if ((s = state_get()) == NULL)
 		return;
 	if (store_runs_close_open(s, store_now(), "lost", &n, &cause) == -1) {
@@ -468,6 +514,7 @@ state_sqlite_close(void)
 	TAILQ_FOREACH_SAFE(r, &state_recs, entry, next)
 		state_rec_remove(r);
 	state_timer = sd_event_source_disable_unref(state_timer);
+	state_fault_src = sd_event_source_disable_unref(state_fault_src);
 	queue_close(state_q);
 	state_q = NULL;
 	store_close(state_store);

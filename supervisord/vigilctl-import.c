@@ -105,18 +105,64 @@ imp_translate(struct imp *imp, struct imp_file *f)
 	svimport_translate(&f->ini, &in, &f->out);
 }
 
-/* Write TEXT to DIR/NAME.conf; -1 with a message on failure. */
+/*
+ * The mode and group for the job file of a program of source: at most
+ * 0644, and never more open than source (a 0600 file of secrets makes a
+ * 0600 job file).  0644 and no group if source cannot be read.
+ */
+static mode_t
+imp_mode(const char *source, gid_t *gid)
+{
+	struct stat st;
+
+	*gid = (gid_t)-1;
+	if (stat(source, &st) == -1)
+		return (0644);
+	if (st.st_mode & 0070)
+		*gid = st.st_gid;
+	return (st.st_mode & 0644);
+}
+
+/*
+ * Give the new file fd the group gid (unless -1) when group bits are
+ * left, or take those bits away if it cannot be; 0 or -1 with errno.
+ */
 static int
-imp_write(const char *dir, const char *name, const char *text)
+imp_regroup(int fd, mode_t mode, gid_t gid)
+{
+	struct stat st;
+
+	if (gid == (gid_t)-1 || fstat(fd, &st) == -1 ||
+	    (st.st_mode & 0070) == 0 || st.st_gid == gid)
+		return (0);
+	if (fchown(fd, (uid_t)-1, gid) == 0)
+		return (0);
+	return (fchmod(fd, mode & ~(mode_t)0070));
+}
+
+/*
+ * Write TEXT to DIR/NAME.conf with at most the mode and group of SOURCE
+ * (imp_mode); -1 with a message on failure.
+ */
+static int
+imp_write(
+    const char *dir, const char *name, const char *text, const char *source)
 {
 	size_t len = strlen(text), off = 0;
 	char *path;
 	ssize_t n = 0;
+	mode_t mode;
+	gid_t gid;
 	int fd;
 
 	xasprintf(&path, "%s/%s.conf", dir, name);
+	mode = imp_mode(source, &gid);
 	fd = open(
-	    path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
+	    path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, mode);
+	if (fd != -1 && imp_regroup(fd, mode, gid) == -1) {
+		close(fd);
+		fd = -1;
+	}
 	while (fd != -1 && off < len &&
 	    ((n = write(fd, text + off, len - off)) > 0 || errno == EINTR))
 		off += n > 0 ? (size_t)n : 0;
@@ -209,8 +255,8 @@ imp_check(struct imp *imp, size_t fi)
 			    job->file, job->line, job->name, other, line);
 		else {
 			xasprintf(&path, "%s/%s.conf", imp->staging, job->name);
-			if (imp_write(imp->staging, job->name, job->text) ==
-			    -1) {
+			if (imp_write(imp->staging, job->name, job->text,
+			        job->file) == -1) {
 				unlink(path);
 				rmdir(imp->staging);
 				exit(1);
@@ -317,7 +363,7 @@ imp_commit_one(struct imp *imp, const struct svimport_job *job,
 	}
 	if (imp->dry_run)
 		return;
-	if (imp_write(imp->staging, job->name, job->text) == -1 ||
+	if (imp_write(imp->staging, job->name, job->text, job->file) == -1 ||
 	    rename(staged, path) == -1) {
 		fprintf(stderr, "vigilctl: %s: %s\n", path, strerror(errno));
 		unlink(staged);

@@ -50,6 +50,7 @@
 #include "queue.h"
 #include "safedir.h"
 #include "store.h"
+#include "ttyesc.h"
 #include "vigilctl.h"
 #include "xmalloc.h"
 
@@ -66,6 +67,13 @@
  */
 static uint64_t vigilctl_deadline;
 static char vigilctl_timeout_text[64];
+
+/*
+ * Standard output and error: escaped (ttyesc) when a terminal, unless
+ * --raw.  Index 1 and 2.
+ */
+static struct ttyesc vigilctl_esc[3];
+static int vigilctl_escaping[3];
 
 /* The options and operands of enqueue, as vigilctl reads them. */
 struct vigilctl_enqueue {
@@ -97,7 +105,7 @@ static void __attribute__((noreturn)) vigilctl_usage(int code)
 
 	fputs(
 	    "usage: vigilctl [-s SOCKET] [-c FILE] [--state-dir DIR] [--json]\n"
-	    "                [--timeout DUR] COMMAND [ARGS]\n"
+	    "                [--raw] [--timeout DUR] COMMAND [ARGS]\n"
 	    "\n"
 	    "Control vigild through its socket.\n"
 	    "\n"
@@ -108,6 +116,9 @@ static void __attribute__((noreturn)) vigilctl_usage(int code)
 	    "                     state.db's directory, for enqueue --direct\n"
 	    "                     (else $VIGIL_STATE_DIR, else the config's)\n"
 	    "      --json         machine-readable output\n"
+	    "      --raw          write what vigild sends byte for byte; else\n"
+	    "                     control characters (a job's escape\n"
+	    "                     sequences) are shown as \\x1b on a terminal\n"
 	    "      --timeout DUR  give up (exit 69) if vigild has not taken the\n"
 	    "                     request within DUR (default 30s; 0: never);\n"
 	    "                     once taken, waiting commands are not cut off\n"
@@ -366,6 +377,28 @@ vigilctl_write_all(int fd, const void *p, size_t n)
 }
 
 /*
+ * Write what vigild sent for fd (1 or 2), escaped if it is a terminal
+ * (vigilctl_escaping); p NULL: the end of the reply.
+ */
+static void
+vigilctl_out(int fd, const void *p, size_t n)
+{
+	char *text;
+	size_t len;
+
+	if (!vigilctl_escaping[fd]) {
+		vigilctl_write_all(fd, p, n);
+		return;
+	}
+	if (p == NULL)
+		text = ttyesc_flush(&vigilctl_esc[fd], &len);
+	else
+		text = ttyesc_chunk(&vigilctl_esc[fd], p, n, &len);
+	vigilctl_write_all(fd, text, len);
+	free(text);
+}
+
+/*
  * Send n bytes to vigild.  Return 0, or -1 with errno (EPIPE when vigild
  * closed the connection: it may have answered already).  Never SIGPIPE.
  */
@@ -427,14 +460,16 @@ vigilctl_relay(int fd)
 		while ((r = proto_next(&in, &h, &payload)) == 1) {
 			vigilctl_deadline = 0;
 			if (h.type == PROTO_EXIT && h.len == sizeof(code)) {
+				vigilctl_out(1, NULL, 0);
+				vigilctl_out(2, NULL, 0);
 				memcpy(&code, payload, sizeof(code));
 				proto_buf_clear(&in);
 				return (code);
 			}
 			if (h.type == PROTO_STDOUT)
-				vigilctl_write_all(1, payload, h.len);
+				vigilctl_out(1, payload, h.len);
 			else if (h.type == PROTO_STDERR)
-				vigilctl_write_all(2, payload, h.len);
+				vigilctl_out(2, payload, h.len);
 			proto_buf_consume(&in, PROTO_HEADER_SIZE + h.len);
 		}
 		if (r == -1)
@@ -813,6 +848,7 @@ main(int argc, char **argv)
 		OPT_VERSION,
 		OPT_STATE_DIR,
 		OPT_TIMEOUT,
+		OPT_RAW,
 	};
 	static const struct option longopts[] = {
 		{ "socket", required_argument, NULL, 's' },
@@ -820,6 +856,7 @@ main(int argc, char **argv)
 		{ "state-dir", required_argument, NULL, OPT_STATE_DIR },
 		{ "json", no_argument, NULL, OPT_JSON },
 		{ "timeout", required_argument, NULL, OPT_TIMEOUT },
+		{ "raw", no_argument, NULL, OPT_RAW },
 		{ "version", no_argument, NULL, OPT_VERSION },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -830,7 +867,7 @@ main(int argc, char **argv)
 	uint64_t timeout = VIGILCTL_TIMEOUT;
 	uint32_t flags = PROTO_F_ACK;
 	char *path;
-	int ch, code;
+	int ch, code, raw = 0;
 
 	while ((ch = getopt_long(argc, argv, "+s:c:h", longopts, NULL)) != -1) {
 		switch (ch) {
@@ -848,6 +885,9 @@ main(int argc, char **argv)
 			break;
 		case OPT_TIMEOUT:
 			timeout = vigilctl_timeout_parse(optarg);
+			break;
+		case OPT_RAW:
+			raw = 1;
 			break;
 		case OPT_VERSION:
 			printf("vigilctl %s\n", PACKAGE_VERSION);
@@ -869,6 +909,11 @@ main(int argc, char **argv)
 		if (eq.direct)
 			return (vigilctl_direct(&where, &eq, flags));
 		enq = &eq;
+	}
+
+	for (ch = 1; ch <= 2; ch++) {
+		vigilctl_escaping[ch] = !raw && isatty(ch);
+		ttyesc_init(&vigilctl_esc[ch], (flags & PROTO_F_JSON) != 0);
 	}
 
 	/* Standard input first: vigild waits only 10 s for a request. */

@@ -25,6 +25,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <fnmatch.h>
 #include <limits.h>
 #include <stdio.h>
@@ -34,6 +35,7 @@
 
 #include "duration.h"
 #include "log.h"
+#include "safedir.h"
 #include "vigild.h"
 #include "xmalloc.h"
 
@@ -113,15 +115,50 @@ watch_open(void)
 	return (0);
 }
 
-/* Watch directory path for job j (everything, or only the name only). */
+/*
+ * Open the directory path, through no symbolic link a user could have
+ * made (safedir_open_path): a job's user who owns a directory above it
+ * must not point vigild at a directory of root's.  The descriptor, or -1
+ * (logged).
+ */
 static int
-watch_add(struct job *j, const char *path, const char *only)
+watch_open_dir(struct job *j, const char *path)
+{
+	char *cause;
+	int fd;
+
+	fd =
+	    safedir_open_path(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC, &cause);
+	if (fd == -1) {
+		log_warnx("%s: watch %s: %s", j->name, path, cause);
+		free(cause);
+	}
+	return (fd);
+}
+
+/*
+ * Watch directory path for job j (everything, or only the name only);
+ * with dirfd, leave the directory open there (the caller closes it).
+ */
+static int
+watch_add(struct job *j, const char *path, const char *only, int *dirfd)
 {
 	struct watch_dir key, *d;
+	char fdpath[64];
 	size_t i;
+	int fd, saved;
 
+	if ((fd = watch_open_dir(j, path)) == -1)
+		return (-1);
 	memset(&key, 0, sizeof(key));
-	key.wd = inotify_add_watch(watch_fd, path, WATCH_MASK);
+	snprintf(fdpath, sizeof(fdpath), "/proc/self/fd/%d", fd);
+	key.wd = inotify_add_watch(watch_fd, fdpath, WATCH_MASK);
+	saved = errno;
+	if (key.wd == -1 || dirfd == NULL)
+		close(fd);
+	else
+		*dirfd = fd;
+	errno = saved;
 	if (key.wd == -1 && errno == ENOSPC) {
 		log_warnx("%s: watch %s: no inotify watch left (sysctl "
 		          "fs.inotify.max_user_watches; %zu in use by vigild)",
@@ -159,9 +196,14 @@ watch_tree_add(struct job *j, const char *path)
 	struct dirent *de;
 	struct stat st;
 	DIR *dir;
+	int fd;
 
-	if (watch_add(j, path, NULL) == -1 || (dir = opendir(path)) == NULL)
+	if (watch_add(j, path, NULL, &fd) == -1)
 		return;
+	if ((dir = fdopendir(fd)) == NULL) {
+		close(fd);
+		return;
+	}
 	while ((de = readdir(dir)) != NULL) {
 		if (strcmp(de->d_name, ".") == 0 ||
 		    strcmp(de->d_name, "..") == 0 ||
@@ -170,7 +212,8 @@ watch_tree_add(struct job *j, const char *path)
 		        de->d_name) >= sizeof(sub))
 			continue;
 		/* Never through a symbolic link: no loops. */
-		if (lstat(sub, &st) == 0 && S_ISDIR(st.st_mode))
+		if (fstatat(fd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+		    S_ISDIR(st.st_mode))
 			watch_tree_add(j, sub);
 	}
 	closedir(dir);
@@ -183,13 +226,19 @@ watch_job_attach(struct job *j)
 	char dir[PATH_MAX], *slash;
 	struct stat st;
 	size_t i;
+	int fd, isdir, missing;
 
 	if (j->spec->nwatch == 0 || watch_open() == -1)
 		return;
 	for (i = 0; i < j->spec->nwatch; i++) {
 		const char *path = j->spec->watch[i];
 
-		if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+		fd = safedir_open_path(path, O_PATH | O_CLOEXEC, NULL);
+		missing = fd == -1 && errno == ENOENT;
+		isdir = fd != -1 && fstat(fd, &st) == 0 && S_ISDIR(st.st_mode);
+		if (fd != -1)
+			close(fd);
+		if (isdir) {
 			watch_tree_add(j, path);
 			continue;
 		}
@@ -197,9 +246,10 @@ watch_job_attach(struct job *j)
 		strlcpy(dir, path, sizeof(dir));
 		slash = strrchr(dir, '/');
 		*slash = '\0';
-		if (watch_add(j, dir[0] != '\0' ? dir : "/", slash + 1) == -1)
+		if (watch_add(j, dir[0] != '\0' ? dir : "/", slash + 1, NULL) ==
+		    -1)
 			continue;
-		if (access(path, F_OK) == -1)
+		if (missing)
 			log_warnx("%s: watch %s: not there yet (its directory "
 			          "is watched)",
 			    j->name, path);

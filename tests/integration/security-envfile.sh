@@ -2,24 +2,41 @@
 # A job's user who can replace the job's env_file must neither freeze
 # vigild (a FIFO there blocked its event loop at the next start) nor read
 # a file it may not read through the job's environment (a symbolic link
-# to a root-only file was followed by root vigild).  Each refused file is
-# a failed start whose reason names the file; vigild keeps answering.
+# to a root-only file was followed by root vigild, and so was a directory
+# above the file swapped for a link to a root-only directory).  Each
+# refused file is a failed start whose reason names the file (and the
+# link); vigild keeps answering.  A link root made in root's directory is
+# still followed.
 . "$(dirname "$0")/lib.sh"
 
 need_nobody
 command -v mkfifo >/dev/null || exit 77
 
-# The job user owns the directory of its env_file; the secret is root's.
+# The job user owns the directories of its env_file; the secrets are root's:
+# a file, and a file of the same name in a directory only root may enter.
 ENVDIR=$T/envdir
-ENVF=$ENVDIR/app.env
-mkdir "$ENVDIR"
-chown nobody "$ENVDIR"
+SUB=$ENVDIR/conf
+ENVF=$SUB/app.env
+mkdir "$ENVDIR" "$SUB"
+chown nobody "$ENVDIR" "$SUB"
 printf 'GREETING=hello\n' >"$ENVF"
 chown nobody "$ENVF"
 SECRET=vigil-secret-$$-$RANDOM
 printf 'STOLEN=%s\n' "$SECRET" >"$T/secret"
 chmod 0600 "$T/secret"
+VAULT=$T/vault
+mkdir -m 0700 "$VAULT"
+printf 'STOLEN=%s\n' "$SECRET" >"$VAULT/app.env"
+chmod 0600 "$VAULT/app.env"
 as_nobody cat "$T/secret" >/dev/null 2>&1 && exit 77 # nobody must not read it
+as_nobody cat "$VAULT/app.env" >/dev/null 2>&1 && exit 77
+
+# A job whose env_file is reached through a link of root's in root's
+# directory: followed, as /var/run -> /run is.
+mkdir "$T/legit"
+printf 'LEGIT=yes\n' >"$T/legit/app.env"
+ln -s legit "$T/legit-link"
+job legit 'command = {"sleep", "1000"}' "env_file = \"$T/legit-link/app.env\""
 
 job app 'command = {"sh", "-c", "env; exec sleep 1000"}' 'user = "nobody"' \
 	"env_file = \"$ENVF\"" 'restart_delay = "100ms"' 'max_restarts = 1000'
@@ -27,6 +44,10 @@ start_vigild
 wait_state app RUNNING
 p=$(job_pid app)
 grep -qzx GREETING=hello "/proc/$p/environ" || fail "env_file not applied"
+wait_state legit RUNNING
+p=$(job_pid legit)
+grep -qzx LEGIT=yes "/proc/$p/environ" ||
+	fail "env_file through root's link not applied"
 
 # answers: vigild replies to status within 3 seconds.
 answers() { timeout 3 "$VIGILCTL" -s "$SOCK" status >/dev/null 2>&1; }
@@ -70,6 +91,18 @@ restart_app
 check "answers after a huge env_file" retry 10 answers
 check "start refused with the file named (size)" \
 	retry 10 reason_names "larger than"
+
+# 4. The job's user swaps the env_file's directory for a link to a
+# directory only root may enter, holding a root-only file of that name.
+as_nobody mv "$SUB" "$ENVDIR/conf.real"
+as_nobody ln -s "$VAULT" "$SUB"
+restart_app
+check "answers after a directory swapped for a link" retry 10 answers
+check "start refused with the link named (directory swap)" \
+	retry 10 reason_names "$SUB is a symbolic link, refused"
+check "secret not leaked through the swapped directory" eval '! leaked'
+as_nobody rm "$SUB"
+as_nobody mv "$ENVDIR/conf.real" "$SUB"
 
 # A regular file again: the job comes back, and has its environment.
 as_nobody rm "$ENVF"

@@ -265,6 +265,83 @@ TEST(tighten)
 	return (0);
 }
 
+/* safedir_open_path of path: the descriptor, or -1 with *err and *cause. */
+static int
+try_path(const char *path, int *err, char **cause)
+{
+	int fd;
+
+	*cause = NULL;
+	fd = safedir_open_path(path, O_RDONLY | O_CLOEXEC, cause);
+	*err = fd == -1 ? errno : 0;
+	if (fd == -1)
+		printf("# %s: %s\n", path, *cause != NULL ? *cause : "(none)");
+	return (fd);
+}
+
+/*
+ * A path opened one component at a time: links of the effective user in
+ * a directory only it may write in are followed, others refused, whether
+ * the last component or one above it.
+ */
+TEST(open_path)
+{
+	char path[PATH_MAX], p2[PATH_MAX], *cause;
+	int fd, err;
+
+	ASSERT_EQ(mkdir(at(path, sizeof(path), "p"), 0755), 0);
+	ASSERT_EQ(chmod(path, 0755), 0);
+	ASSERT_EQ(mkdir(at(path, sizeof(path), "p/real"), 0755), 0);
+	ASSERT_OK((fd = open(at(path, sizeof(path), "p/real/f"),
+	               O_WRONLY | O_CREAT, 0600)) >= 0);
+	close(fd);
+	ASSERT_EQ(symlink("real", at(path, sizeof(path), "p/link")), 0);
+	ASSERT_EQ(symlink(at(p2, sizeof(p2), "p/real/f"),
+	              at(path, sizeof(path), "p/flink")),
+	    0);
+	ASSERT_EQ(symlink("loop", at(path, sizeof(path), "p/loop")), 0);
+	ASSERT_OK((fd = try_path(
+	               at(path, sizeof(path), "p/link/f"), &err, &cause)) >= 0);
+	close(fd);
+	ASSERT_OK((fd = try_path(
+	               at(path, sizeof(path), "p/flink"), &err, &cause)) >= 0);
+	close(fd);
+	ASSERT_OK((fd = try_path(at(path, sizeof(path), "p//real/./f"), &err,
+	               &cause)) >= 0);
+	close(fd);
+	ASSERT_EQ(
+	    try_path(at(path, sizeof(path), "p/loop/f"), &err, &cause), -1);
+	ASSERT_EQ(err, ELOOP);
+	free(cause);
+	ASSERT_EQ(try_path(at(path, sizeof(path), "p/none"), &err, &cause), -1);
+	ASSERT_EQ(err, ENOENT);
+	ASSERT_STREQ(cause, strerror(ENOENT));
+	free(cause);
+	ASSERT_EQ(
+	    try_path(at(path, sizeof(path), "p/real/f/x"), &err, &cause), -1);
+	ASSERT_EQ(err, ENOTDIR);
+	free(cause);
+	ASSERT_EQ(try_path("relative", &err, &cause), -1);
+	ASSERT_EQ(err, EINVAL);
+	free(cause);
+	/* Others may write in p now: its links are refused, and named. */
+	ASSERT_EQ(chmod(at(path, sizeof(path), "p"), 0777), 0);
+	ASSERT_EQ(
+	    try_path(at(path, sizeof(path), "p/link/f"), &err, &cause), -1);
+	ASSERT_EQ(err, EPERM);
+	at(p2, sizeof(p2), "p/link is a symbolic link, refused");
+	ASSERT_OK(cause != NULL && strstr(cause, p2) != NULL);
+	ASSERT_OK(strstr(cause, "mode 0777") != NULL);
+	free(cause);
+	ASSERT_EQ(
+	    try_path(at(path, sizeof(path), "p/flink"), &err, &cause), -1);
+	ASSERT_EQ(err, EPERM);
+	ASSERT_OK(strncmp(cause, "is a symbolic link, refused", 27) == 0);
+	free(cause);
+	ASSERT_EQ(chmod(at(path, sizeof(path), "p"), 0755), 0);
+	return (0);
+}
+
 int
 main(void)
 {
@@ -283,6 +360,7 @@ main(void)
 	RUN(path_check);
 	RUN(refresh);
 	RUN(tighten);
+	RUN(open_path);
 	if (test_failed == 0)
 		test_rmtree(dir);
 	else

@@ -564,6 +564,12 @@ TEST(skip_and_names)
 	ASSERT_OK(strstr(job("web"), "depends") == NULL);
 	ASSERT_OK(reported(7, "", "'bad+name' is not a vigil job name"));
 	ASSERT_EQ(out.njobs, 1);
+	/* A hidden job file, or a name vigilctl would take for an option. */
+	ASSERT_OK(translate("[program:.hidden]\ncommand=x\n"
+	                    "[program:-x]\ncommand=x\n") == 0);
+	ASSERT_OK(reported(1, "", "'.hidden' is not a vigil job name"));
+	ASSERT_OK(reported(3, "", "'-x' is not a vigil job name"));
+	ASSERT_EQ(out.njobs, 0);
 	return (0);
 }
 
