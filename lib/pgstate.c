@@ -401,6 +401,17 @@ const char pg_lease_hold[] =
     "SELECT held_seq FROM u, n";
 
 /*
+ * $1 job ids, $2 instances (arrays): the operator's stops and starts of
+ * these instances as vigil's role recorded them (a notice is a hint to
+ * read them, never news in itself).  Answer: (job id, instance, held,
+ * seq, who and where) per row.
+ */
+const char pg_lease_held[] =
+    "SELECT l.job_id, l.instance, l.held, l.held_seq, l.held_by "
+    "FROM vigil.lease l JOIN unnest($1::int[], $2::int[]) AS k(j, i) "
+    "ON l.job_id = k.j AND l.instance = k.i";
+
+/*
  * $1 job id, $2 instance, $3 the slot (Unix usec), $4 node, $5 clock
  * tolerance ms: one run per slot cluster-wide.  The first node to commit
  * the slot wins (a row); an older slot never fires again, and a node

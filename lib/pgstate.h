@@ -43,6 +43,7 @@ extern const char pg_lease_renew_all[];
 extern const char pg_lease_state[];
 extern const char pg_lease_release[];
 extern const char pg_lease_hold[];
+extern const char pg_lease_held[];
 extern const char pg_periodic_fire[];
 extern const char pg_periodic_skipped[];
 extern const char pg_cluster_nodes[];

@@ -444,6 +444,7 @@ cluster_listening(
 	cluster_queue_flush();
 	cluster_seed();
 	cluster_acquire_all();
+	cluster_hold_reread();
 }
 
 /* The session's settings, then (lease) the schema, the node, LISTEN. */
@@ -492,7 +493,15 @@ cluster_connected(void *arg)
 	    cluster_listening, NULL);
 }
 
-/* A notification: a lease given back ("lease JOB_ID INSTANCE"). */
+/*
+ * A notification on the channel vigil.  Any role that can connect may
+ * send one: it is only ever a hint to re-read vigil's own rows, never
+ * news in itself.  "q JOB_ID": messages for a queue (its dispatcher
+ * claims, one claim at a time); "lease JOB_ID INSTANCE": a lease given
+ * back (a standby bids, one bid at a time); "held JOB_ID INSTANCE ...":
+ * the operator's stop or start (its row is re-read; the rest of the text
+ * is ignored).
+ */
 static void
 cluster_notify(void *arg, const char *channel, const char *payload)
 {
@@ -500,27 +509,18 @@ cluster_notify(void *arg, const char *channel, const char *payload)
 	long long job_id;
 	int instance;
 
-	struct inst *in;
-	long long seq;
-	int held, off = 0;
-
-	if (sscanf(payload, "q %lld", &job_id) == 1)
-		cluster_queue_kick(job_id);
-	else if (sscanf(payload, "lease %lld %d", &job_id, &instance) == 2) {
+	(void)arg;
+	(void)channel;
+	if (sscanf(payload, "q %lld", &job_id) == 1) {
+		if (job_id > 0) /* 0 would be every queue */
+			cluster_queue_kick(job_id);
+	} else if (sscanf(payload, "lease %lld %d", &job_id, &instance) == 2) {
 		s = cluster_find(job_id, instance);
 		if (s != NULL && s->want && s->st == LEASE_NONE &&
 		    s->in->life.phase == LIFE_LEASE)
 			cluster_acquire(s);
-	} else if (sscanf(payload, "held %lld %d %d %lld %n", &job_id,
-	               &instance, &held, &seq, &off) == 4 &&
-	    off > 0 && (in = cluster_inst_find(job_id, instance)) != NULL) {
-		s = cluster_slot(in);
-		/* Older than what this node knows, or than its own: not news. */
-		if (s->hold_pending || seq <= s->hold_seq)
-			return;
-		s->hold_seq = seq;
-		cluster_hold_apply(in, held, payload + off);
-	}
+	} else if (sscanf(payload, "held %lld %d", &job_id, &instance) == 2)
+		cluster_hold_hint(job_id, instance);
 }
 
 /* The lease connection is down: bids wait; held leases stay trusted. */
