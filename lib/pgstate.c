@@ -31,7 +31,8 @@
  * once against an empty database give one schema.  Every statement is
  * idempotent and runs at each start (a database at an older version gets
  * the current functions and grants); later versions append steps and
- * raise schema_version.  Answer: (schema_version).
+ * raise schema_version.  Answer: (schema_version, the roles
+ * vigil_enqueue and vigil_monitor that are missing, or NULL).
  */
 const char pg_schema[] =
     "BEGIN;\n"
@@ -153,6 +154,10 @@ const char pg_schema[] =
     "    RAISE EXCEPTION 'vigil.enqueue: delay % is negative', p_delay\n"
     "      USING ERRCODE = 'invalid_parameter_value';\n"
     "  END IF;\n"
+    "  IF p_unique = '' OR octet_length(p_unique) > 1024 THEN\n"
+    "    RAISE EXCEPTION 'vigil.enqueue: the unique key is empty or longer '\n"
+    "      'than 1024 bytes' USING ERRCODE = 'invalid_parameter_value';\n"
+    "  END IF;\n"
     "  INSERT INTO vigil.message AS m (job_id, payload, unique_key,\n"
     "      priority, due)\n"
     "  VALUES (j, coalesce(p_payload, ''), p_unique, coalesce(p_priority, "
@@ -172,14 +177,14 @@ const char pg_schema[] =
     "CREATE OR REPLACE FUNCTION vigil.enqueue(job text, payload bytea,\n"
     "    delay interval DEFAULT '0', unique_key text DEFAULT NULL,\n"
     "    priority int DEFAULT 0) RETURNS bigint\n"
-    "LANGUAGE sql " PG_PIN " AS $f$\n"
+    "LANGUAGE sql SECURITY DEFINER " PG_PIN " AS $f$\n"
     "  SELECT id FROM vigil.enqueue_message(job, payload, delay,\n"
     "    unique_key, priority) $f$;\n"
     "CREATE OR REPLACE FUNCTION vigil.enqueue(job text, payload text "
     "DEFAULT '',\n"
     "    delay interval DEFAULT '0', unique_key text DEFAULT NULL,\n"
     "    priority int DEFAULT 0) RETURNS bigint\n"
-    "LANGUAGE sql " PG_PIN " AS $f$\n"
+    "LANGUAGE sql SECURITY DEFINER " PG_PIN " AS $f$\n"
     "  SELECT id FROM vigil.enqueue_message(job, convert_to(payload, "
     "'UTF8'),\n"
     "    delay, unique_key, priority) $f$;\n"
@@ -311,9 +316,49 @@ const char pg_schema[] =
     "      WHERE job_id = k.id AND state = 1 GROUP BY holder) h)\n"
     "  FROM unnest(p_jobs) AS k(id)\n"
     "  LEFT JOIN vigil.message m ON m.job_id = k.id GROUP BY k.id $f$;\n"
+    /*
+     * The roles an application is given (docs/cluster.md): vigil_enqueue
+     * may only call vigil.enqueue (SECURITY DEFINER: no table grant);
+     * vigil_monitor reads the rows but no payload nor output.  Roles are
+     * the server's, not the database's: made once, if this role may
+     * (CREATEROLE); else vigild logs the manual step and carries on.
+     * No function of vigil is anyone's but these roles' and the owner's.
+     */
+    "DO $r$ DECLARE r text; BEGIN\n"
+    "  FOREACH r IN ARRAY ARRAY['vigil_enqueue', 'vigil_monitor'] LOOP\n"
+    "    IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = r) THEN\n"
+    "      BEGIN EXECUTE format('CREATE ROLE %I NOLOGIN', r);\n"
+    "      EXCEPTION WHEN insufficient_privilege OR duplicate_object\n"
+    "        OR unique_violation THEN NULL;\n"
+    "      END;\n"
+    "    END IF;\n"
+    "  END LOOP;\n"
+    "END $r$;\n"
+    "REVOKE ALL ON ALL FUNCTIONS IN SCHEMA vigil FROM PUBLIC;\n"
+    "DO $g$ BEGIN\n"
+    "  IF EXISTS (SELECT FROM pg_roles WHERE rolname = 'vigil_enqueue') THEN\n"
+    "    GRANT USAGE ON SCHEMA vigil TO vigil_enqueue;\n"
+    "    GRANT EXECUTE ON FUNCTION\n"
+    "      vigil.enqueue(text, bytea, interval, text, int),\n"
+    "      vigil.enqueue(text, text, interval, text, int) TO vigil_enqueue;\n"
+    "  END IF;\n"
+    "  IF EXISTS (SELECT FROM pg_roles WHERE rolname = 'vigil_monitor') THEN\n"
+    "    GRANT USAGE ON SCHEMA vigil TO vigil_monitor;\n"
+    "    GRANT SELECT ON vigil.cluster, vigil.node, vigil.job,\n"
+    "      vigil.node_job, vigil.lease, vigil.periodic, vigil.run\n"
+    "      TO vigil_monitor;\n"
+    "    GRANT SELECT (id, job_id, state, priority, due, attempts, holder,\n"
+    "      lease_until, created_at, updated_at, last_exit, last_signal,\n"
+    "      last_error) ON vigil.message TO vigil_monitor;\n"
+    "    GRANT EXECUTE ON FUNCTION vigil.counts(int[]),\n"
+    "      vigil.cluster_nodes(), vigil.cluster_leases() TO vigil_monitor;\n"
+    "  END IF;\n"
+    "END $g$;\n"
     "UPDATE vigil.cluster SET schema_version = 3 WHERE schema_version < 3;\n"
     "COMMIT;\n"
-    "SELECT schema_version FROM vigil.cluster;\n";
+    "SELECT schema_version, (SELECT string_agg(r, ', ') FROM\n"
+    "  unnest(ARRAY['vigil_enqueue', 'vigil_monitor']) AS r WHERE NOT EXISTS\n"
+    "  (SELECT FROM pg_roles WHERE rolname = r)) FROM vigil.cluster;\n";
 
 /*
  * Each session: its search_path pinned (nothing vigild sends finds an

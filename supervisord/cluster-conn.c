@@ -370,6 +370,7 @@ static void
 cluster_schema_done(
     void *arg, const struct pgres *res, const char *err, uint64_t sent)
 {
+	const char *roles;
 	long long v;
 
 	if (res == NULL) {
@@ -382,6 +383,14 @@ cluster_schema_done(
 		log_warnx("cluster: schema vigil is at version %lld, newer "
 		          "than this vigild's %d",
 		    v, PG_SCHEMA_VERSION);
+	if ((roles = pgres_value(res, 0, 1)) != NULL)
+		log_warnx("cluster: no role %s, and this role may not create "
+		          "roles (CREATEROLE): applications can be given no "
+		          "enqueue-only or read-only access until a superuser "
+		          "runs CREATE ROLE ... NOLOGIN for each (the next "
+		          "vigild start grants them their rights; "
+		          "docs/cluster.md)",
+		    roles);
 	cluster_st.schema_done = 1;
 }
 
