@@ -12,6 +12,7 @@
 #include "config.h"
 
 #include <sys/types.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 
 #include <errno.h>
@@ -570,7 +571,66 @@ cluster_identity(void)
 }
 
 /*
- * At start-up, before the jobs start: libpq, the keeper, the two
+ * One conninfo of the cluster section, at line of vigil.conf (path):
+ * what libpq refuses is an error; a password in a file that others may
+ * read is a warning (passfile or PGPASSFILE are the way).
+ */
+static int
+cluster_check_conninfo(const char *path, int line, const char *name,
+    const char *conninfo, int exposed, char **cause)
+{
+	char *why = NULL;
+	const char *p;
+	int password;
+
+	if (pgconn_check(conninfo, &password, &why) == -1) {
+		p = strncmp(why, "cluster: conninfo: ", 19) == 0 ? why + 19 :
+		                                                   why;
+		xasprintf(cause, "%s:%d: cluster: %s: %s", path, line, name, p);
+		free(why);
+		return (-1);
+	}
+	if (password && exposed)
+		log_warnx("%s:%d: cluster: %s holds a password and %s may be "
+		          "read by others than its owner: use a password file "
+		          "(passfile=... in the conninfo, or PGPASSFILE) of "
+		          "mode 0600",
+		    path, line, name, path);
+	return (0);
+}
+
+/*
+ * The cluster section as libpq reads it, the same for vigild -t as at
+ * start: libpq, each conninfo.  0, or -1 with cause (naming file and
+ * line).
+ */
+int
+cluster_check(char **cause)
+{
+	const struct conf_cluster *cf = &vigild.conf->cluster;
+	const char *path = vigild.conf->path != NULL ? vigild.conf->path : "-";
+	struct stat st;
+	int exposed;
+
+	if (!cf->enabled)
+		return (0);
+	if (pgconn_load(cause) == -1)
+		return (-1);
+	exposed = vigild.conf->path == NULL ||
+	    stat(vigild.conf->path, &st) == -1 ||
+	    (st.st_mode & (S_IRGRP | S_IROTH)) != 0;
+	if (cluster_check_conninfo(path, cf->conninfo_line, "conninfo",
+	        cf->conninfo, exposed, cause) == -1)
+		return (-1);
+	if (cf->work_conninfo != NULL &&
+	    cluster_check_conninfo(path, cf->work_conninfo_line,
+	        "work_conninfo", cf->work_conninfo, exposed, cause) == -1)
+		return (-1);
+	return (0);
+}
+
+/*
+ * At start-up, before the jobs start (after cluster_check): libpq, the keeper, the two
  * connections (they connect in the background; cluster jobs wait for
  * their leases, local jobs start at once).  0, or -1 with cause.
  */
@@ -582,10 +642,8 @@ cluster_open(char **cause)
 
 	if (!cf->enabled)
 		return (0);
-	if (pgconn_load(cause) == -1 ||
-	    pgconn_check(cf->conninfo, cause) == -1 ||
-	    (cf->work_conninfo != NULL &&
-	        pgconn_check(cf->work_conninfo, cause) == -1))
+	/* cluster_check has been called (vigild.c). */
+	if (pgconn_load(cause) == -1)
 		return (-1);
 	cluster_st.cf = cf;
 	cluster_st.t.ttl = cf->lease_ttl;
@@ -655,6 +713,13 @@ cluster_close(void)
 #else /* !HAVE_LIBPQ */
 
 /* Built without libpq: vigil.conf refuses a cluster section. */
+int
+cluster_check(char **cause)
+{
+	(void)cause;
+	return (0);
+}
+
 int
 cluster_open(char **cause)
 {
