@@ -440,9 +440,12 @@ cluster_hold_read(
 	(void)arg;
 	(void)sent;
 	cluster_st.hold_reading = 0;
-	if (res == NULL)
+	if (res == NULL) {
+		/* Hints that came meanwhile wait for the connection's return. */
 		log_debug("cluster: re-reading stops and starts: %s", err);
-	for (row = 0; res != NULL && row < pgres_ntuples(res); row++) {
+		return;
+	}
+	for (row = 0; row < pgres_ntuples(res); row++) {
 		in = cluster_inst_find(
 		    pgres_int(res, row, 0, 0), (int)pgres_int(res, row, 1, -1));
 		held = pgres_value(res, row, 2);
