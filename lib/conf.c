@@ -335,6 +335,10 @@ conf_cluster_check(struct conf_ctx *sub, struct conf_cluster *cl, int bad)
 {
 	if (cl->conninfo == NULL || cl->conninfo[0] == '\0')
 		conf_ctx_error(sub, NULL, "conninfo is required");
+	if ((cl->conninfo_line = conf_ctx_line(sub, "conninfo")) == 0)
+		cl->conninfo_line = cl->line;
+	if ((cl->work_conninfo_line = conf_ctx_line(sub, "work_conninfo")) == 0)
+		cl->work_conninfo_line = cl->line;
 	if (!conf_ctx_given(sub, "query_timeout"))
 		cl->query_timeout = cl->renew_interval;
 	if (!conf_ctx_given(sub, "connect_timeout"))

@@ -194,6 +194,8 @@ struct conf_cluster {
 	uint64_t connect_timeout; /* default renew_interval */
 	int on_db_loss;           /* CONF_DB_LOSS_KILL (default) or _KEEP */
 	int line;                 /* the line of the section, for messages */
+	int conninfo_line;        /* the lines of these options (else line) */
+	int work_conninfo_line;
 };
 
 /* vigil.conf.  All strings are owned. */

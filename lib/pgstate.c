@@ -17,10 +17,22 @@
 #include "xmalloc.h"
 
 /*
- * The schema at version PG_SCHEMA_VERSION, applied in one transaction under a transaction-scoped
- * advisory lock: several vigild starting at once against an empty
- * database give one schema.  Every statement is idempotent; later
- * versions append guarded steps and raise schema_version.
+ * Every function of vigil runs with this search_path whoever calls it
+ * and whatever the session's: an object someone else planted in public
+ * or in a schema named after the role is never found instead of
+ * PostgreSQL's own (pg_temp last: never searched for functions and
+ * operators).
+ */
+#define PG_PIN "SET search_path = pg_catalog, pg_temp"
+
+/*
+ * The schema at version PG_SCHEMA_VERSION, applied in one transaction
+ * under a transaction-scoped advisory lock: several vigild starting at
+ * once against an empty database give one schema.  Every statement is
+ * idempotent and runs at each start (a database at an older version gets
+ * the current functions and grants); later versions append steps and
+ * raise schema_version.  Answer: (schema_version, the roles
+ * vigil_enqueue and vigil_monitor that are missing, or NULL).
  */
 const char pg_schema[] =
     "BEGIN;\n"
@@ -129,7 +141,7 @@ const char pg_schema[] =
     "CREATE OR REPLACE FUNCTION vigil.enqueue_message(p_job text,\n"
     "    p_payload bytea, p_delay interval, p_unique text, p_priority int,\n"
     "    OUT id bigint, OUT created boolean)\n"
-    "LANGUAGE plpgsql AS $f$\n"
+    "LANGUAGE plpgsql " PG_PIN " AS $f$\n"
     "DECLARE j int;\n"
     "BEGIN\n"
     "  SELECT vigil.job.id INTO j FROM vigil.job\n"
@@ -141,6 +153,10 @@ const char pg_schema[] =
     "  IF p_delay < interval '0' THEN\n"
     "    RAISE EXCEPTION 'vigil.enqueue: delay % is negative', p_delay\n"
     "      USING ERRCODE = 'invalid_parameter_value';\n"
+    "  END IF;\n"
+    "  IF p_unique = '' OR octet_length(p_unique) > 1024 THEN\n"
+    "    RAISE EXCEPTION 'vigil.enqueue: the unique key is empty or longer '\n"
+    "      'than 1024 bytes' USING ERRCODE = 'invalid_parameter_value';\n"
     "  END IF;\n"
     "  INSERT INTO vigil.message AS m (job_id, payload, unique_key,\n"
     "      priority, due)\n"
@@ -161,14 +177,14 @@ const char pg_schema[] =
     "CREATE OR REPLACE FUNCTION vigil.enqueue(job text, payload bytea,\n"
     "    delay interval DEFAULT '0', unique_key text DEFAULT NULL,\n"
     "    priority int DEFAULT 0) RETURNS bigint\n"
-    "LANGUAGE sql AS $f$\n"
+    "LANGUAGE sql SECURITY DEFINER " PG_PIN " AS $f$\n"
     "  SELECT id FROM vigil.enqueue_message(job, payload, delay,\n"
     "    unique_key, priority) $f$;\n"
     "CREATE OR REPLACE FUNCTION vigil.enqueue(job text, payload text "
     "DEFAULT '',\n"
     "    delay interval DEFAULT '0', unique_key text DEFAULT NULL,\n"
     "    priority int DEFAULT 0) RETURNS bigint\n"
-    "LANGUAGE sql AS $f$\n"
+    "LANGUAGE sql SECURITY DEFINER " PG_PIN " AS $f$\n"
     "  SELECT id FROM vigil.enqueue_message(job, convert_to(payload, "
     "'UTF8'),\n"
     "    delay, unique_key, priority) $f$;\n"
@@ -182,7 +198,7 @@ const char pg_schema[] =
     "    p_node text, p_ms bigint, p_cap int)\n"
     "RETURNS TABLE (mid bigint, mattempts int, mpayload bytea, mdue "
     "bigint)\n"
-    "LANGUAGE plpgsql AS $f$\n"
+    "LANGUAGE plpgsql " PG_PIN " AS $f$\n"
     "DECLARE n int := p_free; got int;\n"
     "BEGIN\n"
     /* A claim lost in a crash only runs its messages again. */
@@ -215,12 +231,139 @@ const char pg_schema[] =
     "      FROM vigil.message WHERE job_id = p_job AND state = 0;\n"
     "  END IF;\n"
     "END $f$;\n"
-    "UPDATE vigil.cluster SET schema_version = 2 WHERE schema_version < 2;\n"
+    /*
+     * version 3: every function pins its search_path (above), and what
+     * the work connection sends (perhaps through a pooler, where no
+     * session setting holds) is a call of one: nothing it parses is
+     * looked up in a schema that others may write.
+     */
+    "CREATE OR REPLACE FUNCTION vigil.rescue(p_grace bigint)\n"
+    "RETURNS TABLE (r_job int, r_id bigint, r_state smallint, r_n boolean)\n"
+    "LANGUAGE sql " PG_PIN " AS $f$\n"
+    "  WITH g AS (SELECT pg_try_advisory_xact_lock(" PG_LOCK_NS ", 1) AS ok),\n"
+    "  r AS (UPDATE vigil.message m SET\n"
+    "    state = CASE WHEN m.attempts >= j.max_attempts THEN 2 ELSE 0 END,\n"
+    "    due = now() + least(3600, 2 ^ greatest(m.attempts - 1, 0))\n"
+    "      * interval '1 s',\n"
+    "    last_error = 'lost: ' || m.holder || ' stopped renewing',\n"
+    "    holder = NULL, lease_until = NULL, updated_at = now()\n"
+    "    FROM vigil.job j, g WHERE g.ok AND j.id = m.job_id AND m.state = 1\n"
+    "    AND m.lease_until < now() - p_grace * interval '1 ms'\n"
+    "    RETURNING m.job_id, m.id, m.state)\n"
+    "  SELECT job_id, id, state, pg_notify('vigil', 'q ' || job_id)\n"
+    "    IS NULL FROM r $f$;\n"
+    "CREATE OR REPLACE FUNCTION vigil.retry(p_id bigint)\n"
+    "RETURNS TABLE (r_job int, r_n boolean)\n"
+    "LANGUAGE sql " PG_PIN " AS $f$\n"
+    "  WITH r AS (UPDATE vigil.message SET state = 0, attempts = 0,\n"
+    "    due = now(), updated_at = now() WHERE id = p_id AND state <> 1\n"
+    "    RETURNING job_id)\n"
+    "  SELECT job_id, pg_notify('vigil', 'q ' || job_id) IS NULL FROM r $f$;\n"
+    "CREATE OR REPLACE FUNCTION vigil.kick(p_job int) RETURNS void\n"
+    "LANGUAGE sql " PG_PIN " AS $f$\n"
+    "  SELECT pg_notify('vigil', 'q ' || p_job) $f$;\n"
+    "CREATE OR REPLACE FUNCTION vigil.cluster_nodes()\n"
+    "RETURNS TABLE (r_name text, r_version text, r_age bigint,\n"
+    "    r_alive boolean, r_leases bigint, r_drift text, r_msgs bigint)\n"
+    "LANGUAGE sql STABLE " PG_PIN " AS $f$\n"
+    "  SELECT n.name, n.version,\n"
+    "    (extract(epoch FROM now() - n.heartbeat_at) * 1000)::bigint,\n"
+    "    n.expires_at > now(),\n"
+    "    (SELECT count(*) FROM vigil.lease l WHERE l.holder = n.name\n"
+    "      AND l.expires_at > now()),\n"
+    "    (SELECT string_agg(j.name, ',' ORDER BY j.name)\n"
+    "      FROM vigil.node_job nj JOIN vigil.job j ON j.id = nj.job_id\n"
+    "      WHERE nj.node = n.name AND EXISTS (SELECT 1\n"
+    "        FROM vigil.node_job o JOIN vigil.node m\n"
+    "        ON m.name = o.node AND m.expires_at > now()\n"
+    "        WHERE o.job_id = nj.job_id AND o.spec_hash <> nj.spec_hash)),\n"
+    "    (SELECT count(*) FROM vigil.message m WHERE m.holder = n.name\n"
+    "      AND m.state = 1)\n"
+    "  FROM vigil.node n ORDER BY n.name $f$;\n"
+    "CREATE OR REPLACE FUNCTION vigil.cluster_leases()\n"
+    "RETURNS TABLE (r_job text, r_instance int, r_holder text,\n"
+    "    r_epoch bigint, r_ms bigint, r_pid int, r_state text,\n"
+    "    r_held boolean, r_held_by text)\n"
+    "LANGUAGE sql STABLE " PG_PIN " AS $f$\n"
+    "  SELECT j.name, l.instance, l.holder, l.epoch,\n"
+    "    CASE WHEN l.expires_at > now() THEN\n"
+    "    (extract(epoch FROM l.expires_at - now()) * 1000)::bigint END,\n"
+    "    l.pid, l.state, l.held, l.held_by\n"
+    "  FROM vigil.lease l JOIN vigil.job j ON j.id = l.job_id\n"
+    "  ORDER BY j.name, l.instance $f$;\n"
+    "CREATE OR REPLACE FUNCTION vigil.dead(p_job int, p_max int)\n"
+    "RETURNS TABLE (r_id bigint, r_attempts int, r_exit int, r_signal int,\n"
+    "    r_error text, r_created bigint, r_updated bigint, r_priority int,\n"
+    "    r_bytes int, r_output bytea)\n"
+    "LANGUAGE sql STABLE " PG_PIN " AS $f$\n"
+    "  SELECT id, attempts, coalesce(last_exit, -1),\n"
+    "    coalesce(last_signal, -1), last_error,\n"
+    "    (extract(epoch FROM created_at) * 1e6)::bigint,\n"
+    "    (extract(epoch FROM updated_at) * 1e6)::bigint, priority,\n"
+    "    length(payload), output FROM vigil.message\n"
+    "  WHERE job_id = p_job AND state = 2 ORDER BY id LIMIT p_max $f$;\n"
+    "CREATE OR REPLACE FUNCTION vigil.counts(p_jobs int[])\n"
+    "RETURNS TABLE (r_job int, r_available bigint, r_delayed bigint,\n"
+    "    r_running bigint, r_dead bigint, r_holders text)\n"
+    "LANGUAGE sql STABLE " PG_PIN " AS $f$\n"
+    "  SELECT k.id,\n"
+    "    count(m.id) FILTER (WHERE m.state = 0 AND m.due <= now()),\n"
+    "    count(m.id) FILTER (WHERE m.state = 0 AND m.due > now()),\n"
+    "    count(m.id) FILTER (WHERE m.state = 1),\n"
+    "    count(m.id) FILTER (WHERE m.state = 2),\n"
+    "    (SELECT string_agg(h.holder || '=' || h.n, ',' ORDER BY h.holder)\n"
+    "      FROM (SELECT holder, count(*) AS n FROM vigil.message\n"
+    "      WHERE job_id = k.id AND state = 1 GROUP BY holder) h)\n"
+    "  FROM unnest(p_jobs) AS k(id)\n"
+    "  LEFT JOIN vigil.message m ON m.job_id = k.id GROUP BY k.id $f$;\n"
+    /*
+     * The roles an application is given (docs/cluster.md): vigil_enqueue
+     * may only call vigil.enqueue (SECURITY DEFINER: no table grant);
+     * vigil_monitor reads the rows but no payload nor output.  Roles are
+     * the server's, not the database's: made once, if this role may
+     * (CREATEROLE); else vigild logs the manual step and carries on.
+     * No function of vigil is anyone's but these roles' and the owner's.
+     */
+    "DO $r$ DECLARE r text; BEGIN\n"
+    "  FOREACH r IN ARRAY ARRAY['vigil_enqueue', 'vigil_monitor'] LOOP\n"
+    "    IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = r) THEN\n"
+    "      BEGIN EXECUTE format('CREATE ROLE %I NOLOGIN', r);\n"
+    "      EXCEPTION WHEN insufficient_privilege OR duplicate_object\n"
+    "        OR unique_violation THEN NULL;\n"
+    "      END;\n"
+    "    END IF;\n"
+    "  END LOOP;\n"
+    "END $r$;\n"
+    "REVOKE ALL ON ALL FUNCTIONS IN SCHEMA vigil FROM PUBLIC;\n"
+    "DO $g$ BEGIN\n"
+    "  IF EXISTS (SELECT FROM pg_roles WHERE rolname = 'vigil_enqueue') THEN\n"
+    "    GRANT USAGE ON SCHEMA vigil TO vigil_enqueue;\n"
+    "    GRANT EXECUTE ON FUNCTION\n"
+    "      vigil.enqueue(text, bytea, interval, text, int),\n"
+    "      vigil.enqueue(text, text, interval, text, int) TO vigil_enqueue;\n"
+    "  END IF;\n"
+    "  IF EXISTS (SELECT FROM pg_roles WHERE rolname = 'vigil_monitor') THEN\n"
+    "    GRANT USAGE ON SCHEMA vigil TO vigil_monitor;\n"
+    "    GRANT SELECT ON vigil.cluster, vigil.node, vigil.job,\n"
+    "      vigil.node_job, vigil.lease, vigil.periodic, vigil.run\n"
+    "      TO vigil_monitor;\n"
+    "    GRANT SELECT (id, job_id, state, priority, due, attempts, holder,\n"
+    "      lease_until, created_at, updated_at, last_exit, last_signal,\n"
+    "      last_error) ON vigil.message TO vigil_monitor;\n"
+    "    GRANT EXECUTE ON FUNCTION vigil.counts(int[]),\n"
+    "      vigil.cluster_nodes(), vigil.cluster_leases() TO vigil_monitor;\n"
+    "  END IF;\n"
+    "END $g$;\n"
+    "UPDATE vigil.cluster SET schema_version = 3 WHERE schema_version < 3;\n"
     "COMMIT;\n"
-    "SELECT schema_version FROM vigil.cluster;\n";
+    "SELECT schema_version, (SELECT string_agg(r, ', ') FROM\n"
+    "  unnest(ARRAY['vigil_enqueue', 'vigil_monitor']) AS r WHERE NOT EXISTS\n"
+    "  (SELECT FROM pg_roles WHERE rolname = r)) FROM vigil.cluster;\n";
 
 /*
- * Each session: lease statements commit durably whatever the database's
+ * Each session: its search_path pinned (nothing vigild sends finds an
+ * object someone else planted in public or in "$user"); lease statements
+ * commit durably whatever the database's
  * default (a lost renew commit would make the node's window longer than
  * the database's); no statement or open transaction outlives a query
  * timeout on the server either (sent as a simple query, the timeout in
@@ -232,6 +375,7 @@ pg_session_sql(unsigned long long ms)
 	char *s;
 
 	xasprintf(&s,
+	    "SET search_path = pg_catalog, pg_temp; "
 	    "SET client_min_messages = warning; "
 	    "SET synchronous_commit = on; SET statement_timeout = %llu; "
 	    "SET idle_in_transaction_session_timeout = %llu",
@@ -401,6 +545,17 @@ const char pg_lease_hold[] =
     "SELECT held_seq FROM u, n";
 
 /*
+ * $1 job ids, $2 instances (arrays): the operator's stops and starts of
+ * these instances as vigil's role recorded them (a notice is a hint to
+ * read them, never news in itself).  Answer: (job id, instance, held,
+ * seq, who and where) per row.
+ */
+const char pg_lease_held[] =
+    "SELECT l.job_id, l.instance, l.held, l.held_seq, l.held_by "
+    "FROM vigil.lease l JOIN unnest($1::int[], $2::int[]) AS k(j, i) "
+    "ON l.job_id = k.j AND l.instance = k.i";
+
+/*
  * $1 job id, $2 instance, $3 the slot (Unix usec), $4 node, $5 clock
  * tolerance ms: one run per slot cluster-wide.  The first node to commit
  * the slot wins (a row); an older slot never fires again, and a node
@@ -427,33 +582,14 @@ const char pg_periodic_skipped[] =
  * jobs whose spec differs from another node's (config drift), and the
  * queue messages it runs.
  */
-const char pg_cluster_nodes[] =
-    "SELECT n.name, n.version, "
-    "(extract(epoch FROM now() - n.heartbeat_at) * 1000)::bigint, "
-    "n.expires_at > now(), "
-    "(SELECT count(*) FROM vigil.lease l WHERE l.holder = n.name "
-    "AND l.expires_at > now()), "
-    "(SELECT string_agg(j.name, ',' ORDER BY j.name) "
-    "FROM vigil.node_job nj JOIN vigil.job j ON j.id = nj.job_id "
-    "WHERE nj.node = n.name AND EXISTS (SELECT 1 FROM vigil.node_job o "
-    "JOIN vigil.node m ON m.name = o.node AND m.expires_at > now() "
-    "WHERE o.job_id = nj.job_id AND o.spec_hash <> nj.spec_hash)), "
-    "(SELECT count(*) FROM vigil.message m WHERE m.holder = n.name "
-    "AND m.state = 1) "
-    "FROM vigil.node n ORDER BY n.name";
+const char pg_cluster_nodes[] = "SELECT * FROM vigil.cluster_nodes()";
 
 /*
  * vigilctl cluster: every lease: job, instance, holder (NULL: free),
  * epoch, ms left (NULL: expired), pid and state as the holder wrote them,
  * held by the operator, by whom.
  */
-const char pg_cluster_leases[] =
-    "SELECT j.name, l.instance, l.holder, l.epoch, "
-    "CASE WHEN l.expires_at > now() THEN "
-    "(extract(epoch FROM l.expires_at - now()) * 1000)::bigint END, "
-    "l.pid, l.state, l.held, l.held_by "
-    "FROM vigil.lease l JOIN vigil.job j ON j.id = l.job_id "
-    "ORDER BY j.name, l.instance";
+const char pg_cluster_leases[] = "SELECT * FROM vigil.cluster_leases()";
 
 /*
  * $1 job id, $2 instance, $3 node, $4 epoch, $5 pid, $6 runs kept per
@@ -540,68 +676,36 @@ const char pg_q_outcomes[] =
  * attempts), or dead.  By one node per tick: the others find the lock
  * taken.  Answer: (job id, id, state) per message rescued.
  */
-const char pg_q_rescue[] =
-    "WITH g AS (SELECT pg_try_advisory_xact_lock(" PG_LOCK_NS ", 1) "
-    "AS ok), "
-    "r AS (UPDATE vigil.message m SET "
-    "state = CASE WHEN m.attempts >= j.max_attempts THEN 2 ELSE 0 END, "
-    "due = now() + least(3600, 2 ^ greatest(m.attempts - 1, 0)) "
-    "* interval '1 s', "
-    "last_error = 'lost: ' || m.holder || ' stopped renewing', "
-    "holder = NULL, lease_until = NULL, updated_at = now() "
-    "FROM vigil.job j, g WHERE g.ok AND j.id = m.job_id AND m.state = 1 "
-    "AND m.lease_until < now() - $1 * interval '1 ms' "
-    "RETURNING m.job_id, m.id, m.state) "
-    "SELECT job_id, id, state, pg_notify('vigil', 'q ' || job_id) "
-    "IS NULL FROM r";
+const char pg_q_rescue[] = "SELECT * FROM vigil.rescue($1)";
 
 /*
- * vigilctl enqueue: $1 job, $2 payload (bytea), $3 delay ms, $4 unique
+ * vigilctl enqueue: $1 job, $2 payload (bytea), $3 delay (an interval's
+ * text, "N milliseconds": no operator to look up), $4 unique
  * key (NULL: none), $5 priority.  Answer: (id, created): created false
  * is the live message that holds the key.
  */
 const char pg_q_enqueue[] =
-    "SELECT id, created FROM vigil.enqueue_message($1, $2, "
-    "$3 * interval '1 ms', $4, $5)";
+    "SELECT id, created FROM vigil.enqueue_message($1, $2, $3::interval, "
+    "$4, $5)";
 
 /*
  * vigilctl queue: $1 job ids.  Answer per job: (job id, available,
  * delayed, running, dead, "node=count,..." of the running ones).
  */
-const char pg_q_counts[] =
-    "SELECT k.id, "
-    "count(m.id) FILTER (WHERE m.state = 0 AND m.due <= now()), "
-    "count(m.id) FILTER (WHERE m.state = 0 AND m.due > now()), "
-    "count(m.id) FILTER (WHERE m.state = 1), "
-    "count(m.id) FILTER (WHERE m.state = 2), "
-    "(SELECT string_agg(h.holder || '=' || h.n, ',' ORDER BY h.holder) "
-    "FROM (SELECT holder, count(*) AS n FROM vigil.message "
-    "WHERE job_id = k.id AND state = 1 GROUP BY holder) h) "
-    "FROM unnest($1::int[]) AS k(id) "
-    "LEFT JOIN vigil.message m ON m.job_id = k.id GROUP BY k.id";
+const char pg_q_counts[] = "SELECT * FROM vigil.counts($1)";
 
 /*
  * vigilctl queue --dead: $1 job id, $2 at most.  Answer: (id, attempts,
  * last exit, last signal, last error, created us, updated us, priority,
  * payload bytes, output tail), oldest first.
  */
-const char pg_q_dead[] =
-    "SELECT id, attempts, coalesce(last_exit, -1), "
-    "coalesce(last_signal, -1), last_error, "
-    "(extract(epoch FROM created_at) * 1e6)::bigint, "
-    "(extract(epoch FROM updated_at) * 1e6)::bigint, priority, "
-    "length(payload), output FROM vigil.message "
-    "WHERE job_id = $1 AND state = 2 ORDER BY id LIMIT $2";
+const char pg_q_dead[] = "SELECT * FROM vigil.dead($1, $2)";
 
 /*
  * vigilctl retry: $1 id.  A dead or delayed message, available now with
  * its attempts back to 0.  Answer: (job id) when it was.
  */
-const char pg_q_retry[] =
-    "WITH r AS (UPDATE vigil.message SET state = 0, attempts = 0, "
-    "due = now(), updated_at = now() WHERE id = $1 AND state <> 1 "
-    "RETURNING job_id) "
-    "SELECT job_id, pg_notify('vigil', 'q ' || job_id) IS NULL FROM r";
+const char pg_q_retry[] = "SELECT * FROM vigil.retry($1)";
 
 /* vigilctl delete: $1 id.  Answer: (state) when there was one. */
 const char pg_q_delete[] =
@@ -617,7 +721,7 @@ const char pg_q_purge[] =
     "SELECT count(*) FROM d";
 
 /* vigilctl kick: $1 job id: every node looks for its messages. */
-const char pg_q_kick[] = "SELECT pg_notify('vigil', 'q ' || $1::int)";
+const char pg_q_kick[] = "SELECT vigil.kick($1)";
 
 /* A bytea as PostgreSQL's text input reads it: "\\x" and hex. */
 char *

@@ -7,6 +7,13 @@
  * columns of its answer.  Like store.c and queue-sqlite.c for SQLite,
  * the only file with SQL for PostgreSQL.  Arrays go as text ("{1,2}",
  * pg_array_*), every other parameter as text too.
+ *
+ * search_path: the sessions pin it (pg_session_sql) and so does every
+ * function.  What goes on the work connection, which may go through a
+ * pooler where no session setting holds, is either a call of a vigil
+ * function or uses only operators and functions that pg_catalog has for
+ * exactly those argument types (pg_catalog is searched first, so an
+ * object of the same name planted elsewhere is never chosen).
  */
 
 #ifndef VIGIL_PGSTATE_H
@@ -16,7 +23,7 @@
 #include <stdint.h>
 
 /* The version the schema below brings a database to. */
-#define PG_SCHEMA_VERSION 2
+#define PG_SCHEMA_VERSION 3
 
 /*
  * Advisory lock keys: 'VIGL', then 0 for the migrations, 1 for the
@@ -43,6 +50,7 @@ extern const char pg_lease_renew_all[];
 extern const char pg_lease_state[];
 extern const char pg_lease_release[];
 extern const char pg_lease_hold[];
+extern const char pg_lease_held[];
 extern const char pg_periodic_fire[];
 extern const char pg_periodic_skipped[];
 extern const char pg_cluster_nodes[];

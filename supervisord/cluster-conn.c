@@ -12,6 +12,7 @@
 #include "config.h"
 
 #include <sys/types.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 
 #include <errno.h>
@@ -370,6 +371,7 @@ static void
 cluster_schema_done(
     void *arg, const struct pgres *res, const char *err, uint64_t sent)
 {
+	const char *roles;
 	long long v;
 
 	if (res == NULL) {
@@ -382,6 +384,14 @@ cluster_schema_done(
 		log_warnx("cluster: schema vigil is at version %lld, newer "
 		          "than this vigild's %d",
 		    v, PG_SCHEMA_VERSION);
+	if ((roles = pgres_value(res, 0, 1)) != NULL)
+		log_warnx("cluster: no role %s, and this role may not create "
+		          "roles (CREATEROLE): applications can be given no "
+		          "enqueue-only or read-only access until a superuser "
+		          "runs CREATE ROLE ... NOLOGIN for each (the next "
+		          "vigild start grants them their rights; "
+		          "docs/cluster.md)",
+		    roles);
 	cluster_st.schema_done = 1;
 }
 
@@ -444,6 +454,7 @@ cluster_listening(
 	cluster_queue_flush();
 	cluster_seed();
 	cluster_acquire_all();
+	cluster_hold_reread();
 }
 
 /* The session's settings, then (lease) the schema, the node, LISTEN. */
@@ -492,7 +503,15 @@ cluster_connected(void *arg)
 	    cluster_listening, NULL);
 }
 
-/* A notification: a lease given back ("lease JOB_ID INSTANCE"). */
+/*
+ * A notification on the channel vigil.  Any role that can connect may
+ * send one: it is only ever a hint to re-read vigil's own rows, never
+ * news in itself.  "q JOB_ID": messages for a queue (its dispatcher
+ * claims, one claim at a time); "lease JOB_ID INSTANCE": a lease given
+ * back (a standby bids, one bid at a time); "held JOB_ID INSTANCE ...":
+ * the operator's stop or start (its row is re-read; the rest of the text
+ * is ignored).
+ */
 static void
 cluster_notify(void *arg, const char *channel, const char *payload)
 {
@@ -500,27 +519,18 @@ cluster_notify(void *arg, const char *channel, const char *payload)
 	long long job_id;
 	int instance;
 
-	struct inst *in;
-	long long seq;
-	int held, off = 0;
-
-	if (sscanf(payload, "q %lld", &job_id) == 1)
-		cluster_queue_kick(job_id);
-	else if (sscanf(payload, "lease %lld %d", &job_id, &instance) == 2) {
+	(void)arg;
+	(void)channel;
+	if (sscanf(payload, "q %lld", &job_id) == 1) {
+		if (job_id > 0) /* 0 would be every queue */
+			cluster_queue_kick(job_id);
+	} else if (sscanf(payload, "lease %lld %d", &job_id, &instance) == 2) {
 		s = cluster_find(job_id, instance);
 		if (s != NULL && s->want && s->st == LEASE_NONE &&
 		    s->in->life.phase == LIFE_LEASE)
 			cluster_acquire(s);
-	} else if (sscanf(payload, "held %lld %d %d %lld %n", &job_id,
-	               &instance, &held, &seq, &off) == 4 &&
-	    off > 0 && (in = cluster_inst_find(job_id, instance)) != NULL) {
-		s = cluster_slot(in);
-		/* Older than what this node knows, or than its own: not news. */
-		if (s->hold_pending || seq <= s->hold_seq)
-			return;
-		s->hold_seq = seq;
-		cluster_hold_apply(in, held, payload + off);
-	}
+	} else if (sscanf(payload, "held %lld %d", &job_id, &instance) == 2)
+		cluster_hold_hint(job_id, instance);
 }
 
 /* The lease connection is down: bids wait; held leases stay trusted. */
@@ -561,7 +571,66 @@ cluster_identity(void)
 }
 
 /*
- * At start-up, before the jobs start: libpq, the keeper, the two
+ * One conninfo of the cluster section, at line of vigil.conf (path):
+ * what libpq refuses is an error; a password in a file that others may
+ * read is a warning (passfile or PGPASSFILE are the way).
+ */
+static int
+cluster_check_conninfo(const char *path, int line, const char *name,
+    const char *conninfo, int exposed, char **cause)
+{
+	char *why = NULL;
+	const char *p;
+	int password;
+
+	if (pgconn_check(conninfo, &password, &why) == -1) {
+		p = strncmp(why, "cluster: conninfo: ", 19) == 0 ? why + 19 :
+		                                                   why;
+		xasprintf(cause, "%s:%d: cluster: %s: %s", path, line, name, p);
+		free(why);
+		return (-1);
+	}
+	if (password && exposed)
+		log_warnx("%s:%d: cluster: %s holds a password and %s may be "
+		          "read by others than its owner: use a password file "
+		          "(passfile=... in the conninfo, or PGPASSFILE) of "
+		          "mode 0600",
+		    path, line, name, path);
+	return (0);
+}
+
+/*
+ * The cluster section as libpq reads it, the same for vigild -t as at
+ * start: libpq, each conninfo.  0, or -1 with cause (naming file and
+ * line).
+ */
+int
+cluster_check(char **cause)
+{
+	const struct conf_cluster *cf = &vigild.conf->cluster;
+	const char *path = vigild.conf->path != NULL ? vigild.conf->path : "-";
+	struct stat st;
+	int exposed;
+
+	if (!cf->enabled)
+		return (0);
+	if (pgconn_load(cause) == -1)
+		return (-1);
+	exposed = vigild.conf->path == NULL ||
+	    stat(vigild.conf->path, &st) == -1 ||
+	    (st.st_mode & (S_IRGRP | S_IROTH)) != 0;
+	if (cluster_check_conninfo(path, cf->conninfo_line, "conninfo",
+	        cf->conninfo, exposed, cause) == -1)
+		return (-1);
+	if (cf->work_conninfo != NULL &&
+	    cluster_check_conninfo(path, cf->work_conninfo_line,
+	        "work_conninfo", cf->work_conninfo, exposed, cause) == -1)
+		return (-1);
+	return (0);
+}
+
+/*
+ * At start-up, before the jobs start (after cluster_check): libpq, the keeper, the two
  * connections (they connect in the background; cluster jobs wait for
  * their leases, local jobs start at once).  0, or -1 with cause.
  */
@@ -573,10 +642,8 @@ cluster_open(char **cause)
 
 	if (!cf->enabled)
 		return (0);
-	if (pgconn_load(cause) == -1 ||
-	    pgconn_check(cf->conninfo, cause) == -1 ||
-	    (cf->work_conninfo != NULL &&
-	        pgconn_check(cf->work_conninfo, cause) == -1))
+	/* cluster_check has been called (vigild.c). */
+	if (pgconn_load(cause) == -1)
 		return (-1);
 	cluster_st.cf = cf;
 	cluster_st.t.ttl = cf->lease_ttl;
@@ -646,6 +713,13 @@ cluster_close(void)
 #else /* !HAVE_LIBPQ */
 
 /* Built without libpq: vigil.conf refuses a cluster section. */
+int
+cluster_check(char **cause)
+{
+	(void)cause;
+	return (0);
+}
+
 int
 cluster_open(char **cause)
 {

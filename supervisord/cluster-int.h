@@ -38,6 +38,7 @@ struct lease_slot {
 	int64_t msg;           /* queue: the message held (epoch: attempt) */
 	int64_t hold_seq;      /* the last cluster-wide stop/start known */
 	int hold_pending;      /* ours is on its way: notices wait */
+	int hold_hint;         /* a notice came: re-read its row */
 	char run_id[17];       /* the run on record in vigil.run */
 	int64_t run_row;       /* its row, 0: not known (yet) */
 	uint64_t key;          /* its record in the keeper */
@@ -96,6 +97,7 @@ struct cluster_state {
 	int claims; /* on their way */
 	int holds;  /* the operator's stops and starts on their way */
 	void (*holds_settled)(void); /* called when holds comes to 0 */
+	int hold_reading;            /* a re-read of hinted rows is on */
 	unsigned int outbox_fails;
 	int rescuing;
 	void (*queue_shutdown)(void);
@@ -113,6 +115,8 @@ struct lease_slot *cluster_slot(struct inst *);
 void cluster_acquire(struct lease_slot *);
 void cluster_acquire_all(void);
 void cluster_hold_apply(struct inst *, int, const char *);
+void cluster_hold_hint(int64_t, int);
+void cluster_hold_reread(void);
 void cluster_holds_apply(struct job *, const char *);
 void cluster_keeper_record(struct lease_slot *, int);
 void cluster_keeper_resend(void);

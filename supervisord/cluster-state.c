@@ -426,6 +426,97 @@ cluster_intent(struct inst *in, int held, long uid)
 	free(by);
 }
 
+/* What a re-read of the operator's stops and starts asked for. */
+static void
+cluster_hold_read(
+    void *arg, const struct pgres *res, const char *err, uint64_t sent)
+{
+	struct inst *in;
+	struct lease_slot *s;
+	const char *held;
+	int64_t seq;
+	int row;
+
+	(void)arg;
+	(void)sent;
+	cluster_st.hold_reading = 0;
+	if (res == NULL) {
+		/* Hints that came meanwhile wait for the connection's return. */
+		log_debug("cluster: re-reading stops and starts: %s", err);
+		return;
+	}
+	for (row = 0; row < pgres_ntuples(res); row++) {
+		in = cluster_inst_find(
+		    pgres_int(res, row, 0, 0), (int)pgres_int(res, row, 1, -1));
+		held = pgres_value(res, row, 2);
+		seq = pgres_int(res, row, 3, 0);
+		if (in == NULL || held == NULL)
+			continue;
+		s = cluster_slot(in);
+		/* Older than what this node knows, or than its own: not news. */
+		if (s->hold_pending || seq <= s->hold_seq)
+			continue;
+		s->hold_seq = seq;
+		cluster_hold_apply(
+		    in, strcmp(held, "t") == 0, pgres_value(res, row, 4));
+	}
+	cluster_hold_reread();
+}
+
+/*
+ * A notice said the operator stopped or started (job id, instance)
+ * somewhere.  Anyone may send a notice: it is only a hint to re-read the
+ * row, which only vigil's role writes.  Hints for instances unknown here
+ * are dropped; the others mark their slot, and one re-read at a time
+ * takes every slot marked (a flood of hints is one query at a time).
+ */
+void
+cluster_hold_hint(int64_t job_id, int instance)
+{
+	struct inst *in;
+
+	if (job_id <= 0 || (in = cluster_inst_find(job_id, instance)) == NULL)
+		return;
+	cluster_slot(in)->hold_hint = 1;
+	cluster_hold_reread();
+}
+
+/* Re-read the rows of the slots hinted at, unless a re-read is on. */
+void
+cluster_hold_reread(void)
+{
+	struct lease_slot *s;
+	int64_t *ids = NULL, *idx = NULL;
+	size_t n = 0, cap = 0;
+	char *pa[2];
+
+	if (cluster_st.hold_reading || !pgconn_is_ready(cluster_st.lease))
+		return;
+	LIST_FOREACH(s, &cluster_st.slots, entry) {
+		if (!s->hold_hint)
+			continue;
+		s->hold_hint = 0;
+		if (n == cap) {
+			cap = cap == 0 ? 16 : 2 * cap;
+			ids = xreallocarray(ids, cap, sizeof(*ids));
+			idx = xreallocarray(idx, cap, sizeof(*idx));
+		}
+		ids[n] = s->in->job->cluster_id;
+		idx[n++] = s->in->index;
+	}
+	if (n == 0)
+		return;
+	pa[0] = pg_array_int(ids, n);
+	pa[1] = pg_array_int(idx, n);
+	cluster_st.hold_reading = 1;
+	pgconn_query(cluster_st.lease, 0, pg_lease_held, 2,
+	    (const char *const *)pa, cluster_hold_read, NULL);
+	free(pa[0]);
+	free(pa[1]);
+	free(ids);
+	free(idx);
+}
+
 /*
  * What status shows of a cluster instance: the node that runs it (this
  * one, or the holder at the last bid), the fencing token when it is this

@@ -359,7 +359,7 @@ cmd_cq_enqueue(struct cmd_ctx *ctx, struct job *j, const void *payload,
 	r->name = xstrdup(j->name);
 	r->key = ctx->opts['u'] ? xstrdup(ctx->optarg['u']) : NULL;
 	hex = pg_bytea(payload, len);
-	snprintf(delay, sizeof(delay), "%lld", delay_us / 1000);
+	snprintf(delay, sizeof(delay), "%lld milliseconds", delay_us / 1000);
 	snprintf(prio, sizeof(prio), "%lld", priority);
 	p[0] = j->name;
 	p[1] = hex;

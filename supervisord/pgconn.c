@@ -209,10 +209,10 @@ pgconn_is_address(const char *s)
 
 /*
  * Check a conninfo without connecting (PQconninfoParse is pure): 0, or -1
- * with cause.
+ * with cause.  *password: whether it holds a password (not NULL).
  */
 int
-pgconn_check(const char *conninfo, char **cause)
+pgconn_check(const char *conninfo, int *password, char **cause)
 {
 	PQconninfoOption *opts, *o;
 	char *err = NULL;
@@ -226,6 +226,11 @@ pgconn_check(const char *conninfo, char **cause)
 			pq.PQfreemem(err);
 		return (-1);
 	}
+	*password = 0;
+	for (o = opts; o->keyword != NULL; o++)
+		if (strcmp(o->keyword, "password") == 0 && o->val != NULL &&
+		    o->val[0] != '\0')
+			*password = 1;
 	for (o = opts; o->keyword != NULL; o++)
 		if (strcmp(o->keyword, "host") == 0 && o->val != NULL &&
 		    strchr(o->val, ',') != NULL) {

@@ -691,6 +691,13 @@ main(int argc, char **argv)
 	vigild.runtime_dirfd = vigild.locks_dirfd = -1;
 	vigild.state_dirfd = vigild.log_dirfd = -1;
 	vigild_load_config(&o);
+	/* The cluster section as libpq reads it: the same for -t. */
+	if (cluster_check(&cause) == -1) {
+		if (!o.check)
+			fatalx("%s", cause);
+		fprintf(stderr, "%s\n", cause);
+		exit(1);
+	}
 	if (o.check)
 		exit(vigild_load_jobs(1));
 

@@ -646,7 +646,7 @@ struct pgconn_cfg {
 uint64_t pgconn_now(void);
 int pgconn_load(char **);
 void pgconn_unload(void);
-int pgconn_check(const char *, char **);
+int pgconn_check(const char *, int *, char **);
 struct pgconn *pgconn_new(const char *, const struct pgconn_cfg *);
 void pgconn_free(struct pgconn *);
 void pgconn_query(struct pgconn *, int, const char *, int, const char *const *,
@@ -662,6 +662,7 @@ long long pgres_int(const struct pgres *, int, int, long long);
 
 /* cluster.c */
 int cluster_enabled(void);
+int cluster_check(char **);
 int cluster_open(char **);
 void cluster_close(void);
 void cluster_shutdown(void (*)(void));

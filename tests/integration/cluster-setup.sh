@@ -1,7 +1,7 @@
 #!/bin/bash
 # Cluster mode's racy set-up: three vigild started at the same instant
 # against an empty database (no schema vigil) make one schema with its
-# tables and functions, one row per cluster job in vigil.job, one lease per instance,
+# tables and functions (each pinning its search_path), one row per cluster job in vigil.job, one lease per instance,
 # each held by exactly one node (epoch 1: it never changed hands), and run
 # each instance exactly once cluster-wide (a job with instances = 3: three
 # leases, spread or not); a local job runs on every node at once.  Three
@@ -111,9 +111,12 @@ for round in $(seq 1 "$ROUNDS"); do
 		[ "$tables" = cluster,job,lease,message,node,node_job,periodic,run ]
 	funcs=$(pg_sql "SELECT string_agg(proname, ',' ORDER BY proname) FROM pg_proc WHERE pronamespace = 'vigil'::regnamespace")
 	check "round $round: the functions of schema vigil ($funcs)" \
-		[ "$funcs" = claim,enqueue,enqueue,enqueue_message ]
-	check "round $round: one vigil.cluster row, schema_version 2" \
-		[ "$(pg_sql "SELECT count(*) || ' ' || min(schema_version) FROM vigil.cluster")" = "1 2" ]
+		[ "$funcs" = claim,cluster_leases,cluster_nodes,counts,dead,enqueue,enqueue,enqueue_message,kick,rescue,retry ]
+	check "round $round: every function pins its search_path" [ "$(pg_sql "SELECT count(*) FROM pg_proc
+		WHERE pronamespace = 'vigil'::regnamespace
+		AND NOT coalesce('search_path=pg_catalog, pg_temp' = ANY(proconfig), false)")" = 0 ]
+	check "round $round: one vigil.cluster row, schema_version 3" \
+		[ "$(pg_sql "SELECT count(*) || ' ' || min(schema_version) FROM vigil.cluster")" = "1 3" ]
 	jobs=$(pg_sql "SELECT string_agg(name || ':' || kind, ',' ORDER BY name) FROM vigil.job")
 	check "round $round: one vigil.job row per cluster job, none for loc ($jobs)" \
 		[ "$jobs" = svc:service,web:service ]

@@ -36,6 +36,7 @@
 # admin console (-d pgbouncer: SHOW POOLS); it ignores the
 # startup parameters extra_float_digits and options (PGOPTIONS) and
 # retries a failed server login after 1 s (server_login_retry), not 15.
+# PGB_USERS (words) are more roles it lets in.
 # `pgb_conninfo I` prints node I's conninfo through it (the role nI, as
 # cluster-lib.sh's node_conninfo), `pgb_stop` ends it (by pid; cleanup
 # does too), and a pgb_start after it runs it again on the same port.
@@ -474,7 +475,8 @@ pgb_start() {
 	*) fail "pgb_start: pool mode '$mode': session, transaction or statement" ;;
 	esac
 	mkdir -p "$d/sock"
-	printf '"%s" ""\n' n1 n2 n3 vigil postgres >"$d/userlist.txt"
+	# shellcheck disable=SC2086 # PGB_USERS: more roles, words
+	printf '"%s" ""\n' n1 n2 n3 vigil postgres ${PGB_USERS:-} >"$d/userlist.txt"
 	chown -R postgres: "$d"
 	t0=$(now_ms)
 	for try in 1 2 3 4 5; do
