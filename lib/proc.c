@@ -110,6 +110,48 @@ proc_ppid(pid_t pid, pid_t *out)
 }
 
 /*
+ * Read the session of pid into *out.  Return 0, or -1 with errno
+ * ENOENT/ESRCH if there is no such process.
+ */
+int
+proc_sid(pid_t pid, pid_t *out)
+{
+	uint64_t v;
+
+	if (proc_stat_field(pid, 6, &v) == -1)
+		return (-1);
+	*out = (pid_t)v;
+	return (0);
+}
+
+/*
+ * Read the real and effective user of pid into *ruid and *euid.  Return
+ * 0, or -1 with errno (ENOENT: no such process; EINVAL: no Uid line).
+ */
+int
+proc_uids(pid_t pid, uid_t *ruid, uid_t *euid)
+{
+	char path[64], line[256];
+	unsigned long r, e;
+	FILE *f;
+	int found = 0;
+
+	snprintf(path, sizeof(path), "/proc/%ld/status", (long)pid);
+	if ((f = fopen(path, "re")) == NULL)
+		return (-1);
+	while (!found && fgets(line, sizeof(line), f) != NULL)
+		found = sscanf(line, "Uid: %lu %lu", &r, &e) == 2;
+	fclose(f);
+	if (!found) {
+		errno = EINVAL;
+		return (-1);
+	}
+	*ruid = (uid_t)r;
+	*euid = (uid_t)e;
+	return (0);
+}
+
+/*
  * Call fn(pid, arg) for each process in /proc until fn returns non-zero;
  * return that value, 0 when every process was seen, or -1 with errno when
  * /proc cannot be read.

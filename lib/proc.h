@@ -17,6 +17,8 @@
 int proc_starttime(pid_t, uint64_t *);
 int proc_pgid(pid_t, pid_t *);
 int proc_ppid(pid_t, pid_t *);
+int proc_sid(pid_t, pid_t *);
+int proc_uids(pid_t, uid_t *, uid_t *);
 int proc_each(int (*)(pid_t, void *), void *);
 const char *proc_describe(pid_t, char *, size_t);
 uint64_t proc_boot_ticks(void);

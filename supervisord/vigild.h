@@ -78,6 +78,8 @@ struct run {
 	sd_event_source *pidwait;
 	int pidwait_status; /* the starter's wait status */
 	uint64_t pidwait_until, pidwait_step;
+	uint64_t born; /* boot clock ticks just before the first fork */
+	pid_t refused; /* the last pid_file pid not believed (said once) */
 	/* exec_start_pre and exec_stop_post lead the run before and after
 	 * the command (run.c); each bounded by stop_timeout */
 	enum run_step step;
@@ -360,6 +362,7 @@ void run_reap_all(void);
 void run_clear(struct inst *);
 void run_signal(struct inst *, int);
 int run_alive(struct inst *);
+struct inst *run_find(pid_t);
 
 /* track.c */
 /* watch.c */
@@ -452,6 +455,7 @@ void ready_open(void);
 void ready_close(void);
 void ready_session_add(struct inst *);
 void ready_session_remove(struct inst *);
+struct inst *ready_session_find(pid_t);
 void ready_forget(struct inst *);
 
 /* deps.c */
