@@ -73,24 +73,29 @@ run_stdin_close(struct inst *in)
 }
 
 /*
- * Signal the run's processes: its whole cgroup, else its process group
- * (kill_group) or only its leader.
+ * Signal the run's processes: its whole cgroup, else (kill_group) its
+ * process group and the rest of its lineage (track_lineage), or only its
+ * leader.
  */
 void
 run_signal(struct inst *in, int sig)
 {
 	pid_t pgid = in->run.pgid != 0 ? in->run.pgid : in->run.pid;
+	int r;
 
 	if (in->cg_fd != -1) {
 		track_signal(in, sig);
 		return;
 	}
 	if (in->job->spec->kill_group && pgid > 1) {
-		if (proc_group_signal(pgid, sig) == 0)
-			return;
-		if (errno != ESRCH)
+		/* Its lineage first: the leader's children are not orphans. */
+		(void)track_lineage(in);
+		if ((r = proc_group_signal(pgid, sig)) == -1 && errno != ESRCH)
 			log_warn("%s: kill -%s group %ld", in->label,
 			    signame_name(sig), (long)pgid);
+		if (track_lineage_signal(in, sig, r == 0 ? pgid : 0) > 0 ||
+		    r == 0)
+			return;
 		/* No group yet: the child has not called setsid(). */
 	}
 	if (in->run.pid > 0 && kill(in->run.pid, sig) == -1 && errno != ESRCH)
@@ -100,15 +105,17 @@ run_signal(struct inst *in, int sig)
 
 /*
  * Is anything of the run left once its leader is gone: a member of its
- * cgroup, else (kill_group) of its process group?
+ * cgroup, else (kill_group) of its process group or lineage?
  */
 int
 run_alive(struct inst *in)
 {
 	if (in->cg_fd != -1)
 		return (track_populated(in));
-	return (in->job->spec->kill_group && in->run.pgid > 0 &&
-	    proc_group_exists(in->run.pgid));
+	if (!in->job->spec->kill_group)
+		return (0);
+	return ((in->run.pgid > 0 && proc_group_exists(in->run.pgid)) ||
+	    track_lineage(in) > 0);
 }
 
 /* Exec report readable: EOF means exec succeeded, text is a failure. */
@@ -368,6 +375,7 @@ run_begin(struct inst *in, char **cause, int *done, char **exec_cause)
 	in->run.step_failed = NULL;
 	in->run.born = proc_boot_ticks();
 	in->run.refused = 0;
+	track_lineage_clear(in);
 	if (run_spawn(in, &res, cause) == -1)
 		return (-1);
 	run_started(in, &res);
@@ -868,6 +876,7 @@ run_clear(struct inst *in)
 	joblog_inst_release(in);
 	ready_forget(in);
 	track_release(in);
+	track_lineage_clear(in);
 	xsetf(&in->last.what, NULL);
 	if (in->run.pid > 0)
 		RB_REMOVE(pid_tree, &run_pids, in);

@@ -36,6 +36,7 @@ struct client;
 struct job;
 struct logfile;
 struct outpipe;
+struct proc_info;
 
 /* A wait of a client for an instance to reach a state. */
 enum wait_kind {
@@ -79,6 +80,9 @@ struct run {
 	int pidwait_status; /* the starter's wait status */
 	uint64_t pidwait_until, pidwait_step;
 	uint64_t born; /* boot clock ticks just before the first fork */
+	/* without a cgroup: the run's processes found last (track.c) */
+	struct proc_info *lineage;
+	size_t nlineage;
 	pid_t refused; /* the last pid_file pid not believed (said once) */
 	/* exec_start_pre and exec_stop_post lead the run before and after
 	 * the command (run.c); each bounded by stop_timeout */
@@ -425,6 +429,9 @@ int track_usage(const struct inst *, struct cgroup_usage *);
 uint64_t track_oom_kills(const struct inst *);
 void track_signal(struct inst *, int);
 void track_release(struct inst *);
+size_t track_lineage(struct inst *);
+int track_lineage_signal(struct inst *, int, pid_t);
+void track_lineage_clear(struct inst *);
 
 /* claim.c */
 /* The exclusivity seam: one implementation per backend. */
