@@ -15,6 +15,10 @@
  * gave the run at spawn, the descendants of those, and the orphans handed
  * to vigild (the subreaper) that keep the run's lock or its VIGIL_RUN_ID.
  *
+ * Hooks have cgroups of their own beside the instances' (JOB@hooks for a
+ * job's on_failure, @on_event), emptied when each hook ends and removed
+ * at exit; exec_start_post runs in its instance's cgroup.
+ *
  * The end of a run is "populated 0" in the cgroup's cgroup.events,
  * watched as an I/O source (the kernel wakes it with POLLPRI), at a lower
  * priority than SIGCHLD so that the leader's exit status comes first.
@@ -49,6 +53,15 @@ static int track_base = -1; /* BASE, or -1: tracking by process group */
 static char track_where[PATH_MAX];
 static int track_own; /* BASE was made by vigild, not delegated to it */
 static char track_mount[PATH_MAX]; /* the hierarchy's root */
+
+/* The cgroup of a line of hooks (track_hook_cgroup). */
+struct track_hook {
+	char *name;
+	int fd;
+	TAILQ_ENTRY(track_hook) entry;
+};
+static TAILQ_HEAD(, track_hook) track_hooks = TAILQ_HEAD_INITIALIZER(
+    track_hooks);
 
 /* A limit: its option, its controller, its file. */
 struct track_limit {
@@ -272,25 +285,25 @@ track_limit_value(const struct job_spec *spec, size_t i, char *buf, size_t len)
  * controller is not there is said once per job, never an error.
  */
 static void
-track_limits_apply(struct inst *in)
+track_limits_apply(struct job *job, int fd)
 {
 	char buf[64];
 	const char *v;
 	size_t i;
 
 	for (i = 0; i < sizeof(track_limits) / sizeof(track_limits[0]); i++) {
-		if ((v = track_limit_value(
-		         in->job->spec, i, buf, sizeof(buf))) == NULL)
+		if ((v = track_limit_value(job->spec, i, buf, sizeof(buf))) ==
+		    NULL)
 			continue;
 		if (track_enable(track_limits[i].controller) == 0 &&
-		    cgroup_write(in->cg_fd, track_limits[i].file, v) == 0)
+		    cgroup_write(fd, track_limits[i].file, v) == 0)
 			continue;
-		if (in->job->cg_warned & (1U << i))
+		if (job->cg_warned & (1U << i))
 			continue;
-		in->job->cg_warned |= 1U << i;
+		job->cg_warned |= 1U << i;
 		log_warnx("%s: %s ignored: the %s controller is not "
 		          "available in %s (%s)",
-		    in->job->name, track_limits[i].option,
+		    job->name, track_limits[i].option,
 		    track_limits[i].controller, track_where, strerror(errno));
 	}
 }
@@ -329,7 +342,7 @@ track_prepare(struct inst *in, char **cause)
 	}
 	in->cg_files = xmalloc(sizeof(*in->cg_files));
 	*in->cg_files = (struct cgroup_files)CGROUP_FILES_INIT;
-	track_limits_apply(in);
+	track_limits_apply(in->job, in->cg_fd);
 	return (in->cg_fd);
 }
 
@@ -396,12 +409,82 @@ track_release(struct inst *in)
 		log_warn("cgroup %s/%s", track_where, name);
 }
 
+/*
+ * The cgroup hooks of one line run in, BASE/name ("JOB@hooks" for a
+ * job's on_failure, "@on_event"; "@" is in no job name, and an instance's
+ * cgroup is NAME@N), made at first use with the limits of job (NULL:
+ * none) and kept until exit.  Return its descriptor, 0 when tracking is
+ * off, or -1 with *cause.
+ */
+int
+track_hook_cgroup(const char *name, struct job *job, char **cause)
+{
+	struct track_hook *h;
+
+	if (track_base == -1)
+		return (0);
+	TAILQ_FOREACH(h, &track_hooks, entry) {
+		if (strcmp(h->name, name) == 0)
+			break;
+	}
+	if (h == NULL) {
+		h = xcalloc(1, sizeof(*h));
+		if ((h->fd = cgroup_open(track_base, name, 1)) == -1) {
+			xasprintf(cause, "cgroup %s/%s: %s", track_where, name,
+			    strerror(errno));
+			free(h);
+			return (-1);
+		}
+		h->name = xstrdup(name);
+		TAILQ_INSERT_TAIL(&track_hooks, h, entry);
+	}
+	/* Again each time: a reload may have changed the job's limits. */
+	if (job != NULL)
+		track_limits_apply(job, h->fd);
+	return (h->fd);
+}
+
+/*
+ * A hook of the cgroup fd (track_hook_cgroup) ended: what it left there
+ * is killed, signal by signal (never cgroup.kill, after which the kernel
+ * kills what is cloned into the cgroup), so the cgroup serves again.
+ */
+void
+track_hook_end(int fd)
+{
+	if (fd > 0 && cgroup_signal(fd, SIGKILL) == -1)
+		log_warn("cgroup: kill what a hook left");
+}
+
+/* At exit: the hooks' cgroups are emptied and removed. */
+static void
+track_hooks_free(void)
+{
+	struct track_hook *h;
+	int i;
+
+	while ((h = TAILQ_FIRST(&track_hooks)) != NULL) {
+		TAILQ_REMOVE(&track_hooks, h, entry);
+		/* The SIGKILLed leave at once: a bounded wait (2 s). */
+		for (i = 0; i < 200 && cgroup_populated(h->fd) == 1; i++) {
+			(void)cgroup_signal(h->fd, SIGKILL);
+			(void)usleep(10000);
+		}
+		close(h->fd);
+		if (cgroup_remove(track_base, h->name) == -1)
+			log_warn("cgroup %s/%s", track_where, h->name);
+		free(h->name);
+		free(h);
+	}
+}
+
 /* At exit: a BASE vigild made goes if nothing is left in it. */
 void
 track_free(void)
 {
 	if (track_base == -1)
 		return;
+	track_hooks_free();
 	close(track_base);
 	track_base = -1;
 	/* Busy: a leftover the next vigild reclaims. */
@@ -441,13 +524,17 @@ track_lineage_seed(const struct inst *in, const struct proc_info *p)
 	return (proc_environ_has(p->pid, entry));
 }
 
-/* Is p never the run of in's: vigild, init, another run's process? */
+/*
+ * Is p never the run of in's: vigild, init, a hook or probe of vigild's,
+ * another run's process?
+ */
 static int
 track_lineage_other(const struct inst *in, const struct proc_info *p)
 {
 	struct inst *o;
 
-	if (p->pid <= 1 || p->pid == getpid() || p->state == 'Z')
+	if (p->pid <= 1 || p->pid == getpid() || p->state == 'Z' ||
+	    hook_owns(p->pid) || prober_owns(p->pid))
 		return (1);
 	if ((o = run_find(p->pid)) != NULL && o != in)
 		return (1);

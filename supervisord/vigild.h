@@ -411,12 +411,14 @@ void counters_free_all(void);
 void hook_failure(struct inst *, const char *, int, int64_t);
 void hook_changed(struct inst *, enum job_state);
 int hook_reaped(pid_t, int);
+int hook_owns(pid_t);
 void hook_free_all(void);
 
 /* prober.c */
 void prober_sync(struct inst *);
 void prober_forget(struct inst *);
 int prober_reaped(pid_t, int);
+int prober_owns(pid_t);
 
 void track_init(void);
 void track_free(void);
@@ -429,6 +431,8 @@ int track_usage(const struct inst *, struct cgroup_usage *);
 uint64_t track_oom_kills(const struct inst *);
 void track_signal(struct inst *, int);
 void track_release(struct inst *);
+int track_hook_cgroup(const char *, struct job *, char **);
+void track_hook_end(int);
 size_t track_lineage(struct inst *);
 int track_lineage_signal(struct inst *, int, pid_t);
 void track_lineage_clear(struct inst *);
