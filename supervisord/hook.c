@@ -202,6 +202,29 @@ hook_timed_out(sd_event_source *s, uint64_t usec, void *arg)
 	return (0);
 }
 
+/* The hook of ev on line l runs as pid: on record, bounded by timeout. */
+static void
+hook_started(struct hook_line *l, const struct hook_ev *ev, struct inst *in,
+    pid_t pid, uint64_t timeout)
+{
+	char name[128];
+	int r;
+
+	l->pid = pid;
+	l->what = ev->event;
+	RB_INSERT(hook_pid_tree, &hook_pids, l);
+	if (in != NULL)
+		joblog_mark(
+		    in, "on_failure: pid %ld (%s)", (long)l->pid, ev->event);
+	log_debug("%s: pid %ld (%s)", hook_name(l, name, sizeof(name)),
+	    (long)l->pid, ev->event);
+	r = sd_event_add_time_relative(vigild.event, &l->timer, CLOCK_MONOTONIC,
+	    timeout, 1000, hook_timed_out, l);
+	if (r < 0)
+		fatalx("%s: sd_event_add_time_relative: %s", __func__,
+		    strerror(-r));
+}
+
 /*
  * Start the hook of ev on line l: 0, or -1 (said in the log) when it
  * cannot run, or its job or command is gone.
@@ -260,20 +283,8 @@ hook_spawn(struct hook_line *l, const struct hook_ev *ev)
 	if (res.report_fd != -1)
 		close(res.report_fd);
 	free(res.cause); /* an exec failure: exit 127, said at the reap */
-	l->pid = res.pid;
 	l->cg_fd = req.cgroup_fd;
-	l->what = ev->event;
-	RB_INSERT(hook_pid_tree, &hook_pids, l);
-	if (in != NULL)
-		joblog_mark(
-		    in, "on_failure: pid %ld (%s)", (long)l->pid, ev->event);
-	log_debug("%s: pid %ld (%s)", hook_name(l, name, sizeof(name)),
-	    (long)l->pid, ev->event);
-	r = sd_event_add_time_relative(vigild.event, &l->timer, CLOCK_MONOTONIC,
-	    timeout, 1000, hook_timed_out, l);
-	if (r < 0)
-		fatalx("%s: sd_event_add_time_relative: %s", __func__,
-		    strerror(-r));
+	hook_started(l, ev, in, res.pid, timeout);
 	return (0);
 fail:
 	log_warnx("%s: %s", hook_name(l, name, sizeof(name)), cause);
