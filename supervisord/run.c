@@ -520,6 +520,9 @@ run_forking_main(struct inst *in)
 	else if (!member)
 		m = 0;
 	free(pids);
+	/* Never a pid another instance follows: its reap is not ours. */
+	if (m != 0 && run_find(m) != NULL && run_find(m) != in)
+		m = 0;
 	return (m);
 }
 
