@@ -5,11 +5,13 @@
  * Hooks: a job's on_failure (a run failed, the job turned FATAL, a queue
  * message went dead) and vigil.conf's on_event (every state change of
  * every job).  Each runs as a small process of its own, in a session of
- * its own and outside the job's cgroup: on_failure as the job's user, in
- * its directory and environment, its output into the job's log after a
- * marker; on_event as vigild's user, its output on vigild's.  One at a
- * time per job (on_event: one at a time in all), each bounded by
- * hook_timeout, then killed with its process group.  Events that come
+ * its own and in a cgroup of its line (track.c: JOB@hooks with the job's
+ * limits, @on_event): on_failure as the job's user, in its directory and
+ * environment, its output into the job's log after a marker; on_event as
+ * vigild's user, its output on vigild's.  One at a time per job
+ * (on_event: one at a time in all), each bounded by hook_timeout, then
+ * killed with its process group; when it ends, what it left behind is
+ * killed (its cgroup; without cgroups, its process group).  Events that come
  * while one runs wait in a bounded queue; what does not fit is dropped
  * and counted in vigild's log.  Nothing waits for a hook: the job it
  * reports on goes on as if it had none.
@@ -61,6 +63,7 @@ struct hook_line {
 	size_t npending;
 	uint64_t dropped; /* events that did not fit, not yet said */
 	pid_t pid;        /* the hook running, or 0 */
+	int cg_fd;        /* its cgroup (track.c's), or 0 */
 	const char *what; /* its event */
 	sd_event_source *timer;
 	RB_ENTRY(hook_line) by_job;
@@ -199,6 +202,29 @@ hook_timed_out(sd_event_source *s, uint64_t usec, void *arg)
 	return (0);
 }
 
+/* The hook of ev on line l runs as pid: on record, bounded by timeout. */
+static void
+hook_started(struct hook_line *l, const struct hook_ev *ev, struct inst *in,
+    pid_t pid, uint64_t timeout)
+{
+	char name[128];
+	int r;
+
+	l->pid = pid;
+	l->what = ev->event;
+	RB_INSERT(hook_pid_tree, &hook_pids, l);
+	if (in != NULL)
+		joblog_mark(
+		    in, "on_failure: pid %ld (%s)", (long)l->pid, ev->event);
+	log_debug("%s: pid %ld (%s)", hook_name(l, name, sizeof(name)),
+	    (long)l->pid, ev->event);
+	r = sd_event_add_time_relative(vigild.event, &l->timer, CLOCK_MONOTONIC,
+	    timeout, 1000, hook_timed_out, l);
+	if (r < 0)
+		fatalx("%s: sd_event_add_time_relative: %s", __func__,
+		    strerror(-r));
+}
+
 /*
  * Start the hook of ev on line l: 0, or -1 (said in the log) when it
  * cannot run, or its job or command is gone.
@@ -221,7 +247,10 @@ hook_spawn(struct hook_line *l, const struct hook_ev *ev)
 		    j->spec->failure_argv == NULL)
 			return (-1); /* removed by a reload meanwhile */
 		in = hook_inst(j, ev);
-		if (joblog_aux_fds(in, fds, &cause) == -1)
+		snprintf(name, sizeof(name), "%s@hooks", j->name);
+		if ((req.cgroup_fd = track_hook_cgroup(name, j, &cause)) ==
+		        -1 ||
+		    joblog_aux_fds(in, fds, &cause) == -1)
 			goto fail;
 		req.spec = j->spec;
 		req.argv = j->spec->failure_argv;
@@ -229,6 +258,9 @@ hook_spawn(struct hook_line *l, const struct hook_ev *ev)
 	} else {
 		if (vigild.conf->event_argv == NULL)
 			return (-1);
+		if ((req.cgroup_fd =
+		            track_hook_cgroup("@on_event", NULL, &cause)) == -1)
+			goto fail;
 		own = job_spec_new(ev->job);
 		req.spec = own;
 		req.argv = vigild.conf->event_argv;
@@ -251,19 +283,8 @@ hook_spawn(struct hook_line *l, const struct hook_ev *ev)
 	if (res.report_fd != -1)
 		close(res.report_fd);
 	free(res.cause); /* an exec failure: exit 127, said at the reap */
-	l->pid = res.pid;
-	l->what = ev->event;
-	RB_INSERT(hook_pid_tree, &hook_pids, l);
-	if (in != NULL)
-		joblog_mark(
-		    in, "on_failure: pid %ld (%s)", (long)l->pid, ev->event);
-	log_debug("%s: pid %ld (%s)", hook_name(l, name, sizeof(name)),
-	    (long)l->pid, ev->event);
-	r = sd_event_add_time_relative(vigild.event, &l->timer, CLOCK_MONOTONIC,
-	    timeout, 1000, hook_timed_out, l);
-	if (r < 0)
-		fatalx("%s: sd_event_add_time_relative: %s", __func__,
-		    strerror(-r));
+	l->cg_fd = req.cgroup_fd;
+	hook_started(l, ev, in, res.pid, timeout);
 	return (0);
 fail:
 	log_warnx("%s: %s", hook_name(l, name, sizeof(name)), cause);
@@ -363,6 +384,30 @@ hook_changed(struct inst *in, enum job_state was)
 	hook_queue(&hook_event_line, ev, HOOK_EVENT_QUEUE_MAX);
 }
 
+/*
+ * The hook of l (pid) ended or vigild exits: what it left behind goes
+ * too, all of its cgroup, else its process group.
+ */
+static void
+hook_leftovers(struct hook_line *l, pid_t pid)
+{
+	if (l->cg_fd > 0)
+		track_hook_end(l->cg_fd);
+	else
+		(void)kill(-pid, SIGKILL);
+}
+
+/* Is pid a hook vigild started and has not reaped yet? */
+int
+hook_owns(pid_t pid)
+{
+	struct hook_line key;
+
+	memset(&key, 0, sizeof(key));
+	key.pid = pid;
+	return (pid > 0 && RB_FIND(hook_pid_tree, &hook_pids, &key) != NULL);
+}
+
 /* A child was reaped: a hook?  Return 1 if it was one. */
 int
 hook_reaped(pid_t pid, int status)
@@ -376,6 +421,7 @@ hook_reaped(pid_t pid, int status)
 	if ((l = RB_FIND(hook_pid_tree, &hook_pids, &key)) == NULL)
 		return (0);
 	RB_REMOVE(hook_pid_tree, &hook_pids, l);
+	hook_leftovers(l, pid);
 	l->pid = 0;
 	l->timer = sd_event_source_disable_unref(l->timer);
 	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
@@ -391,7 +437,10 @@ hook_reaped(pid_t pid, int status)
 	return (1);
 }
 
-/* vigild exits: forget every hook (those running get their PDEATHSIG). */
+/*
+ * vigild exits: forget every hook; those running get their PDEATHSIG,
+ * and what they left behind is killed.
+ */
 void
 hook_free_all(void)
 {
@@ -400,6 +449,8 @@ hook_free_all(void)
 
 	RB_FOREACH_SAFE(l, hook_job_tree, &hook_jobs, next) {
 		RB_REMOVE(hook_job_tree, &hook_jobs, l);
+		if (l->pid != 0)
+			hook_leftovers(l, l->pid);
 		l->timer = sd_event_source_disable_unref(l->timer);
 		while ((ev = TAILQ_FIRST(&l->pending)) != NULL) {
 			TAILQ_REMOVE(&l->pending, ev, entry);
@@ -408,6 +459,8 @@ hook_free_all(void)
 		free(l->job);
 		free(l);
 	}
+	if (hook_event_line.pid != 0)
+		hook_leftovers(&hook_event_line, hook_event_line.pid);
 	hook_event_line.timer =
 	    sd_event_source_disable_unref(hook_event_line.timer);
 	while ((ev = TAILQ_FIRST(&hook_event_line.pending)) != NULL) {

@@ -5,9 +5,12 @@
  * exec_start_post: once an instance is RUNNING, its command runs beside
  * the run (a cache warm-up, a registration), as the job's user, in its
  * directory and environment, its output into the job's log with a marker.
- * It is not part of the run: in a session of its own, outside the cgroup,
- * never waited for; it is killed (with its process group) if it outlives
- * stop_timeout or its instance goes away, and a failure is only logged.
+ * It is not the run's leader: in a session of its own but in the
+ * instance's cgroup (what it leaves behind is the instance's, stopped with
+ * it; without cgroups, its orphans carry the run's VIGIL_RUN_ID: the run's
+ * lineage), never waited for; it is killed (with its process group) if it
+ * outlives stop_timeout or its instance goes away, and a failure is only
+ * logged.
  * One at a time per instance.
  */
 
@@ -113,6 +116,7 @@ poststart_run(struct inst *in)
 	req.instance = in->index;
 	req.run_id = in->run.id;
 	req.lock_fd = -1;
+	req.cgroup_fd = in->cg_fd > 0 ? in->cg_fd : 0;
 	req.stdout_fd = fds[0];
 	req.stderr_fd = fds[1];
 	req.argv = spec->start_post_argv;

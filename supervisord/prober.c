@@ -391,6 +391,18 @@ prober_timer_fired(sd_event_source *s, uint64_t usec, void *arg)
 	return (0);
 }
 
+/* Is pid an exec probe vigild started and has not reaped yet? */
+int
+prober_owns(pid_t pid)
+{
+	struct prober key;
+
+	memset(&key, 0, sizeof(key));
+	key.pid = pid;
+	return (
+	    pid > 0 && RB_FIND(prober_tree, &prober_children, &key) != NULL);
+}
+
 /*
  * A child was reaped that is not a run's leader: an exec: probe's child?
  * Return 1 if it was one (its attempt is over), else 0.

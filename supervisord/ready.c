@@ -59,6 +59,19 @@ ready_session_remove(struct inst *in)
 		RB_REMOVE(sid_tree, &ready_sids, in);
 }
 
+/* The instance whose run has session sid, or NULL. */
+struct inst *
+ready_session_find(pid_t sid)
+{
+	struct inst key;
+
+	if (sid <= 1)
+		return (NULL);
+	memset(&key, 0, sizeof(key));
+	key.run.pgid = sid;
+	return (RB_FIND(sid_tree, &ready_sids, &key));
+}
+
 /* Forget what the job said during its last run. */
 void
 ready_forget(struct inst *in)

@@ -74,24 +74,29 @@ run_stdin_close(struct inst *in)
 }
 
 /*
- * Signal the run's processes: its whole cgroup, else its process group
- * (kill_group) or only its leader.
+ * Signal the run's processes: its whole cgroup, else (kill_group) its
+ * process group and the rest of its lineage (track_lineage), or only its
+ * leader.
  */
 void
 run_signal(struct inst *in, int sig)
 {
 	pid_t pgid = in->run.pgid != 0 ? in->run.pgid : in->run.pid;
+	int r;
 
 	if (in->cg_fd != -1) {
 		track_signal(in, sig);
 		return;
 	}
 	if (in->job->spec->kill_group && pgid > 1) {
-		if (proc_group_signal(pgid, sig) == 0)
-			return;
-		if (errno != ESRCH)
+		/* Its lineage first: the leader's children are not orphans. */
+		(void)track_lineage(in);
+		if ((r = proc_group_signal(pgid, sig)) == -1 && errno != ESRCH)
 			log_warn("%s: kill -%s group %ld", in->label,
 			    signame_name(sig), (long)pgid);
+		if (track_lineage_signal(in, sig, r == 0 ? pgid : 0) > 0 ||
+		    r == 0)
+			return;
 		/* No group yet: the child has not called setsid(). */
 	}
 	if (in->run.pid > 0 && kill(in->run.pid, sig) == -1 && errno != ESRCH)
@@ -101,15 +106,17 @@ run_signal(struct inst *in, int sig)
 
 /*
  * Is anything of the run left once its leader is gone: a member of its
- * cgroup, else (kill_group) of its process group?
+ * cgroup, else (kill_group) of its process group or lineage?
  */
 int
 run_alive(struct inst *in)
 {
 	if (in->cg_fd != -1)
 		return (track_populated(in));
-	return (in->job->spec->kill_group && in->run.pgid > 0 &&
-	    proc_group_exists(in->run.pgid));
+	if (!in->job->spec->kill_group)
+		return (0);
+	return ((in->run.pgid > 0 && proc_group_exists(in->run.pgid)) ||
+	    track_lineage(in) > 0);
 }
 
 /* Exec report readable: EOF means exec succeeded, text is a failure. */
@@ -367,6 +374,9 @@ run_begin(struct inst *in, char **cause, int *done, char **exec_cause)
 	    in->job->spec->pre_argv != NULL ? RUN_STEP_PRE : RUN_STEP_MAIN;
 	free(in->run.step_failed);
 	in->run.step_failed = NULL;
+	in->run.born = proc_boot_ticks();
+	in->run.refused = 0;
+	track_lineage_clear(in);
 	if (run_spawn(in, &res, cause) == -1)
 		return (-1);
 	run_started(in, &res);
@@ -427,24 +437,81 @@ run_pid_file(const struct inst *in)
 	return (v > 1 && kill((pid_t)v, 0) == 0 ? (pid_t)v : 0);
 }
 
+/* The instance whose run vigild follows as pid, or NULL. */
+struct inst *
+run_find(pid_t pid)
+{
+	struct inst key;
+
+	memset(&key, 0, sizeof(key));
+	key.run.pid = pid;
+	return (RB_FIND(pid_tree, &run_pids, &key));
+}
+
+/*
+ * Without a cgroup: why m, named by the pid_file, is not the run's
+ * daemon, or NULL when it may be.  The run's daemon was handed to vigild
+ * (the subreaper) when its starter exited, was born during this run, runs
+ * as the job's user, and is neither another run's leader nor in another
+ * run's session.
+ */
+static const char *
+run_pid_foreign(struct inst *in, pid_t m, char *buf, size_t len)
+{
+	const struct job_spec *spec = in->job->spec;
+	struct inst *o;
+	uint64_t st;
+	uid_t ruid, euid;
+	pid_t pp, sid;
+
+	if (proc_ppid(m, &pp) == -1 || pp != getpid())
+		return ("not a child of vigild");
+	if (((o = run_find(m)) != NULL ||
+	        (proc_sid(m, &sid) == 0 &&
+	            (o = ready_session_find(sid)) != NULL)) &&
+	    o != in) {
+		snprintf(buf, len, "a process of %s", o->label);
+		return (buf);
+	}
+	if (in->run.born != 0 &&
+	    (proc_starttime(m, &st) == -1 || st < in->run.born))
+		return ("started before this run");
+	if (spec->has_uid &&
+	    (proc_uids(m, &ruid, &euid) == -1 || ruid != spec->uid ||
+	        euid != spec->uid))
+		return ("not running as the job's user");
+	return (NULL);
+}
+
 /*
  * The daemon of a forking job whose starter exited 0: the pid in
  * pid_file if it is one of the run's; without a pid_file, the only
- * process left in the cgroup; else 0.  One of the run's: a member of its cgroup, or
- * without one, a child of vigild (the subreaper the daemon was handed
- * to); a pid_file naming any other process is not believed, so that a
- * job cannot point vigild's signals at a process it does not own.
+ * process left in the cgroup; else 0.  One of the run's: a member of its
+ * cgroup, or without one, what run_pid_foreign accepts; a pid_file naming
+ * any other process is not believed (said once), so that a job cannot
+ * point vigild's signals at a process it does not own.
  */
 static pid_t
 run_forking_main(struct inst *in)
 {
-	pid_t m = run_pid_file(in), *pids, pp;
+	pid_t m = run_pid_file(in), *pids;
+	const char *why;
+	char buf[128];
 	size_t n, i;
 	int member = 0;
 
-	if (in->cg_fd == -1)
-		return (
-		    m != 0 && proc_ppid(m, &pp) == 0 && pp == getpid() ? m : 0);
+	if (in->cg_fd == -1) {
+		if (m == 0 ||
+		    (why = run_pid_foreign(in, m, buf, sizeof(buf))) == NULL)
+			return (m);
+		if (in->run.refused != m)
+			log_warnx(
+			    "%s: pid_file %s names pid %ld, not a process "
+			    "of this run (%s): not believed",
+			    in->label, in->job->spec->pid_file, (long)m, why);
+		in->run.refused = m;
+		return (0);
+	}
 	if (track_members(in, &pids, &n) == -1)
 		return (0);
 	for (i = 0; i < n && m != 0; i++)
@@ -454,6 +521,9 @@ run_forking_main(struct inst *in)
 	else if (!member)
 		m = 0;
 	free(pids);
+	/* Never a pid another instance follows: its reap is not ours. */
+	if (m != 0 && run_find(m) != NULL && run_find(m) != in)
+		m = 0;
 	return (m);
 }
 
@@ -810,6 +880,7 @@ run_clear(struct inst *in)
 	joblog_inst_release(in);
 	ready_forget(in);
 	track_release(in);
+	track_lineage_clear(in);
 	xsetf(&in->last.what, NULL);
 	if (in->run.pid > 0)
 		RB_REMOVE(pid_tree, &run_pids, in);

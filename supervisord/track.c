@@ -11,7 +11,13 @@
  * the hierarchy's top (`vigil-HASH` for a runtime directory other than
  * the default, so that two vigild never share one).  Otherwise, or with
  * `cgroup = "off"`, one log line says why and instances are tracked by
- * process group as before.
+ * their lineage (track_lineage): the session and process group vigild
+ * gave the run at spawn, the descendants of those, and the orphans handed
+ * to vigild (the subreaper) that keep the run's lock or its VIGIL_RUN_ID.
+ *
+ * Hooks have cgroups of their own beside the instances' (JOB@hooks for a
+ * job's on_failure, @on_event), emptied when each hook ends and removed
+ * at exit; exec_start_post runs in its instance's cgroup.
  *
  * The end of a run is "populated 0" in the cgroup's cgroup.events,
  * watched as an I/O source (the kernel wakes it with POLLPRI), at a lower
@@ -34,7 +40,9 @@
 #include <unistd.h>
 
 #include "cgroup.h"
+#include "lock.h"
 #include "log.h"
+#include "proc.h"
 #include "vigild.h"
 #include "xmalloc.h"
 
@@ -45,6 +53,15 @@ static int track_base = -1; /* BASE, or -1: tracking by process group */
 static char track_where[PATH_MAX];
 static int track_own; /* BASE was made by vigild, not delegated to it */
 static char track_mount[PATH_MAX]; /* the hierarchy's root */
+
+/* The cgroup of a line of hooks (track_hook_cgroup). */
+struct track_hook {
+	char *name;
+	int fd;
+	TAILQ_ENTRY(track_hook) entry;
+};
+static TAILQ_HEAD(, track_hook) track_hooks = TAILQ_HEAD_INITIALIZER(
+    track_hooks);
 
 /* A limit: its option, its controller, its file. */
 struct track_limit {
@@ -268,25 +285,25 @@ track_limit_value(const struct job_spec *spec, size_t i, char *buf, size_t len)
  * controller is not there is said once per job, never an error.
  */
 static void
-track_limits_apply(struct inst *in)
+track_limits_apply(struct job *job, int fd)
 {
 	char buf[64];
 	const char *v;
 	size_t i;
 
 	for (i = 0; i < sizeof(track_limits) / sizeof(track_limits[0]); i++) {
-		if ((v = track_limit_value(
-		         in->job->spec, i, buf, sizeof(buf))) == NULL)
+		if ((v = track_limit_value(job->spec, i, buf, sizeof(buf))) ==
+		    NULL)
 			continue;
 		if (track_enable(track_limits[i].controller) == 0 &&
-		    cgroup_write(in->cg_fd, track_limits[i].file, v) == 0)
+		    cgroup_write(fd, track_limits[i].file, v) == 0)
 			continue;
-		if (in->job->cg_warned & (1U << i))
+		if (job->cg_warned & (1U << i))
 			continue;
-		in->job->cg_warned |= 1U << i;
+		job->cg_warned |= 1U << i;
 		log_warnx("%s: %s ignored: the %s controller is not "
 		          "available in %s (%s)",
-		    in->job->name, track_limits[i].option,
+		    job->name, track_limits[i].option,
 		    track_limits[i].controller, track_where, strerror(errno));
 	}
 }
@@ -325,7 +342,7 @@ track_prepare(struct inst *in, char **cause)
 	}
 	in->cg_files = xmalloc(sizeof(*in->cg_files));
 	*in->cg_files = (struct cgroup_files)CGROUP_FILES_INIT;
-	track_limits_apply(in);
+	track_limits_apply(in->job, in->cg_fd);
 	return (in->cg_fd);
 }
 
@@ -392,16 +409,232 @@ track_release(struct inst *in)
 		log_warn("cgroup %s/%s", track_where, name);
 }
 
+/*
+ * The cgroup hooks of one line run in, BASE/name ("JOB@hooks" for a
+ * job's on_failure, "@on_event"; "@" is in no job name, and an instance's
+ * cgroup is NAME@N), made at first use with the limits of job (NULL:
+ * none) and kept until exit.  Return its descriptor, 0 when tracking is
+ * off, or -1 with *cause.
+ */
+int
+track_hook_cgroup(const char *name, struct job *job, char **cause)
+{
+	struct track_hook *h;
+
+	if (track_base == -1)
+		return (0);
+	TAILQ_FOREACH(h, &track_hooks, entry) {
+		if (strcmp(h->name, name) == 0)
+			break;
+	}
+	if (h == NULL) {
+		h = xcalloc(1, sizeof(*h));
+		if ((h->fd = cgroup_open(track_base, name, 1)) == -1) {
+			xasprintf(cause, "cgroup %s/%s: %s", track_where, name,
+			    strerror(errno));
+			free(h);
+			return (-1);
+		}
+		h->name = xstrdup(name);
+		TAILQ_INSERT_TAIL(&track_hooks, h, entry);
+	}
+	/* Again each time: a reload may have changed the job's limits. */
+	if (job != NULL)
+		track_limits_apply(job, h->fd);
+	return (h->fd);
+}
+
+/*
+ * A hook of the cgroup fd (track_hook_cgroup) ended: what it left there
+ * is killed, signal by signal (never cgroup.kill, after which the kernel
+ * kills what is cloned into the cgroup), so the cgroup serves again.
+ */
+void
+track_hook_end(int fd)
+{
+	if (fd > 0 && cgroup_signal(fd, SIGKILL) == -1)
+		log_warn("cgroup: kill what a hook left");
+}
+
+/* At exit: the hooks' cgroups are emptied and removed. */
+static void
+track_hooks_free(void)
+{
+	struct track_hook *h;
+	int i;
+
+	while ((h = TAILQ_FIRST(&track_hooks)) != NULL) {
+		TAILQ_REMOVE(&track_hooks, h, entry);
+		/* The SIGKILLed leave at once: a bounded wait (2 s). */
+		for (i = 0; i < 200 && cgroup_populated(h->fd) == 1; i++) {
+			(void)cgroup_signal(h->fd, SIGKILL);
+			(void)usleep(10000);
+		}
+		close(h->fd);
+		if (cgroup_remove(track_base, h->name) == -1)
+			log_warn("cgroup %s/%s", track_where, h->name);
+		free(h->name);
+		free(h);
+	}
+}
+
 /* At exit: a BASE vigild made goes if nothing is left in it. */
 void
 track_free(void)
 {
 	if (track_base == -1)
 		return;
+	track_hooks_free();
 	close(track_base);
 	track_base = -1;
 	/* Busy: a leftover the next vigild reclaims. */
 	if (track_own && rmdir(track_where) == -1 && errno != EBUSY &&
 	    errno != ENOENT)
 		log_warn("cgroup: remove %s", track_where);
+}
+
+/*
+ * Is p the run of in's by itself: in the session or group the run was
+ * given at spawn, found the run's before (same pid, same start), or an
+ * orphan handed to vigild that holds the instance's lock or was born
+ * during the run with its VIGIL_RUN_ID (a process can only claim to be
+ * the run's, which exposes nothing but itself to the run's signals)?
+ */
+static int
+track_lineage_seed(const struct inst *in, const struct proc_info *p)
+{
+	char entry[64];
+	pid_t s = in->run.pgid;
+	size_t i;
+
+	if (s > 1 && (p->sid == s || p->pgid == s))
+		return (1);
+	for (i = 0; i < in->run.nlineage; i++)
+		if (in->run.lineage[i].pid == p->pid &&
+		    in->run.lineage[i].starttime == p->starttime)
+			return (1);
+	if (p->ppid != getpid())
+		return (0);
+	if (in->lock_fd != -1 && lock_pid_holds(p->pid, in->lock_fd))
+		return (1);
+	/* Born during the run, with the run's id: a reparented orphan. */
+	if (in->run.born == 0 || p->starttime < in->run.born)
+		return (0);
+	snprintf(entry, sizeof(entry), "VIGIL_RUN_ID=%s", in->run.id);
+	return (proc_environ_has(p->pid, entry));
+}
+
+/*
+ * Is p never the run of in's: vigild, init, a hook or probe of vigild's,
+ * another run's process?
+ */
+static int
+track_lineage_other(const struct inst *in, const struct proc_info *p)
+{
+	struct inst *o;
+
+	if (p->pid <= 1 || p->pid == getpid() || p->state == 'Z' ||
+	    hook_owns(p->pid) || prober_owns(p->pid))
+		return (1);
+	if ((o = run_find(p->pid)) != NULL && o != in)
+		return (1);
+	return ((o = ready_session_find(p->sid)) != NULL && o != in);
+}
+
+/* Mark the descendants of marked processes, to the last generation. */
+static void
+track_lineage_descend(struct proc_snapshot *ps, unsigned char *mark)
+{
+	struct proc_info *parent;
+	size_t i;
+	int more;
+
+	do {
+		more = 0;
+		for (i = 0; i < ps->n; i++) {
+			if (mark[i] != 0 ||
+			    (parent = proc_snapshot_find(
+			         ps, ps->procs[i].ppid)) == NULL ||
+			    mark[parent - ps->procs] != 1)
+				continue;
+			mark[i] = 1;
+			more = 1;
+		}
+	} while (more);
+}
+
+/*
+ * Without a cgroup: find the run's processes now (see the top of the
+ * file), kept in in->run.lineage, and return how many there are.  The
+ * leader's session and group ids are the kernel's until their last
+ * member is gone; a process found once stays the run's while it lives,
+ * reparented or not.  When /proc cannot be read, the last count stands.
+ */
+size_t
+track_lineage(struct inst *in)
+{
+	struct proc_snapshot ps;
+	unsigned char *mark;
+	size_t i, n = 0;
+
+	if (proc_snapshot(&ps) == -1) {
+		log_warn("%s: read /proc", in->label);
+		proc_snapshot_clear(&ps);
+		return (in->run.nlineage);
+	}
+	mark = xcalloc(ps.n + 1, 1);
+	for (i = 0; i < ps.n; i++) {
+		if (track_lineage_other(in, &ps.procs[i]))
+			mark[i] = 2; /* never */
+		else if (track_lineage_seed(in, &ps.procs[i]))
+			mark[i] = 1;
+	}
+	track_lineage_descend(&ps, mark);
+	for (i = 0; i < ps.n; i++)
+		if (mark[i] == 1)
+			ps.procs[n++] = ps.procs[i];
+	free(mark);
+	free(in->run.lineage);
+	in->run.lineage = NULL;
+	in->run.nlineage = n;
+	if (n > 0)
+		in->run.lineage = xreallocarray(ps.procs, n, sizeof(*ps.procs));
+	else
+		free(ps.procs);
+	return (n);
+}
+
+/*
+ * Without a cgroup: send sig to each of the run's processes as the last
+ * track_lineage found them, but those of group skip, signalled already
+ * (each still the same process: pid and start time).  Return how many
+ * were signalled.
+ */
+int
+track_lineage_signal(struct inst *in, int sig, pid_t skip)
+{
+	size_t i;
+	int n = 0;
+
+	for (i = 0; i < in->run.nlineage; i++) {
+		if (in->run.lineage[i].pgid == skip ||
+		    !proc_is_same(
+		        in->run.lineage[i].pid, in->run.lineage[i].starttime))
+			continue;
+		if (kill(in->run.lineage[i].pid, sig) == 0)
+			n++;
+		else if (errno != ESRCH)
+			log_warn("%s: kill %ld", in->label,
+			    (long)in->run.lineage[i].pid);
+	}
+	return (n);
+}
+
+/* The run is over: forget its processes. */
+void
+track_lineage_clear(struct inst *in)
+{
+	free(in->run.lineage);
+	in->run.lineage = NULL;
+	in->run.nlineage = 0;
 }

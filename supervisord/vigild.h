@@ -36,6 +36,7 @@ struct client;
 struct job;
 struct logfile;
 struct outpipe;
+struct proc_info;
 
 /* A wait of a client for an instance to reach a state. */
 enum wait_kind {
@@ -78,6 +79,11 @@ struct run {
 	sd_event_source *pidwait;
 	int pidwait_status; /* the starter's wait status */
 	uint64_t pidwait_until, pidwait_step;
+	uint64_t born; /* boot clock ticks just before the first fork */
+	/* without a cgroup: the run's processes found last (track.c) */
+	struct proc_info *lineage;
+	size_t nlineage;
+	pid_t refused; /* the last pid_file pid not believed (said once) */
 	/* exec_start_pre and exec_stop_post lead the run before and after
 	 * the command (run.c); each bounded by stop_timeout */
 	enum run_step step;
@@ -360,6 +366,7 @@ void run_reap_all(void);
 void run_clear(struct inst *);
 void run_signal(struct inst *, int);
 int run_alive(struct inst *);
+struct inst *run_find(pid_t);
 
 /* track.c */
 /* watch.c */
@@ -404,12 +411,14 @@ void counters_free_all(void);
 void hook_failure(struct inst *, const char *, int, int64_t);
 void hook_changed(struct inst *, enum job_state);
 int hook_reaped(pid_t, int);
+int hook_owns(pid_t);
 void hook_free_all(void);
 
 /* prober.c */
 void prober_sync(struct inst *);
 void prober_forget(struct inst *);
 int prober_reaped(pid_t, int);
+int prober_owns(pid_t);
 
 void track_init(void);
 void track_free(void);
@@ -422,6 +431,11 @@ int track_usage(const struct inst *, struct cgroup_usage *);
 uint64_t track_oom_kills(const struct inst *);
 void track_signal(struct inst *, int);
 void track_release(struct inst *);
+int track_hook_cgroup(const char *, struct job *, char **);
+void track_hook_end(int);
+size_t track_lineage(struct inst *);
+int track_lineage_signal(struct inst *, int, pid_t);
+void track_lineage_clear(struct inst *);
 
 /* claim.c */
 /* The exclusivity seam: one implementation per backend. */
@@ -452,6 +466,7 @@ void ready_open(void);
 void ready_close(void);
 void ready_session_add(struct inst *);
 void ready_session_remove(struct inst *);
+struct inst *ready_session_find(pid_t);
 void ready_forget(struct inst *);
 
 /* deps.c */

@@ -3,9 +3,10 @@
 # session of its own and forges the holder record through its lock
 # descriptor (fd 3) to name a victim, an unrelated root process.  vigild
 # must never signal the victim: the record it trusts is in a file no job
-# can write, and the kernel's view of who holds the lock decides.  The
-# lock stays held by the job's leftover, which vigild cannot prove it
-# started: it names it and waits, signalling nothing.
+# can write, and the kernel's view of who holds the lock decides.  While
+# vigild lives, that escapee is the run's (its lineage: security-lineage.sh);
+# once vigild was killed, the next one cannot prove it started the
+# escapee that holds the lock: it names it and waits, signalling nothing.
 . "$(dirname "$0")/lib.sh"
 need_nobody
 # The lock's own defence, without cgroups (which would kill the leftover
@@ -24,19 +25,13 @@ forged="$victim $victim $vstart 1"
 
 cat >"$T/evil.sh" <<EOF
 #!/bin/sh
-# Once: keep the lock in a new session and, once this run is over and
-# vigild has cleared its own record, forge one in the lock file.
+# Once: keep the lock in a new session and forge a record in the lock
+# file; the run goes on until vigild is killed.
 [ -e "$T/evil/done" ] && exit 0
 : >"$T/evil/done"
 setsid sh -c 'sleep 0.5; printf "%s\\n" "$forged" >&3; exec sleep 100000' &
 echo \$! >"$T/evil/leftover"
-# Out of this run's process group before the run ends.
-i=0
-while [ "\$(ps -o pgid= -p \$! | tr -d ' ')" != "\$!" ] && [ \$i -lt 200 ]; do
-	sleep 0.01
-	i=\$((i + 1))
-done
-exit 0
+exec sleep 100000
 EOF
 chmod 755 "$T/evil.sh"
 job evil 'kind = "periodic"' 'every = "1s"' 'user = "nobody"' \
@@ -46,6 +41,18 @@ exists() { [ -s "$1" ]; }
 retry 10 exists "$T/evil/leftover" || fail "the job never ran"
 leftover=$(cat "$T/evil/leftover")
 track "$leftover"
+forged_in() { grep -qF "$forged" "$RUN/locks/evil.lock"; }
+retry 10 forged_in || fail "the leftover did not forge a record"
+
+# vigild is killed: the run's leader dies with it (PDEATHSIG), the
+# escapee does not.  The next vigild finds the lock held by it.
+leader=$(job_pid evil)
+kill -KILL "$VIGILD_PID"
+wait "$VIGILD_PID" 2>/dev/null || true
+VIGILD_PID=
+retry 10 dead "$leader" || fail "the leader $leader outlived vigild"
+alive "$leftover" || fail "the leftover did not outlive vigild"
+start_vigild
 
 # The next slot finds the lock held by the leftover.
 retry 15 is_state evil BLOCKED || fail "evil never BLOCKED (is $(state evil))"

@@ -263,6 +263,56 @@ TEST(ppid_of_a_child)
 	return (0);
 }
 
+TEST(snapshot_of_a_child)
+{
+	struct proc_snapshot ps;
+	struct proc_info *pi;
+	char entry[1024];
+	const char *v;
+	uid_t r, e;
+	pid_t pid, sid;
+	int status;
+
+	if ((pid = fork()) == 0) {
+		setsid();
+		pause();
+		_exit(0);
+	}
+	ASSERT_OK(pid > 0);
+	/* It is in its own session once setsid() ran: poll a while. */
+	for (status = 0; status < 500; status++) {
+		if (proc_sid(pid, &sid) == 0 && sid == pid)
+			break;
+		usleep(2000);
+	}
+	ASSERT_EQ(sid, pid);
+	ASSERT_EQ(proc_snapshot(&ps), 0);
+	ASSERT_OK((pi = proc_snapshot_find(&ps, pid)) != NULL);
+	ASSERT_EQ(pi->ppid, getpid());
+	ASSERT_EQ(pi->sid, pid);
+	ASSERT_EQ(pi->pgid, pid);
+	ASSERT_OK((pi = proc_snapshot_find(&ps, getpid())) != NULL);
+	ASSERT_EQ(pi->sid, getsid(0));
+	ASSERT_OK(proc_snapshot_find(&ps, 0) == NULL);
+	proc_snapshot_clear(&ps);
+	ASSERT_EQ(proc_uids(pid, &r, &e), 0);
+	ASSERT_EQ(r, getuid());
+	ASSERT_EQ(e, geteuid());
+	/* The environment this test was started with: whole entries. */
+	if ((v = getenv("PATH")) != NULL && strlen(v) < 1000) {
+		snprintf(entry, sizeof(entry), "PATH=%s", v);
+		ASSERT_EQ(proc_environ_has(getpid(), entry), 1);
+		entry[strlen(entry) - 1] = '\0';
+		ASSERT_EQ(proc_environ_has(getpid(), entry), 0);
+	}
+	ASSERT_EQ(proc_environ_has(getpid(), "PATH"), 0);
+	ASSERT_EQ(kill(pid, SIGKILL), 0);
+	ASSERT_EQ(waitpid(pid, &status, 0), pid);
+	ASSERT_EQ(proc_sid(pid, &sid), -1);
+	ASSERT_EQ(proc_environ_has(pid, "PATH"), 0);
+	return (0);
+}
+
 TEST(holder_group_outlives_leader)
 {
 	struct lock_holder h;
@@ -348,6 +398,7 @@ main(void)
 	RUN(holder_is_proven_by_the_kernel);
 	RUN(boot_ticks_match_proc);
 	RUN(ppid_of_a_child);
+	RUN(snapshot_of_a_child);
 	RUN(holder_group_outlives_leader);
 	RUN(starttime);
 	unlink(path);
