@@ -5,7 +5,9 @@
  * The probes of an instance (job options ready = "tcp:...", "http:...",
  * "exec:..." and health), one at a time, all on the event loop: a
  * non-blocking connect (and for http: one HTTP/1.1 GET read up to its
- * status line) or, for exec:, a child of its own; each attempt bounded.
+ * status line) or, for exec:, a child of its own in the instance's cgroup
+ * (what it leaves behind is the run's, stopped with it); each attempt
+ * bounded.
  *
  * Ready: from the spawn, an attempt after 10 ms, then after twice as long
  * each time up to 1 s, until one answers: READY into the lifecycle (whose
@@ -347,6 +349,8 @@ prober_exec(struct prober *p)
 	req.instance = p->in->index;
 	req.run_id = p->in->run.id;
 	req.lock_fd = -1;
+	/* In the instance's cgroup: what it leaves goes with the run. */
+	req.cgroup_fd = p->in->cg_fd > 0 ? p->in->cg_fd : 0;
 	req.stdout_fd = req.stderr_fd = prober_null;
 	req.argv = p->spec->argv;
 	if (spawn_start(&req, &res, &cause) == -1) {

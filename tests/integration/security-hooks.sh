@@ -1,13 +1,15 @@
 #!/bin/bash
 # Issue 34, finding 5: what a job's on_failure, vigil.conf's on_event and
-# a job's exec_start_post leave behind (`setsid sleep &`) must not escape
+# a job's exec_start_post and exec: health probe leave behind (`setsid
+# sleep &`) must not escape
 # vigild.  With cgroups, every process vigild starts for a job runs in a
 # cgroup vigild tracks: on_failure in the job's NAME@hooks (the job's
-# limits apply), on_event in @on_event, exec_start_post in the
-# instance's NAME@INDEX; a hook's leftovers end with the hook, the
+# limits apply), on_event in @on_event, exec_start_post and the probe in
+# the instance's NAME@INDEX; a hook's leftovers end with the hook, the
 # instance's with the instance, and none outlives vigild's shutdown.
 # Without cgroups, a hook's process group goes with it and
-# exec_start_post's escapees are the run's lineage (its VIGIL_RUN_ID).
+# the escapees of exec_start_post and the probe are the run's lineage
+# (its VIGIL_RUN_ID).
 . "$(dirname "$0")/lib.sh"
 
 # TAG: what only this test's leftovers carry in their command line.
@@ -37,13 +39,18 @@ for mode in auto off; do
 		"on_failure = $(hook 1 "$setsid")" 'hook_timeout = "60s"'
 	job good 'command = "sleep 100000"' 'stop_timeout = "2s"' \
 		"exec_start_post = {\"sh\", \"-c\", \"setsid sleep ${TAG}2 & echo \\\$! >$T/left2.pid\"}"
+	# The health probe leaves a sleep behind once, and passes.
+	printf '[ -e %s/once4 ] && exit 0\n: >%s/once4\nsetsid sleep %s4 &\necho $! >%s/left4.pid\n' \
+		"$T" "$T" "$TAG" "$T" >"$T/probe.sh"
+	job probed 'command = "sleep 100000"' 'stop_timeout = "2s"' \
+		"health = \"exec:/bin/sh $T/probe.sh\"" 'health_interval = "1s"'
 	start_vigild
 	if [ "$mode" = auto ] && no_cgroups; then
 		log "$mode: skipped: vigild cannot use cgroups here"
 		stop_vigild
 		continue
 	fi
-	for n in 1 2 3; do
+	for n in 1 2 3 4; do
 		retry 15 written "$n" || fail "$mode: hook $n left nothing: $(tail "$VLOG")"
 		track "$(leftover "$n")"
 	done
@@ -52,6 +59,8 @@ for mode in auto off; do
 			cg_is "$(leftover 1)" 'bad@hooks'
 		check "exec_start_post's leftover is in good@0: $(grep '^0::' "/proc/$(leftover 2)/cgroup")" \
 			cg_is "$(leftover 2)" 'good@0'
+		check "the probe's leftover is in probed@0: $(grep '^0::' "/proc/$(leftover 4)/cgroup")" \
+			cg_is "$(leftover 4)" 'probed@0'
 		check "on_event's leftover is in @on_event: $(grep '^0::' "/proc/$(leftover 3)/cgroup")" \
 			cg_is "$(leftover 3)" '@on_event'
 		base=$(sed -n 's/^.*own cgroup under //p' "$VLOG" | head -1)
@@ -74,6 +83,8 @@ for mode in auto off; do
 	check "$mode: stop all returns (exit $rc)" test "$rc" -ne 124
 	check "$mode: exec_start_post's leftover ends with stop all" \
 		retry 10 dead "$(leftover 2)"
+	check "$mode: the probe's leftover ends with stop all" \
+		retry 10 dead "$(leftover 4)"
 
 	# At shutdown: an on_event hook still running and an instance's
 	# exec_start_post leave processes behind; none outlives vigild.
