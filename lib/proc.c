@@ -262,6 +262,7 @@ proc_snapshot_find(const struct proc_snapshot *ps, pid_t pid)
 
 	if (ps->n == 0)
 		return (NULL);
+	memset(&key, 0, sizeof(key));
 	key.pid = pid;
 	return (
 	    bsearch(&key, ps->procs, ps->n, sizeof(*ps->procs), proc_info_cmp));

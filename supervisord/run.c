@@ -74,6 +74,22 @@ run_stdin_close(struct inst *in)
 }
 
 /*
+ * Is pid (of session sid) never a process of in's run: a hook's or a
+ * probe's child, another run's leader or a member of its session?
+ */
+static int
+run_lineage_other(const struct inst *in, pid_t pid, pid_t sid)
+{
+	struct inst *o;
+
+	if (hook_owns(pid) || prober_owns(pid))
+		return (1);
+	if ((o = run_find(pid)) != NULL && o != in)
+		return (1);
+	return ((o = ready_session_find(sid)) != NULL && o != in);
+}
+
+/*
  * Signal the run's processes: its whole cgroup, else (kill_group) its
  * process group and the rest of its lineage (track_lineage), or only its
  * leader.
@@ -90,7 +106,7 @@ run_signal(struct inst *in, int sig)
 	}
 	if (in->job->spec->kill_group && pgid > 1) {
 		/* Its lineage first: the leader's children are not orphans. */
-		(void)track_lineage(in);
+		(void)track_lineage(in, run_lineage_other);
 		if ((r = proc_group_signal(pgid, sig)) == -1 && errno != ESRCH)
 			log_warn("%s: kill -%s group %ld", in->label,
 			    signame_name(sig), (long)pgid);
@@ -116,7 +132,7 @@ run_alive(struct inst *in)
 	if (!in->job->spec->kill_group)
 		return (0);
 	return ((in->run.pgid > 0 && proc_group_exists(in->run.pgid)) ||
-	    track_lineage(in) > 0);
+	    track_lineage(in, run_lineage_other) > 0);
 }
 
 /* Exec report readable: EOF means exec succeeded, text is a failure. */

@@ -525,20 +525,16 @@ track_lineage_seed(const struct inst *in, const struct proc_info *p)
 }
 
 /*
- * Is p never the run of in's: vigild, init, a hook or probe of vigild's,
- * another run's process?
+ * Is p never the run of in's: vigild, init, a zombie, or what other says
+ * is another's (a hook, a probe, another run: the caller knows them)?
  */
 static int
-track_lineage_other(const struct inst *in, const struct proc_info *p)
+track_lineage_other(
+    const struct inst *in, const struct proc_info *p, track_other_fn other)
 {
-	struct inst *o;
-
-	if (p->pid <= 1 || p->pid == getpid() || p->state == 'Z' ||
-	    hook_owns(p->pid) || prober_owns(p->pid))
+	if (p->pid <= 1 || p->pid == getpid() || p->state == 'Z')
 		return (1);
-	if ((o = run_find(p->pid)) != NULL && o != in)
-		return (1);
-	return ((o = ready_session_find(p->sid)) != NULL && o != in);
+	return (other != NULL && other(in, p->pid, p->sid));
 }
 
 /* Mark the descendants of marked processes, to the last generation. */
@@ -568,10 +564,12 @@ track_lineage_descend(struct proc_snapshot *ps, unsigned char *mark)
  * file), kept in in->run.lineage, and return how many there are.  The
  * leader's session and group ids are the kernel's until their last
  * member is gone; a process found once stays the run's while it lives,
- * reparented or not.  When /proc cannot be read, the last count stands.
+ * reparented or not.  other(in, pid, sid) says which processes are
+ * another's (never the run's).  When /proc cannot be read, the last
+ * count stands.
  */
 size_t
-track_lineage(struct inst *in)
+track_lineage(struct inst *in, track_other_fn other)
 {
 	struct proc_snapshot ps;
 	unsigned char *mark;
@@ -584,7 +582,7 @@ track_lineage(struct inst *in)
 	}
 	mark = xcalloc(ps.n + 1, 1);
 	for (i = 0; i < ps.n; i++) {
-		if (track_lineage_other(in, &ps.procs[i]))
+		if (track_lineage_other(in, &ps.procs[i], other))
 			mark[i] = 2; /* never */
 		else if (track_lineage_seed(in, &ps.procs[i]))
 			mark[i] = 1;
