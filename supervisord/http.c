@@ -22,10 +22,12 @@
  * peer's credentials decide as on the control socket (read-only peers get
  * 403 for what changes state); a right token gives control rights too.
  *
- * Limits: HTTP_MAX_CONNECTIONS at once (more wait in the backlog), a
- * connection idle for HTTP_IDLE_TIMEOUT is closed, headers within
- * HTTP_MEMORY_LIMIT, a body of at most QUEUE_PAYLOAD_MAX (else 413),
- * replies not read yet within HTTP_MAX_SENDING (else 503).
+ * Limits: connections are accepted by httpconn.c, which keeps slow
+ * clients from holding the server (a deadline for each request, caps
+ * per peer, room for prompt clients); a connection idle for
+ * HTTP_IDLE_TIMEOUT is closed, headers within HTTP_MEMORY_LIMIT, a body
+ * of at most QUEUE_PAYLOAD_MAX (else 413), replies not read yet within
+ * HTTP_MAX_SENDING (else 503).
  */
 
 #include "config.h"
@@ -55,7 +57,8 @@
 #include "vigild.h"
 #include "xmalloc.h"
 
-#define HTTP_MAX_CONNECTIONS 256
+/* libmicrohttpd's own cap: httpconn.c's, and those it closed meanwhile. */
+#define HTTP_MAX_CONNECTIONS 512
 #define HTTP_IDLE_TIMEOUT 10 /* seconds */
 #define HTTP_MEMORY_LIMIT (64 * 1024)
 #define HTTP_MAX_BODY QUEUE_PAYLOAD_MAX
@@ -187,6 +190,8 @@ static struct {
 } http = { .fd = -1 };
 
 static void http_arm(void);
+static struct httpconn *http_conn(struct MHD_Connection *);
+static void http_kick(void);
 
 /*
  * libmicrohttpd is opened (dlopen) only when http_listen is set: it
@@ -194,6 +199,7 @@ static void http_arm(void);
  * should neither map nor pay for.  These are the functions used.
  */
 #define HTTP_MHD_FUNCS(X)                                                      \
+	X(MHD_add_connection)                                                  \
 	X(MHD_add_response_header)                                             \
 	X(MHD_create_response_from_buffer)                                     \
 	X(MHD_create_response_from_buffer_with_free_callback_cls)              \
@@ -600,9 +606,7 @@ http_sink_finish(void *arg, int code)
 		TAILQ_REMOVE(&http.reqs, req, entry);
 		mhd.MHD_resume_connection(req->conn);
 		/* Outside MHD_run(): run it again soon, from the loop. */
-		if (http.kick != NULL)
-			(void)sd_event_source_set_enabled(
-			    http.kick, SD_EVENT_ONESHOT);
+		http_kick();
 	}
 }
 
@@ -872,6 +876,7 @@ http_access(void *cls, struct MHD_Connection *conn, const char *url,
 		*con_cls = req;
 		if (http_begin(req, method, url, &ret) != 0)
 			req->answered = 1;
+		httpconn_request(http_conn(conn), req->may_act);
 		return (ret);
 	}
 	if (req->answered) {
@@ -902,6 +907,48 @@ http_access(void *cls, struct MHD_Connection *conn, const char *url,
 	return (http_run_command(req));
 }
 
+/* The record of conn's connection (httpconn.c), or NULL. */
+static struct httpconn *
+http_conn(struct MHD_Connection *conn)
+{
+	const union MHD_ConnectionInfo *ci;
+
+	ci = mhd.MHD_get_connection_info(
+	    conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+	return (ci != NULL ? ci->socket_context : NULL);
+}
+
+/* A connection starts or ends: its record, from httpconn.c, goes too. */
+static void
+http_notify(void *cls, struct MHD_Connection *conn, void **socket_context,
+    enum MHD_ConnectionNotificationCode toe)
+{
+	(void)cls;
+	(void)conn;
+	if (toe == MHD_CONNECTION_NOTIFY_STARTED)
+		*socket_context = httpconn_adding();
+	else if (toe == MHD_CONNECTION_NOTIFY_CLOSED) {
+		httpconn_gone(*socket_context);
+		*socket_context = NULL;
+	}
+}
+
+/* Give an accepted connection to libmicrohttpd: 0, or -1 (fd closed). */
+static int
+http_add(int fd, const struct sockaddr *sa, socklen_t len)
+{
+	return (
+	    mhd.MHD_add_connection(http.d, fd, sa, len) == MHD_YES ? 0 : -1);
+}
+
+/* Run libmicrohttpd soon, from the loop. */
+static void
+http_kick(void)
+{
+	if (http.kick != NULL)
+		(void)sd_event_source_set_enabled(http.kick, SD_EVENT_ONESHOT);
+}
+
 static void
 http_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
     enum MHD_RequestTerminationCode toe)
@@ -909,10 +956,10 @@ http_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
 	struct http_req *req = *con_cls;
 
 	(void)cls;
-	(void)conn;
 	(void)toe;
 	if (req == NULL)
 		return;
+	httpconn_idle(http_conn(conn));
 	if (req->suspended)
 		TAILQ_REMOVE(&http.reqs, req, entry);
 	server_client_detach(req->client);
@@ -1138,14 +1185,15 @@ http_open(server_command_fn command, char **cause)
 		return (-1);
 	if ((http.fd = http_listen(&a, cause)) == -1)
 		return (-1);
-	http.d = mhd.MHD_start_daemon(
-	    MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ERROR_LOG, 0,
-	    NULL, NULL, http_access, NULL, MHD_OPTION_EXTERNAL_LOGGER, http_log,
-	    NULL, MHD_OPTION_LISTEN_SOCKET, http.fd,
-	    MHD_OPTION_CONNECTION_LIMIT, (unsigned int)HTTP_MAX_CONNECTIONS,
-	    MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)HTTP_IDLE_TIMEOUT,
-	    MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)HTTP_MEMORY_LIMIT,
-	    MHD_OPTION_NOTIFY_COMPLETED, http_completed, NULL, MHD_OPTION_END);
+	http.d = mhd.MHD_start_daemon(MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME |
+	        MHD_USE_ERROR_LOG | MHD_USE_NO_LISTEN_SOCKET,
+	    0, NULL, NULL, http_access, NULL, MHD_OPTION_EXTERNAL_LOGGER,
+	    http_log, NULL, MHD_OPTION_CONNECTION_LIMIT,
+	    (unsigned int)HTTP_MAX_CONNECTIONS, MHD_OPTION_NOTIFY_CONNECTION,
+	    http_notify, NULL, MHD_OPTION_CONNECTION_TIMEOUT,
+	    (unsigned int)HTTP_IDLE_TIMEOUT, MHD_OPTION_CONNECTION_MEMORY_LIMIT,
+	    (size_t)HTTP_MEMORY_LIMIT, MHD_OPTION_NOTIFY_COMPLETED,
+	    http_completed, NULL, MHD_OPTION_END);
 	if (http.d == NULL ||
 	    (di = mhd.MHD_get_daemon_info(http.d, MHD_DAEMON_INFO_EPOLL_FD)) ==
 	        NULL) {
@@ -1165,7 +1213,8 @@ http_open(server_command_fn command, char **cause)
 		return (-1);
 	}
 	http_arm();
-	return (0);
+	return (
+	    httpconn_open(http.fd, http.is_unix, http_add, http_kick, cause));
 }
 
 /*
@@ -1177,6 +1226,7 @@ http_close(void)
 {
 	struct http_req *req;
 
+	httpconn_close();
 	if (http.d != NULL) {
 		while ((req = TAILQ_FIRST(&http.reqs)) != NULL) {
 			server_client_detach(req->client);

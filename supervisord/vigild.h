@@ -708,6 +708,17 @@ int keeper_reaped(pid_t, int);
 int http_open(server_command_fn, char **);
 void http_close(void);
 
+/* httpconn.c */
+struct httpconn;
+struct sockaddr;
+typedef int (*httpconn_add_fn)(int, const struct sockaddr *, socklen_t);
+int httpconn_open(int, int, httpconn_add_fn, void (*)(void), char **);
+struct httpconn *httpconn_adding(void);
+void httpconn_request(struct httpconn *, int);
+void httpconn_idle(struct httpconn *);
+void httpconn_gone(struct httpconn *);
+void httpconn_close(void);
+
 /* The dashboard's files, embedded by the build (contrib/embed.sh). */
 struct http_file {
 	const char *path;
