@@ -988,6 +988,8 @@ static void
 http_step(void)
 {
 	(void)mhd.MHD_run(http.d);
+	/* A connection on the spare descriptor may have been closed. */
+	server_reserve_give();
 	http_arm();
 }
 

@@ -231,7 +231,8 @@ httpconn_peer(struct httpconn *c, const struct sockaddr_storage *ss)
 
 /* A new connection: make room, give it to libmicrohttpd. */
 static void
-httpconn_new(int fd, const struct sockaddr_storage *ss, socklen_t len)
+httpconn_new(
+    int fd, const struct sockaddr_storage *ss, socklen_t len, int reserve)
 {
 	struct httpconn *c;
 
@@ -245,6 +246,8 @@ httpconn_new(int fd, const struct sockaddr_storage *ss, socklen_t len)
 		(void)send(fd, httpconn_503, sizeof(httpconn_503) - 1,
 		    MSG_NOSIGNAL | MSG_DONTWAIT);
 		close(fd);
+		if (reserve)
+			server_reserve_give();
 		free(c);
 		return;
 	}
@@ -291,16 +294,17 @@ httpconn_accept(sd_event_source *s, int fd, uint32_t revents, void *arg)
 {
 	struct sockaddr_storage ss;
 	socklen_t len;
-	int i, cfd;
+	int i, cfd, reserve;
 
 	(void)s;
 	(void)revents;
 	(void)arg;
+	server_reserve_give();
 	for (i = 0; i < HTTPCONN_BATCH; i++) {
 		len = sizeof(ss);
 		memset(&ss, 0, sizeof(ss));
-		cfd = accept4(fd, (struct sockaddr *)&ss, &len,
-		    SOCK_NONBLOCK | SOCK_CLOEXEC);
+		cfd = server_accept_spare(
+		    fd, (struct sockaddr *)&ss, &len, &reserve);
 		if (cfd == -1) {
 			if (errno == EMFILE || errno == ENFILE ||
 			    errno == ENOBUFS || errno == ENOMEM)
@@ -310,7 +314,7 @@ httpconn_accept(sd_event_source *s, int fd, uint32_t revents, void *arg)
 				log_warn("http: accept");
 			break;
 		}
-		httpconn_new(cfd, &ss, len);
+		httpconn_new(cfd, &ss, len, reserve);
 	}
 	hc.kick();
 	return (0);
@@ -388,6 +392,7 @@ httpconn_gone(struct httpconn *c)
 		hc.n--;
 	c->deadline = sd_event_source_disable_unref(c->deadline);
 	TAILQ_REMOVE(&hc.list, c, entry);
+	/* The socket may still be open: http.c gives the spare back after. */
 	free(c);
 }
 

@@ -111,6 +111,9 @@ struct queue_slot {
 	size_t tail_len;
 };
 
+/* How an instance's reason begins when vigild had no descriptor left. */
+#define INST_NO_FDS "out of file descriptors"
+
 /* One running copy of a job (instances = N gives N of these). */
 struct inst {
 	struct job *job;
@@ -623,6 +626,9 @@ struct client *server_client_attach(
     const struct server_sink *, void *, int, uid_t, const char *);
 void server_client_detach(struct client *);
 int server_peer_rights(int, uid_t *);
+int server_reserve_take(void);
+void server_reserve_give(void);
+int server_accept_spare(int, struct sockaddr *, socklen_t *, int *);
 
 /* pgconn.c: a connection to PostgreSQL on the loop */
 struct pgconn;
@@ -834,6 +840,8 @@ void cmd_buf_printf(struct proto_buf *, const char *, ...)
 void cmd_print(struct cmd_ctx *, const char *, ...)
     __attribute__((format(printf, 2, 3)));
 void cmd_error(struct cmd_ctx *, const char *, ...)
+    __attribute__((format(printf, 2, 3)));
+void cmd_print_err(struct cmd_ctx *, const char *, ...)
     __attribute__((format(printf, 2, 3)));
 enum cmd_retval cmd_usage_error(struct cmd_ctx *, const char *, const char *);
 void cmd_json_end(struct cmd_ctx *);
