@@ -14,6 +14,12 @@
  * its client as on the socket while the connection is suspended.  The
  * command's exit code becomes the HTTP status (http_status()).
  *
+ * Host.  On a TCP listener, a request whose Host header is neither an
+ * address, nor localhost, nor a name of http_allowed_hosts is answered
+ * 421: a page of another site that a browser reaches vigild through (DNS
+ * rebinding) gets nothing (listen_addr_host_allowed()).  A browser does
+ * not reach a unix listener: any Host goes there (curl --unix-socket).
+ *
  * Rights.  On a TCP listener, /metrics and /healthz answer anyone, and so
  * do the dashboard's static files once there is a token; every other path
  * needs "Authorization: Bearer TOKEN" with the token of
@@ -819,9 +825,19 @@ static int
 http_begin(struct http_req *req, const char *method, const char *url,
     enum MHD_Result *ret)
 {
-	const char *cl;
+	const char *cl, *host;
 	int status, open;
 
+	host = mhd.MHD_lookup_connection_value(
+	    req->conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_HOST);
+	if (!http.is_unix &&
+	    !listen_addr_host_allowed(host, vigild.conf->http_allowed_hosts)) {
+		*ret = http_error(req->conn, 421,
+		    "Host \"%.100s\" is not vigild's: an address, localhost "
+		    "or a name of http_allowed_hosts is",
+		    host);
+		return (421);
+	}
 	req->route = http_route(method, url, &req->name, &status);
 	if (req->route == NULL) {
 		*ret = status == 405 ?
@@ -1106,6 +1122,48 @@ http_read_token(const char *path, char **cause)
 	return (0);
 }
 
+/*
+ * Clear the path of a unix listener: nothing there, or a stale socket
+ * (nobody listens on it), which is removed.  Anything else is left alone
+ * and is an error: a file that is not a socket, a socket that some
+ * process listens on (another vigild's, say).  Return 0, or -1 with
+ * cause.
+ */
+static int
+http_unix_clear(const struct sockaddr_un *sun, char **cause)
+{
+	const char *path = sun->sun_path, *why = NULL;
+	struct stat st;
+	int fd, r, error;
+
+	if (lstat(path, &st) == -1) {
+		if (errno == ENOENT)
+			return (0);
+		why = strerror(errno);
+	} else if (!S_ISSOCK(st.st_mode))
+		why = "a file that is not a socket is there";
+	else if ((fd = socket(AF_UNIX,
+	              SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0)) != -1) {
+		r = connect(fd, (const struct sockaddr *)sun, sizeof(*sun));
+		error = errno;
+		close(fd);
+		if (r == 0 || error == EAGAIN || error == EINPROGRESS)
+			why = "a process listens on it";
+		else if (error != ECONNREFUSED)
+			why = strerror(error);
+		else if (unlink(path) == -1 && errno != ENOENT)
+			why = strerror(errno);
+	} else
+		why = strerror(errno);
+	if (why == NULL)
+		return (0);
+	xasprintf(cause,
+	    "http_listen %s: %s (vigild replaces only a stale "
+	    "socket, one nobody listens on)",
+	    vigild.conf->http_listen, why);
+	return (-1);
+}
+
 /* The listening socket of a; a unix one as the control socket's. */
 static int
 http_listen(const struct listen_addr *a, char **cause)
@@ -1113,7 +1171,6 @@ http_listen(const struct listen_addr *a, char **cause)
 	const struct sockaddr_un *sun = (const struct sockaddr_un *)&a->ss;
 	struct sockaddr_storage ss;
 	socklen_t len = sizeof(ss);
-	struct stat st;
 	mode_t old;
 	char name[160];
 	int fd, one = 1, r;
@@ -1124,11 +1181,10 @@ http_listen(const struct listen_addr *a, char **cause)
 		goto fail;
 	if (a->ss.ss_family == AF_UNIX) {
 		http.is_unix = 1;
-		if (lstat(sun->sun_path, &st) == 0 && !S_ISSOCK(st.st_mode)) {
-			errno = EEXIST;
-			goto fail;
+		if (http_unix_clear(sun, cause) == -1) {
+			close(fd);
+			return (-1);
 		}
-		(void)unlink(sun->sun_path);
 		old = umask(0777 & ~(mode_t)vigild.conf->socket_mode);
 		r = bind(fd, (const struct sockaddr *)&a->ss, a->len);
 		umask(old);
