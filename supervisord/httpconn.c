@@ -22,8 +22,8 @@
  * control rights (SO_PEERCRED, as on the control socket) is never closed
  * for room.  With every slot taken by connections that are not slow, a
  * newcomer is answered 503 at once.  A connection closed before its
- * request is answered 408; a newcomer turned away 503, in one write
- * that a fresh socket always takes.
+ * first request is answered 408; a newcomer turned away 503, in one
+ * write that a fresh socket always takes.
  */
 
 #include "config.h"
@@ -61,6 +61,7 @@ struct httpconn {
 	int fd;
 	int trusted;            /* a unix peer with control rights */
 	int head;               /* waiting for a request's headers */
+	int served;             /* a request of it ended */
 	int cut;                /* closed here; libmicrohttpd has yet to see */
 	unsigned char peer[16]; /* address, IPv6 /64 or uid */
 	uint64_t since;         /* monotonic usec: the wait began */
@@ -117,14 +118,15 @@ httpconn_log(void)
 
 /*
  * Close c for libmicrohttpd to see: a 408 first if it is still waiting
- * for its request (a reply in progress is only cut).
+ * for its first request (a reply in progress is only cut, and an idle
+ * connection closed as libmicrohttpd's idle timeout does).
  */
 static void
 httpconn_cut(struct httpconn *c)
 {
 	if (c->cut)
 		return;
-	if (c->head)
+	if (c->head && !c->served)
 		(void)send(c->fd, httpconn_408, sizeof(httpconn_408) - 1,
 		    MSG_NOSIGNAL | MSG_DONTWAIT);
 	(void)shutdown(c->fd, SHUT_RDWR);
@@ -379,6 +381,7 @@ httpconn_idle(struct httpconn *c)
 	if (c == NULL || c->cut)
 		return;
 	c->head = 1;
+	c->served = 1;
 	httpconn_arm(c);
 }
 

@@ -17,10 +17,11 @@
  * other, and it is not counted against the limits below (its own front end
  * keeps its own).
  *
- * A spare descriptor is kept open: when vigild has no other (its jobs took
- * them all), it is closed to accept one client, and opened again once
- * that client goes, so that the socket always answers, one client at a
- * time (server_reserve_take(), also for http.c's listener).
+ * A few spare descriptors are kept open: when vigild has no other (its
+ * jobs took them all), they are closed to accept one client, and opened
+ * again once that client goes, so that the socket always answers, one
+ * client at a time (server_reserve_take(), also for httpconn.c's listener
+ * and track.c's signals).
  *
  * Peers without control rights (server_client_may_act()) share what is left
  * after a reserve kept for the others, hold at most a few connections and
@@ -66,6 +67,8 @@
 #define SERVER_REQUEST_TIMEOUT (10 * 1000000ULL)
 /* Refusals of connections are logged at most this often. */
 #define SERVER_REFUSE_LOG_EVERY (10 * 1000000ULL)
+/* Spare descriptors kept for when vigild has no other (a client, a stop). */
+#define SERVER_SPARE_FDS 4
 /* After accept ran out of descriptors, try again after this. */
 #define SERVER_ACCEPT_RETRY (1000000ULL)
 
@@ -86,7 +89,7 @@ struct client {
 	int busy;               /* a command is running (CMD_WAIT) */
 	int rdhup;              /* the peer shut down its side for writing */
 	int may_act;            /* control rights, decided at connect */
-	int reserve;            /* fd is the spare descriptor's */
+	int reserve;            /* fd is one of the spare descriptors */
 	server_gone_fn gone;    /* parked: told if the client goes away */
 	void *park;             /* parked: the record of who parked it */
 	sd_event_source *timer; /* drops a client slow to send its request */
@@ -101,7 +104,9 @@ static void server_listen_pause(const char *);
 static void server_client_unpark(struct client *);
 
 static server_command_fn server_command;
-static int server_reserve_fd = -1;
+/* The spare descriptors (-1: not held), and how many are held. */
+static int server_reserve_fds[SERVER_SPARE_FDS] = { -1, -1, -1, -1 };
+static int server_reserve_n;
 static size_t server_nclients;
 static int server_paused;
 static sd_event_source *server_retry;
@@ -492,29 +497,45 @@ server_client_refuse(const struct client *c, const char *msg)
 }
 
 /*
- * Close the spare descriptor, for a caller out of descriptors to accept
- * a client with.  Return 0, or -1 if it is in use already.
+ * Close the spare descriptors (SERVER_SPARE_FDS), for a caller out of
+ * descriptors to accept a client or signal a cgroup with; it calls
+ * server_reserve_give() once done.  Return 0, or -1 if none is held (in
+ * use already).
  */
 int
 server_reserve_take(void)
 {
-	if (server_reserve_fd == -1)
+	int i;
+
+	if (server_reserve_n == 0)
 		return (-1);
-	close(server_reserve_fd);
-	server_reserve_fd = -1;
+	for (i = 0; i < SERVER_SPARE_FDS; i++) {
+		if (server_reserve_fds[i] != -1)
+			close(server_reserve_fds[i]);
+		server_reserve_fds[i] = -1;
+	}
+	server_reserve_n = 0;
 	return (0);
 }
 
 /*
- * Open the spare descriptor again if it is not (its client went, or it
- * could not be opened then): callers try whenever a descriptor may have
- * been freed.
+ * Open the spare descriptors again where they are not (their client
+ * went, or they could not be opened then): callers try whenever a
+ * descriptor may have been freed.
  */
 void
 server_reserve_give(void)
 {
-	if (server_reserve_fd == -1)
-		server_reserve_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	int i;
+
+	for (i = 0; i < SERVER_SPARE_FDS; i++) {
+		if (server_reserve_fds[i] != -1)
+			continue;
+		server_reserve_fds[i] = open("/dev/null", O_RDONLY | O_CLOEXEC);
+		if (server_reserve_fds[i] == -1)
+			break;
+		server_reserve_n++;
+	}
 }
 
 /* Close the fd of a client not kept, and give back the spare if it was. */
@@ -986,7 +1007,5 @@ server_close(void)
 	if (vigild.listen_fd != -1)
 		close(vigild.listen_fd);
 	vigild.listen_fd = -1;
-	if (server_reserve_fd != -1)
-		close(server_reserve_fd);
-	server_reserve_fd = -1;
+	(void)server_reserve_take();
 }

@@ -366,6 +366,12 @@ track_signal(struct inst *in, int sig)
 	int r = sig == SIGKILL ? cgroup_kill(in->cg_fd) :
 	                         cgroup_signal(in->cg_fd, sig);
 
+	/* Out of descriptors (a job set that took them all): the spare. */
+	if (r == -1 && errno == EMFILE && server_reserve_take() == 0) {
+		r = sig == SIGKILL ? cgroup_kill(in->cg_fd) :
+		                     cgroup_signal(in->cg_fd, sig);
+		server_reserve_give();
+	}
 	if (sig == SIGKILL)
 		in->cg_killed = 1;
 

@@ -42,11 +42,16 @@ check "status answers with the descriptors exhausted" retry 20 status_ok
 log "status said on stderr: $(head -c 300 "$T/status.err")"
 check "status names the jobs that could not start" \
 	grep -q 'could not start: out of file descriptors' "$T/status.err"
-# A job that could not start: its reason says why.
-starved=$(sed -n 's/^.*warning: \(j[0-9]*\): cannot start: .*$/\1/p' "$VLOG" | head -n 1)
-log "a starved job: $starved"
-reason_ok() { ctl_t status "$starved" 2>/dev/null | grep -q 'reason: out of file descriptors'; }
-check "status $starved gives the reason" retry 20 reason_ok
+# A job that could not start (status names it): its reason says why.
+reason_ok() {
+	local starved
+	starved=$(ctl_t status 2>&1 >/dev/null | sed -n 's/^.*out of file descriptors: \(j[0-9]*\) .*$/\1/p')
+	[ -n "$starved" ] || return 1
+	ctl_t status "$starved" >"$T/starved" 2>/dev/null || true
+	grep -q 'reason: out of file descriptors' "$T/starved"
+}
+check "status NAME gives the reason" retry 20 reason_ok
+log "$(grep reason: "$T/starved")"
 check "the log says vigild's limit" grep -q "out of file descriptors (vigild may open 64)" "$VLOG"
 running=$(awk '$2 == "RUNNING"' "$T/status" | wc -l)
 log "$running jobs running"
@@ -57,6 +62,9 @@ http_ok() { [ "$(code healthz)" = 200 ]; }
 check "the HTTP server answers with the descriptors exhausted" retry 20 http_ok
 check "vigild is still there" alive "$VIGILD_PID"
 stop_vigild
+# Stopping needs descriptors too (a cgroup's procs file): the spare.
+check "the jobs stopped at shutdown without a KILL" \
+	test "$(grep -c 'sending KILL' "$VLOG")" -eq 0
 
 # (b) A soft limit below the hard one: vigild raises its own, its jobs
 # keep what vigild was given.
