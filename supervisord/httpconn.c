@@ -13,10 +13,10 @@
  * idle timeout would).
  *
  * Room.  At most HTTPCONN_MAX connections at once.  A connection still
- * waiting for its headers after HTTPCONN_SLOW is slow: when the server
- * is full, the oldest slow connection is closed for the newcomer, so that
- * a client that sends its request at once is served even while others
- * hold every slot with a trickle of bytes.  A peer (a TCP address, an
+ * waiting for its headers after HTTPCONN_SLOW is slow: when the server is
+ * full, the oldest slow connection is closed for the newcomer, so that a
+ * client that sends its request at once is served even while others hold
+ * every slot with a trickle of bytes.  A peer (a TCP address, an
  * IPv6 /64, a unix peer's uid) holds at most HTTPCONN_PEER_SLOW slow
  * connections: at its next one, the oldest are closed.  A unix peer with
  * control rights (SO_PEERCRED, as on the control socket) is never closed
@@ -49,13 +49,13 @@
 /* A request's headers, and one without control rights, within (usec). */
 #define HTTPCONN_TIMEOUT (10 * DURATION_USEC_PER_SEC)
 /* Waiting this long for its headers, a connection is slow (usec). */
-#define HTTPCONN_SLOW (1 * DURATION_USEC_PER_SEC)
+#define HTTPCONN_SLOW (2 * DURATION_USEC_PER_SEC)
 /* Slow connections a peer may hold at once. */
-#define HTTPCONN_PEER_SLOW 16
+#define HTTPCONN_PEER_SLOW 32
 /* After accept ran out of descriptors, try again after this (usec). */
 #define HTTPCONN_ACCEPT_RETRY DURATION_USEC_PER_SEC
 /* Connections accepted in one go before libmicrohttpd reads them. */
-#define HTTPCONN_BATCH 32
+#define HTTPCONN_BATCH 8
 
 struct httpconn {
 	int fd;
