@@ -376,7 +376,7 @@ inst_start_failed(struct inst *in, const char *cause)
 
 	inst_hooks.close_stdin(in);
 	/* ENFILE's text begins with EMFILE's. */
-	if (strstr(cause, strerror(EMFILE)) != NULL) {
+	if (cause != NULL && strstr(cause, strerror(EMFILE)) != NULL) {
 		if (getrlimit(RLIMIT_NOFILE, &rl) == -1)
 			rl.rlim_cur = RLIM_INFINITY;
 		if (rl.rlim_cur == RLIM_INFINITY)
