@@ -20,8 +20,8 @@
  * A few spare descriptors are kept open: when vigild has no other (its
  * jobs took them all), they are closed to accept one client, and opened
  * again once that client goes, so that the socket always answers, one
- * client at a time (server_reserve_take(), also for httpconn.c's listener
- * and track.c's signals).
+ * client at a time (server_reserve_take(), also for httpconn.c's
+ * listener and track.c's signals).
  *
  * Peers without control rights (server_client_may_act()) share what is left
  * after a reserve kept for the others, hold at most a few connections and
