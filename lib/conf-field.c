@@ -671,6 +671,35 @@ conf_parse_listen(struct conf_ctx *ctx, const struct conf_field *f,
 	return (0);
 }
 
+/* http_allowed_hosts: host names, as a Host header may give them. */
+static int
+conf_parse_hosts(struct conf_ctx *ctx, const struct conf_field *f,
+    cfg_opt_t *opt, char **cause)
+{
+	struct conf *c = ctx->obj;
+	size_t i, n = cfg_opt_size(opt);
+	const char *s;
+	char **hosts;
+
+	(void)f;
+	hosts = xcalloc(n + 1, sizeof *hosts);
+	for (i = 0; i < n; i++) {
+		s = cfg_opt_getnstr(opt, i);
+		if (!listen_addr_host_valid(s)) {
+			xasprintf(cause,
+			    "invalid host name \"%s\" (a name such as "
+			    "\"vigil.example.org\", without a port)",
+			    s);
+			words_free(hosts);
+			return (-1);
+		}
+		hosts[i] = xstrdup(s);
+	}
+	words_free(c->http_allowed_hosts);
+	c->http_allowed_hosts = hosts;
+	return (0);
+}
+
 static int
 conf_parse_level(struct conf_ctx *ctx, const struct conf_field *f,
     cfg_opt_t *opt, char **cause)
@@ -852,6 +881,7 @@ const struct conf_field conf_field_main[] = {
 	{ "http_listen", 0, conf_parse_listen, 0, 0, 0, NULL },
 	{ "http_token_file", 0, conf_parse_dir, CONF_OFF(http_token_file), 0, 0,
 	    NULL },
+	{ "http_allowed_hosts", 1, conf_parse_hosts, 0, 0, 0, NULL },
 };
 
 #define CLUSTER_OFF(field) offsetof(struct conf_cluster, field)

@@ -442,6 +442,7 @@ conf_free(struct conf *c)
 	words_free(c->event_argv);
 	free(c->http_listen);
 	free(c->http_token_file);
+	words_free(c->http_allowed_hosts);
 	free(c->cluster.conninfo);
 	free(c->cluster.work_conninfo);
 	free(c->cluster.node_name);

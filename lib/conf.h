@@ -216,6 +216,7 @@ struct conf {
 	uint64_t hook_timeout; /* on_event's bound, default 30s */
 	char *http_listen;     /* as written, checked; NULL: no HTTP server */
 	char *http_token_file; /* NULL: none */
+	char **http_allowed_hosts; /* NULL-terminated, or NULL: none */
 	struct conf_cluster cluster;
 };
 

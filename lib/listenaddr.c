@@ -10,6 +10,7 @@
 #include <netinet/in.h>
 
 #include <arpa/inet.h>
+#include <ctype.h>
 #include <errno.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -18,6 +19,9 @@
 
 #include "listenaddr.h"
 #include "xmalloc.h"
+
+/* The longest name a Host header or http_allowed_hosts may give. */
+#define LISTEN_ADDR_HOST_MAX 253
 
 /* A port: 0 to 65535, decimal digits only. */
 static int
@@ -135,4 +139,94 @@ listen_addr_format(
 	else
 		snprintf(buf, size, "unix");
 	return (buf);
+}
+
+/*
+ * Return 1 if s is a host name (letters, digits, '-', '_' and '.', at
+ * most 253 bytes, not empty), as http_allowed_hosts takes one.
+ */
+int
+listen_addr_host_valid(const char *s)
+{
+	size_t n = strlen(s);
+
+	if (n == 0 || n > LISTEN_ADDR_HOST_MAX)
+		return (0);
+	for (; *s != '\0'; s++) {
+		if (!isalnum((unsigned char)*s) && *s != '-' && *s != '_' &&
+		    *s != '.')
+			return (0);
+	}
+	return (1);
+}
+
+/*
+ * Split a Host header's value into its host (lower case, without
+ * brackets) in buf, and its port, which is dropped.  Return 0, or -1 if
+ * it is not host[:port] nor [v6]:port.
+ */
+static int
+listen_addr_host_split(const char *h, char *buf, size_t size)
+{
+	const char *end, *colon;
+	size_t n, i;
+
+	if (h[0] == '[') {
+		if ((end = strchr(h, ']')) == NULL)
+			return (-1);
+		colon = end[1] == ':' ? end + 1 : NULL;
+		if (end[1] != '\0' && colon == NULL)
+			return (-1);
+		h++;
+	} else {
+		colon = strchr(h, ':');
+		end = colon != NULL ? colon : h + strlen(h);
+	}
+	if (colon != NULL &&
+	    (colon[1] == '\0' ||
+	        strspn(colon + 1, "0123456789") != strlen(colon + 1)))
+		return (-1);
+	if ((n = (size_t)(end - h)) == 0 || n >= size)
+		return (-1);
+	for (i = 0; i < n; i++)
+		buf[i] = (char)tolower((unsigned char)h[i]);
+	buf[n] = '\0';
+	return (0);
+}
+
+/*
+ * May a request with Host header h be answered?  Yes for an address
+ * (IPv4, or IPv6 in brackets: a browser sends one only to the address it
+ * connected to, which no DNS rebinding can forge), "localhost" and names
+ * under ".localhost", and the names of allowed (NULL-terminated, or
+ * NULL), case aside; any port.  A missing header (h NULL) is allowed: no
+ * browser omits it.  Return 1 or 0.
+ */
+int
+listen_addr_host_allowed(const char *h, char *const *allowed)
+{
+	char host[LISTEN_ADDR_HOST_MAX + 1];
+	struct in6_addr a6;
+	struct in_addr a4;
+	size_t n;
+
+	if (h == NULL)
+		return (1);
+	if (listen_addr_host_split(h, host, sizeof(host)) == -1)
+		return (0);
+	if (h[0] == '[')
+		return (inet_pton(AF_INET6, host, &a6) == 1);
+	if (inet_pton(AF_INET, host, &a4) == 1)
+		return (1);
+	if (!listen_addr_host_valid(host))
+		return (0);
+	n = strlen(host);
+	if (strcmp(host, "localhost") == 0 ||
+	    (n > 10 && strcmp(host + n - 10, ".localhost") == 0))
+		return (1);
+	for (; allowed != NULL && *allowed != NULL; allowed++) {
+		if (strcasecmp(*allowed, host) == 0)
+			return (1);
+	}
+	return (0);
 }

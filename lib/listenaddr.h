@@ -5,6 +5,8 @@
  * The address of a listening socket as vigil.conf writes it (http_listen):
  * "unix:/path", "IPV4:PORT", "[IPV6]:PORT" or "localhost:PORT".  Numeric
  * addresses only (no name lookup at start); port 0 lets the kernel choose.
+ * And which Host headers a request to such a socket may carry
+ * (http_allowed_hosts).
  */
 
 #ifndef VIGIL_LISTENADDR_H
@@ -20,5 +22,7 @@ struct listen_addr {
 
 int listen_addr_parse(const char *, struct listen_addr *, char **);
 char *listen_addr_format(const struct sockaddr *, socklen_t, char *, size_t);
+int listen_addr_host_valid(const char *);
+int listen_addr_host_allowed(const char *, char *const *);
 
 #endif

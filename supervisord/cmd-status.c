@@ -392,6 +392,34 @@ cmd_status_print(struct cmd_ctx *ctx, struct inst **v, size_t n,
 	}
 }
 
+/*
+ * On standard error, the instances that could not start because vigild
+ * ran out of descriptors (their reason says so), the first few by name.
+ */
+static void
+cmd_status_no_fds(struct cmd_ctx *ctx, struct inst **v, size_t n)
+{
+	size_t i, k = 0;
+
+	for (i = 0; i < n; i++) {
+		if (v[i]->reason == NULL || v[i]->run.pid > 0 ||
+		    strncmp(v[i]->reason, INST_NO_FDS, strlen(INST_NO_FDS)) !=
+		        0)
+			continue;
+		if (k == 0)
+			cmd_print_err(
+			    ctx, "vigild: could not start: %s:", INST_NO_FDS);
+		if (k++ < 10)
+			cmd_print_err(ctx, " %s", v[i]->label);
+	}
+	if (k > 10)
+		cmd_print_err(ctx, " and %zu more", k - 10);
+	if (k > 0)
+		cmd_print_err(ctx,
+		    " (raise vigild's limit on open files: "
+		    "LimitNOFILE=, ulimit -n)\n");
+}
+
 static enum cmd_retval
 cmd_status_exec(struct cmd_ctx *ctx)
 {
@@ -412,6 +440,8 @@ cmd_status_exec(struct cmd_ctx *ctx)
 			width = len;
 	}
 	cmd_status_print(ctx, v, n, bv, nb, width, named);
+	if (!ctx->json)
+		cmd_status_no_fds(ctx, v, n);
 	/* A named broken file fails the command (1), before not running. */
 	if (named && nb > 0)
 		ctx->code = CMD_EXIT_FAILED;

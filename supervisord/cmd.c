@@ -519,6 +519,17 @@ cmd_print(struct cmd_ctx *ctx, const char *fmt, ...)
 	va_end(ap);
 }
 
+/* Add formatted text to the command's standard error. */
+void
+cmd_print_err(struct cmd_ctx *ctx, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	cmd_vadd(&ctx->err, fmt, ap);
+	va_end(ap);
+}
+
 /* Add a line (a newline is appended) to the command's standard error. */
 void
 cmd_error(struct cmd_ctx *ctx, const char *fmt, ...)

@@ -14,6 +14,12 @@
  * its client as on the socket while the connection is suspended.  The
  * command's exit code becomes the HTTP status (http_status()).
  *
+ * Host.  On a TCP listener, a request whose Host header is neither an
+ * address, nor localhost, nor a name of http_allowed_hosts is answered
+ * 421: a page of another site that a browser reaches vigild through (DNS
+ * rebinding) gets nothing (listen_addr_host_allowed()).  A browser does
+ * not reach a unix listener: any Host goes there (curl --unix-socket).
+ *
  * Rights.  On a TCP listener, /metrics and /healthz answer anyone, and so
  * do the dashboard's static files once there is a token; every other path
  * needs "Authorization: Bearer TOKEN" with the token of
@@ -22,10 +28,12 @@
  * peer's credentials decide as on the control socket (read-only peers get
  * 403 for what changes state); a right token gives control rights too.
  *
- * Limits: HTTP_MAX_CONNECTIONS at once (more wait in the backlog), a
- * connection idle for HTTP_IDLE_TIMEOUT is closed, headers within
- * HTTP_MEMORY_LIMIT, a body of at most QUEUE_PAYLOAD_MAX (else 413),
- * replies not read yet within HTTP_MAX_SENDING (else 503).
+ * Limits: connections are accepted by httpconn.c, which keeps slow
+ * clients from holding the server (a deadline for each request, caps
+ * per peer, room for prompt clients); a connection idle for
+ * HTTP_IDLE_TIMEOUT is closed, headers within HTTP_MEMORY_LIMIT, a body
+ * of at most QUEUE_PAYLOAD_MAX (else 413), replies not read yet within
+ * HTTP_MAX_SENDING (else 503).
  */
 
 #include "config.h"
@@ -55,7 +63,8 @@
 #include "vigild.h"
 #include "xmalloc.h"
 
-#define HTTP_MAX_CONNECTIONS 256
+/* libmicrohttpd's own cap: httpconn.c's, and those it closed meanwhile. */
+#define HTTP_MAX_CONNECTIONS 512
 #define HTTP_IDLE_TIMEOUT 10 /* seconds */
 #define HTTP_MEMORY_LIMIT (64 * 1024)
 #define HTTP_MAX_BODY QUEUE_PAYLOAD_MAX
@@ -187,6 +196,8 @@ static struct {
 } http = { .fd = -1 };
 
 static void http_arm(void);
+static struct httpconn *http_conn(struct MHD_Connection *);
+static void http_kick(void);
 
 /*
  * libmicrohttpd is opened (dlopen) only when http_listen is set: it
@@ -194,6 +205,7 @@ static void http_arm(void);
  * should neither map nor pay for.  These are the functions used.
  */
 #define HTTP_MHD_FUNCS(X)                                                      \
+	X(MHD_add_connection)                                                  \
 	X(MHD_add_response_header)                                             \
 	X(MHD_create_response_from_buffer)                                     \
 	X(MHD_create_response_from_buffer_with_free_callback_cls)              \
@@ -600,9 +612,7 @@ http_sink_finish(void *arg, int code)
 		TAILQ_REMOVE(&http.reqs, req, entry);
 		mhd.MHD_resume_connection(req->conn);
 		/* Outside MHD_run(): run it again soon, from the loop. */
-		if (http.kick != NULL)
-			(void)sd_event_source_set_enabled(
-			    http.kick, SD_EVENT_ONESHOT);
+		http_kick();
 	}
 }
 
@@ -815,9 +825,19 @@ static int
 http_begin(struct http_req *req, const char *method, const char *url,
     enum MHD_Result *ret)
 {
-	const char *cl;
+	const char *cl, *host;
 	int status, open;
 
+	host = mhd.MHD_lookup_connection_value(
+	    req->conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_HOST);
+	if (!http.is_unix &&
+	    !listen_addr_host_allowed(host, vigild.conf->http_allowed_hosts)) {
+		*ret = http_error(req->conn, 421,
+		    "Host \"%.100s\" is not vigild's: an address, localhost "
+		    "or a name of http_allowed_hosts is",
+		    host);
+		return (421);
+	}
 	req->route = http_route(method, url, &req->name, &status);
 	if (req->route == NULL) {
 		*ret = status == 405 ?
@@ -872,6 +892,7 @@ http_access(void *cls, struct MHD_Connection *conn, const char *url,
 		*con_cls = req;
 		if (http_begin(req, method, url, &ret) != 0)
 			req->answered = 1;
+		httpconn_request(http_conn(conn), req->may_act);
 		return (ret);
 	}
 	if (req->answered) {
@@ -902,6 +923,48 @@ http_access(void *cls, struct MHD_Connection *conn, const char *url,
 	return (http_run_command(req));
 }
 
+/* The record of conn's connection (httpconn.c), or NULL. */
+static struct httpconn *
+http_conn(struct MHD_Connection *conn)
+{
+	const union MHD_ConnectionInfo *ci;
+
+	ci = mhd.MHD_get_connection_info(
+	    conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+	return (ci != NULL ? ci->socket_context : NULL);
+}
+
+/* A connection starts or ends: its record, from httpconn.c, goes too. */
+static void
+http_notify(void *cls, struct MHD_Connection *conn, void **socket_context,
+    enum MHD_ConnectionNotificationCode toe)
+{
+	(void)cls;
+	(void)conn;
+	if (toe == MHD_CONNECTION_NOTIFY_STARTED)
+		*socket_context = httpconn_adding();
+	else if (toe == MHD_CONNECTION_NOTIFY_CLOSED) {
+		httpconn_gone(*socket_context);
+		*socket_context = NULL;
+	}
+}
+
+/* Give an accepted connection to libmicrohttpd: 0, or -1 (fd closed). */
+static int
+http_add(int fd, const struct sockaddr *sa, socklen_t len)
+{
+	return (
+	    mhd.MHD_add_connection(http.d, fd, sa, len) == MHD_YES ? 0 : -1);
+}
+
+/* Run libmicrohttpd soon, from the loop. */
+static void
+http_kick(void)
+{
+	if (http.kick != NULL)
+		(void)sd_event_source_set_enabled(http.kick, SD_EVENT_ONESHOT);
+}
+
 static void
 http_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
     enum MHD_RequestTerminationCode toe)
@@ -909,10 +972,10 @@ http_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
 	struct http_req *req = *con_cls;
 
 	(void)cls;
-	(void)conn;
 	(void)toe;
 	if (req == NULL)
 		return;
+	httpconn_idle(http_conn(conn));
 	if (req->suspended)
 		TAILQ_REMOVE(&http.reqs, req, entry);
 	server_client_detach(req->client);
@@ -941,6 +1004,8 @@ static void
 http_step(void)
 {
 	(void)mhd.MHD_run(http.d);
+	/* A connection on the spare descriptor may have been closed. */
+	server_reserve_give();
 	http_arm();
 }
 
@@ -1057,6 +1122,48 @@ http_read_token(const char *path, char **cause)
 	return (0);
 }
 
+/*
+ * Clear the path of a unix listener: nothing there, or a stale socket
+ * (nobody listens on it), which is removed.  Anything else is left alone
+ * and is an error: a file that is not a socket, a socket that some
+ * process listens on (another vigild's, say).  Return 0, or -1 with
+ * cause.
+ */
+static int
+http_unix_clear(const struct sockaddr_un *sun, char **cause)
+{
+	const char *path = sun->sun_path, *why = NULL;
+	struct stat st;
+	int fd, r, error;
+
+	if (lstat(path, &st) == -1) {
+		if (errno == ENOENT)
+			return (0);
+		why = strerror(errno);
+	} else if (!S_ISSOCK(st.st_mode))
+		why = "a file that is not a socket is there";
+	else if ((fd = socket(AF_UNIX,
+	              SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0)) != -1) {
+		r = connect(fd, (const struct sockaddr *)sun, sizeof(*sun));
+		error = errno;
+		close(fd);
+		if (r == 0 || error == EAGAIN || error == EINPROGRESS)
+			why = "a process listens on it";
+		else if (error != ECONNREFUSED)
+			why = strerror(error);
+		else if (unlink(path) == -1 && errno != ENOENT)
+			why = strerror(errno);
+	} else
+		why = strerror(errno);
+	if (why == NULL)
+		return (0);
+	xasprintf(cause,
+	    "http_listen %s: %s (vigild replaces only a stale "
+	    "socket, one nobody listens on)",
+	    vigild.conf->http_listen, why);
+	return (-1);
+}
+
 /* The listening socket of a; a unix one as the control socket's. */
 static int
 http_listen(const struct listen_addr *a, char **cause)
@@ -1064,7 +1171,6 @@ http_listen(const struct listen_addr *a, char **cause)
 	const struct sockaddr_un *sun = (const struct sockaddr_un *)&a->ss;
 	struct sockaddr_storage ss;
 	socklen_t len = sizeof(ss);
-	struct stat st;
 	mode_t old;
 	char name[160];
 	int fd, one = 1, r;
@@ -1075,11 +1181,10 @@ http_listen(const struct listen_addr *a, char **cause)
 		goto fail;
 	if (a->ss.ss_family == AF_UNIX) {
 		http.is_unix = 1;
-		if (lstat(sun->sun_path, &st) == 0 && !S_ISSOCK(st.st_mode)) {
-			errno = EEXIST;
-			goto fail;
+		if (http_unix_clear(sun, cause) == -1) {
+			close(fd);
+			return (-1);
 		}
-		(void)unlink(sun->sun_path);
 		old = umask(0777 & ~(mode_t)vigild.conf->socket_mode);
 		r = bind(fd, (const struct sockaddr *)&a->ss, a->len);
 		umask(old);
@@ -1138,14 +1243,15 @@ http_open(server_command_fn command, char **cause)
 		return (-1);
 	if ((http.fd = http_listen(&a, cause)) == -1)
 		return (-1);
-	http.d = mhd.MHD_start_daemon(
-	    MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ERROR_LOG, 0,
-	    NULL, NULL, http_access, NULL, MHD_OPTION_EXTERNAL_LOGGER, http_log,
-	    NULL, MHD_OPTION_LISTEN_SOCKET, http.fd,
-	    MHD_OPTION_CONNECTION_LIMIT, (unsigned int)HTTP_MAX_CONNECTIONS,
-	    MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)HTTP_IDLE_TIMEOUT,
-	    MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)HTTP_MEMORY_LIMIT,
-	    MHD_OPTION_NOTIFY_COMPLETED, http_completed, NULL, MHD_OPTION_END);
+	http.d = mhd.MHD_start_daemon(MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME |
+	        MHD_USE_ERROR_LOG | MHD_USE_NO_LISTEN_SOCKET,
+	    0, NULL, NULL, http_access, NULL, MHD_OPTION_EXTERNAL_LOGGER,
+	    http_log, NULL, MHD_OPTION_CONNECTION_LIMIT,
+	    (unsigned int)HTTP_MAX_CONNECTIONS, MHD_OPTION_NOTIFY_CONNECTION,
+	    http_notify, NULL, MHD_OPTION_CONNECTION_TIMEOUT,
+	    (unsigned int)HTTP_IDLE_TIMEOUT, MHD_OPTION_CONNECTION_MEMORY_LIMIT,
+	    (size_t)HTTP_MEMORY_LIMIT, MHD_OPTION_NOTIFY_COMPLETED,
+	    http_completed, NULL, MHD_OPTION_END);
 	if (http.d == NULL ||
 	    (di = mhd.MHD_get_daemon_info(http.d, MHD_DAEMON_INFO_EPOLL_FD)) ==
 	        NULL) {
@@ -1165,7 +1271,8 @@ http_open(server_command_fn command, char **cause)
 		return (-1);
 	}
 	http_arm();
-	return (0);
+	return (
+	    httpconn_open(http.fd, http.is_unix, http_add, http_kick, cause));
 }
 
 /*
@@ -1177,6 +1284,7 @@ http_close(void)
 {
 	struct http_req *req;
 
+	httpconn_close();
 	if (http.d != NULL) {
 		while ((req = TAILQ_FIRST(&http.reqs)) != NULL) {
 			server_client_detach(req->client);

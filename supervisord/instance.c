@@ -19,6 +19,7 @@
 #include "config.h"
 
 #include <sys/types.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 
 #include <errno.h>
@@ -362,14 +363,34 @@ inst_said(
 	}
 }
 
-/* A start failed before fork (or without its lock): say why. */
+/*
+ * A start failed before fork (or without its lock): say why; when vigild
+ * ran out of descriptors, say that first, with its limit (status lists
+ * such jobs: INST_NO_FDS).
+ */
 static void
 inst_start_failed(struct inst *in, const char *cause)
 {
+	struct rlimit rl;
+	char *why = NULL;
+
 	inst_hooks.close_stdin(in);
+	/* ENFILE's text begins with EMFILE's. */
+	if (cause != NULL && strstr(cause, strerror(EMFILE)) != NULL) {
+		if (getrlimit(RLIMIT_NOFILE, &rl) == -1)
+			rl.rlim_cur = RLIM_INFINITY;
+		if (rl.rlim_cur == RLIM_INFINITY)
+			xasprintf(&why, "%s: %s", INST_NO_FDS, cause);
+		else
+			xasprintf(&why, "%s (vigild may open %llu): %s",
+			    INST_NO_FDS, (unsigned long long)rl.rlim_cur,
+			    cause);
+		cause = why;
+	}
 	log_warnx("%s: cannot start: %s", in->label, cause);
 	joblog_mark(in, "cannot start: %s", cause);
 	inst_reason(in, "%s", cause);
+	free(why);
 }
 
 /* The effects of the actions in the first half: before the run's. */

@@ -17,6 +17,12 @@
  * other, and it is not counted against the limits below (its own front end
  * keeps its own).
  *
+ * A few spare descriptors are kept open: when vigild has no other (its
+ * jobs took them all), they are closed to accept one client, and opened
+ * again once that client goes, so that the socket always answers, one
+ * client at a time (server_reserve_take(), also for httpconn.c's
+ * listener and track.c's signals).
+ *
  * Peers without control rights (server_client_may_act()) share what is left
  * after a reserve kept for the others, hold at most a few connections and
  * waits per uid, and send small requests: one user of a world-writable
@@ -61,6 +67,8 @@
 #define SERVER_REQUEST_TIMEOUT (10 * 1000000ULL)
 /* Refusals of connections are logged at most this often. */
 #define SERVER_REFUSE_LOG_EVERY (10 * 1000000ULL)
+/* Spare descriptors kept for when vigild has no other (a client, a stop). */
+#define SERVER_SPARE_FDS 4
 /* After accept ran out of descriptors, try again after this. */
 #define SERVER_ACCEPT_RETRY (1000000ULL)
 
@@ -81,6 +89,7 @@ struct client {
 	int busy;               /* a command is running (CMD_WAIT) */
 	int rdhup;              /* the peer shut down its side for writing */
 	int may_act;            /* control rights, decided at connect */
+	int reserve;            /* fd is one of the spare descriptors */
 	server_gone_fn gone;    /* parked: told if the client goes away */
 	void *park;             /* parked: the record of who parked it */
 	sd_event_source *timer; /* drops a client slow to send its request */
@@ -95,6 +104,9 @@ static void server_listen_pause(const char *);
 static void server_client_unpark(struct client *);
 
 static server_command_fn server_command;
+/* The spare descriptors (-1: not held), and how many are held. */
+static int server_reserve_fds[SERVER_SPARE_FDS] = { -1, -1, -1, -1 };
+static int server_reserve_n;
 static size_t server_nclients;
 static int server_paused;
 static sd_event_source *server_retry;
@@ -484,8 +496,59 @@ server_client_refuse(const struct client *c, const char *msg)
 	proto_buf_clear(&b);
 }
 
+/*
+ * Close the spare descriptors (SERVER_SPARE_FDS), for a caller out of
+ * descriptors to accept a client or signal a cgroup with; it calls
+ * server_reserve_give() once done.  Return 0, or -1 if none is held (in
+ * use already).
+ */
+int
+server_reserve_take(void)
+{
+	int i;
+
+	if (server_reserve_n == 0)
+		return (-1);
+	for (i = 0; i < SERVER_SPARE_FDS; i++) {
+		if (server_reserve_fds[i] != -1)
+			close(server_reserve_fds[i]);
+		server_reserve_fds[i] = -1;
+	}
+	server_reserve_n = 0;
+	return (0);
+}
+
+/*
+ * Open the spare descriptors again where they are not (their client
+ * went, or they could not be opened then): callers try whenever a
+ * descriptor may have been freed.
+ */
+void
+server_reserve_give(void)
+{
+	int i;
+
+	for (i = 0; i < SERVER_SPARE_FDS; i++) {
+		if (server_reserve_fds[i] != -1)
+			continue;
+		server_reserve_fds[i] = open("/dev/null", O_RDONLY | O_CLOEXEC);
+		if (server_reserve_fds[i] == -1)
+			break;
+		server_reserve_n++;
+	}
+}
+
+/* Close the fd of a client not kept, and give back the spare if it was. */
 static void
-server_client_add(int cfd, const struct ucred *cred)
+server_client_drop_fd(int cfd, int reserve)
+{
+	close(cfd);
+	if (reserve)
+		server_reserve_give();
+}
+
+static void
+server_client_add(int cfd, const struct ucred *cred, int reserve)
 {
 	struct client *c;
 	const char *why;
@@ -498,12 +561,13 @@ server_client_add(int cfd, const struct ucred *cred)
 	c->uid = cred->uid;
 	c->gid = cred->gid;
 	c->pid = cred->pid;
+	c->reserve = reserve;
 	snprintf(c->who, sizeof(c->who), "uid %ld", (long)c->uid);
 	server_peer_groups(c);
 	c->may_act = server_client_rights(c);
 	if ((why = server_client_over_cap(c, buf, sizeof(buf))) != NULL) {
 		server_client_refuse(c, why);
-		close(cfd);
+		server_client_drop_fd(cfd, reserve);
 		free(c->groups);
 		free(c);
 		return;
@@ -521,7 +585,7 @@ server_client_add(int cfd, const struct ucred *cred)
 		log_warnx("client %llu: %s, dropped", (unsigned long long)c->id,
 		    strerror(-r));
 		c->io = sd_event_source_disable_unref(c->io);
-		close(cfd);
+		server_client_drop_fd(cfd, reserve);
 		proto_buf_clear(&c->in);
 		proto_buf_clear(&c->out);
 		free(c->groups);
@@ -533,15 +597,62 @@ server_client_add(int cfd, const struct ucred *cred)
 		server_listen_pause("too many clients");
 }
 
+/* Say that the spare descriptor serves a client, at most every 10 s. */
+static void
+server_spare_log(void)
+{
+	static uint64_t logged;
+	static unsigned long n;
+	struct timespec ts;
+	uint64_t now;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	now = (uint64_t)ts.tv_sec * DURATION_USEC_PER_SEC +
+	    (uint64_t)ts.tv_nsec / 1000;
+	n++;
+	if (logged != 0 && now - logged < SERVER_REFUSE_LOG_EVERY)
+		return;
+	logged = now;
+	log_warnx("out of file descriptors: clients are served one at a "
+	          "time with a spare one (%lu so far)",
+	    n);
+}
+
+/*
+ * accept4() on fd; out of descriptors, again with the spare one (*reserve
+ * set then).  Return the client's fd, or -1 with errno.
+ */
+int
+server_accept_spare(int fd, struct sockaddr *sa, socklen_t *len, int *reserve)
+{
+	int cfd, error;
+
+	*reserve = 0;
+	cfd = accept4(fd, sa, len, SOCK_NONBLOCK | SOCK_CLOEXEC);
+	if (cfd != -1 || (errno != EMFILE && errno != ENFILE) ||
+	    server_reserve_take() == -1)
+		return (cfd);
+	if ((cfd = accept4(fd, sa, len, SOCK_NONBLOCK | SOCK_CLOEXEC)) == -1) {
+		error = errno;
+		server_reserve_give();
+		errno = error;
+		return (-1);
+	}
+	server_spare_log();
+	*reserve = 1;
+	return (cfd);
+}
+
 static int
 server_accept(sd_event_source *s, int fd, uint32_t revents, void *arg)
 {
 	struct ucred cred;
 	socklen_t len = sizeof(cred);
-	int cfd;
+	int cfd, reserve;
 
+	server_reserve_give();
 	while (!server_paused) {
-		cfd = accept4(fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+		cfd = server_accept_spare(fd, NULL, NULL, &reserve);
 		if (cfd == -1) {
 			if (errno == EMFILE || errno == ENFILE ||
 			    errno == ENOBUFS || errno == ENOMEM)
@@ -554,10 +665,10 @@ server_accept(sd_event_source *s, int fd, uint32_t revents, void *arg)
 		if (getsockopt(cfd, SOL_SOCKET, SO_PEERCRED, &cred, &len) ==
 		    -1) {
 			log_warn("SO_PEERCRED");
-			close(cfd);
+			server_client_drop_fd(cfd, reserve);
 			continue;
 		}
-		server_client_add(cfd, &cred);
+		server_client_add(cfd, &cred, reserve);
 	}
 	return (0);
 }
@@ -577,6 +688,7 @@ static int
 server_listen_retry(sd_event_source *s, uint64_t usec, void *arg)
 {
 	server_retry = sd_event_source_disable_unref(server_retry);
+	server_reserve_give();
 	server_listen_resume();
 	return (0);
 }
@@ -606,7 +718,7 @@ server_client_free(struct client *c)
 	server_client_unpark(c);
 	TAILQ_REMOVE(&vigild.clients, c, entry);
 	c->io = sd_event_source_disable_unref(c->io);
-	close(c->fd);
+	server_client_drop_fd(c->fd, c->reserve);
 	proto_buf_clear(&c->in);
 	proto_buf_clear(&c->out);
 	proto_buf_clear(&c->data);
@@ -870,6 +982,7 @@ server_open(const char *path, int mode, gid_t gid, server_command_fn command,
 	}
 	vigild.listen_fd = fd;
 	server_command = command;
+	server_reserve_give();
 	r = sd_event_add_io(
 	    vigild.event, &vigild.listen_src, fd, EPOLLIN, server_accept, NULL);
 	if (r < 0)
@@ -894,4 +1007,5 @@ server_close(void)
 	if (vigild.listen_fd != -1)
 		close(vigild.listen_fd);
 	vigild.listen_fd = -1;
+	(void)server_reserve_take();
 }

@@ -376,13 +376,38 @@ track_members(const struct inst *in, pid_t **pids, size_t *n)
 	return (cgroup_pids(in->cg_fd, pids, n));
 }
 
+/* Return 1 if fewer than two descriptors are free (fd is open). */
+static int
+track_fds_short(int fd)
+{
+	int a, b = -1;
+
+	if ((a = fcntl(fd, F_DUPFD_CLOEXEC, 0)) != -1)
+		b = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+	if (a != -1)
+		close(a);
+	if (b != -1)
+		close(b);
+	return (b == -1);
+}
+
 /* Send sig to every process of the instance's cgroup (KILL: at once). */
 void
 track_signal(struct inst *in, int sig)
 {
-	int r = sig == SIGKILL ? cgroup_kill(in->cg_fd) :
-	                         cgroup_signal(in->cg_fd, sig);
+	int r, spare;
 
+	/*
+	 * Signalling reads the cgroup's members and holds a pidfd: out of
+	 * descriptors (a job set that took them all), with the spares.
+	 */
+	server_reserve_give(); /* those free again, first */
+	spare = in->cg_fd != -1 && track_fds_short(in->cg_fd) &&
+	    server_reserve_take() == 0;
+	r = sig == SIGKILL ? cgroup_kill(in->cg_fd) :
+	                     cgroup_signal(in->cg_fd, sig);
+	if (spare)
+		server_reserve_give();
 	if (sig == SIGKILL)
 		in->cg_killed = 1;
 

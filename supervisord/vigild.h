@@ -117,6 +117,9 @@ struct queue_slot {
 	size_t tail_len;
 };
 
+/* How an instance's reason begins when vigild had no descriptor left. */
+#define INST_NO_FDS "out of file descriptors"
+
 /* One running copy of a job (instances = N gives N of these). */
 struct inst {
 	struct job *job;
@@ -640,6 +643,9 @@ struct client *server_client_attach(
     const struct server_sink *, void *, int, uid_t, const char *);
 void server_client_detach(struct client *);
 int server_peer_rights(int, uid_t *);
+int server_reserve_take(void);
+void server_reserve_give(void);
+int server_accept_spare(int, struct sockaddr *, socklen_t *, int *);
 
 /* pgconn.c: a connection to PostgreSQL on the loop */
 struct pgconn;
@@ -725,6 +731,17 @@ int keeper_reaped(pid_t, int);
 /* http.c */
 int http_open(server_command_fn, char **);
 void http_close(void);
+
+/* httpconn.c */
+struct httpconn;
+struct sockaddr;
+typedef int (*httpconn_add_fn)(int, const struct sockaddr *, socklen_t);
+int httpconn_open(int, int, httpconn_add_fn, void (*)(void), char **);
+struct httpconn *httpconn_adding(void);
+void httpconn_request(struct httpconn *, int);
+void httpconn_idle(struct httpconn *);
+void httpconn_gone(struct httpconn *);
+void httpconn_close(void);
 
 /* The dashboard's files, embedded by the build (contrib/embed.sh). */
 struct http_file {
@@ -841,6 +858,8 @@ void cmd_buf_printf(struct proto_buf *, const char *, ...)
 void cmd_print(struct cmd_ctx *, const char *, ...)
     __attribute__((format(printf, 2, 3)));
 void cmd_error(struct cmd_ctx *, const char *, ...)
+    __attribute__((format(printf, 2, 3)));
+void cmd_print_err(struct cmd_ctx *, const char *, ...)
     __attribute__((format(printf, 2, 3)));
 enum cmd_retval cmd_usage_error(struct cmd_ctx *, const char *, const char *);
 void cmd_json_end(struct cmd_ctx *);

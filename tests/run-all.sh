@@ -13,8 +13,8 @@
 # ASan watches vigild through every failure they inject (VIGIL_SKIP_DEB,
 # VIGIL_SKIP_CLUSTER); the browser, load, flood, container and timeout
 # tests (dashboard.sh, http-load.sh, http-held.sh, hooks-flood.sh,
-# security-clients.sh, systemd.sh) in stages 1 and 2: the others set
-# VIGIL_SKIP_SLOW (under valgrind those tests skip by themselves).
+# security-clients.sh, security-slowhttp.sh, systemd.sh) in stages 1
+# and 2: the others set VIGIL_SKIP_SLOW (under valgrind those tests skip by themselves).
 # distcheck (VIGIL_DISTCHECK) runs the unit tests and a smoke test of the
 # black-box harness (basic.sh, cli.sh, json.sh): the scenarios ran above.
 # Ends with one line "N passed, N failed, N skipped" over every test of

@@ -40,7 +40,7 @@ out = []
 stalled = []
 for i in range(40):
     s = socket.create_connection(("127.0.0.1", port), timeout=30)
-    s.sendall([b"GET /metr", b"GET /metrics HTTP/1.1\r\nHost: x\r\n", b""][i % 3])
+    s.sendall([b"GET /metr", b"GET /metrics HTTP/1.1\r\nHost: localhost\r\n", b""][i % 3])
     stalled.append(s)
 
 ok, bad, errors, flaps = [0], [], [], [0]

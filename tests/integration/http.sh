@@ -154,7 +154,7 @@ except OSError:
 print(data.split(b" ", 2)[1].decode() if data.startswith(b"HTTP/") else "closed")
 EOF
 }
-check "a bad Content-Length 400" test "$(raw 'POST /api/v1/jobs HTTP/1.1\r\nHost: x\r\nContent-Length: zz\r\n\r\n')" = 400
+check "a bad Content-Length 400" test "$(raw 'POST /api/v1/jobs HTTP/1.1\r\nHost: localhost\r\nContent-Length: zz\r\n\r\n')" = 400
 check "a garbage request line: closed" test "$(raw 'GARBAGE\r\n\r\n')" = closed
 check "binary garbage: closed" test "$(raw '\x01\x02\xff\xfe\r\n\r\n')" = closed
 long=$(head -c 70000 /dev/zero | tr '\0' a)

@@ -65,6 +65,35 @@ TEST(family)
 	return (0);
 }
 
+TEST(hosts)
+{
+	static char *const allowed[] = { "vigil.example.org", "Box", NULL };
+	static const char *const yes[] = { "127.0.0.1", "127.0.0.1:9560",
+		"10.1.2.3:80", "[::1]:9560", "[::1]", "localhost",
+		"LOCALHOST:80", "dash.localhost:1", "vigil.example.org",
+		"VIGIL.example.org:443", "box", NULL };
+	static const char *const no[] = { "", "evil.example", "evil.example:80",
+		"localhost.evil.example", "xlocalhost", ".localhost",
+		"vigil.example.org.evil", "[evil]:80", "[::1]x", "[::1]:8a",
+		"localhost:80x", "a b", "a/b", "127.0.0.1:", NULL };
+	int i;
+
+	ASSERT_EQ(listen_addr_host_allowed(NULL, NULL), 1);
+	for (i = 0; yes[i] != NULL; i++) {
+		if (!listen_addr_host_allowed(yes[i], allowed))
+			TEST_FAIL_("Host \"%s\" refused", yes[i]);
+	}
+	for (i = 0; no[i] != NULL; i++) {
+		if (listen_addr_host_allowed(no[i], allowed))
+			TEST_FAIL_("Host \"%s\" allowed", no[i]);
+	}
+	ASSERT_EQ(listen_addr_host_allowed("vigil.example.org", NULL), 0);
+	ASSERT_EQ(listen_addr_host_valid("vigil.example.org"), 1);
+	ASSERT_EQ(listen_addr_host_valid("vigil.example.org:80"), 0);
+	ASSERT_EQ(listen_addr_host_valid(""), 0);
+	return (0);
+}
+
 TEST(refused)
 {
 	static const char *const bad[] = { "", "9560", ":9560", "127.0.0.1",
@@ -109,5 +138,6 @@ main(void)
 	RUN(forms);
 	RUN(family);
 	RUN(refused);
+	RUN(hosts);
 	TEST_MAIN_END();
 }
