@@ -15,6 +15,9 @@
 # tests (dashboard.sh, http-load.sh, http-held.sh, hooks-flood.sh,
 # security-clients.sh, security-slowhttp.sh, systemd.sh) in stages 1
 # and 2: the others set VIGIL_SKIP_SLOW (under valgrind those tests skip by themselves).
+# In stage 2, on a machine where 100 fork+execs of /bin/true take over a
+# second, the load and timing tests (need_fast_spawn) skip, naming the
+# figure (VIGIL_SLOW_SPAWN); stage 1 runs the others of them.
 # distcheck (VIGIL_DISTCHECK) runs the unit tests and a smoke test of the
 # black-box harness (basic.sh, cli.sh, json.sh): the scenarios ran above.
 # Ends with one line "N passed, N failed, N skipped" over every test of
