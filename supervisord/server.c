@@ -464,6 +464,25 @@ server_client_over_cap(const struct client *n, char *buf, size_t len)
 }
 
 /*
+ * Is a rate-limited warning due: never said (*logged 0) or said
+ * SERVER_REFUSE_LOG_EVERY ago?  If so, *logged becomes now.
+ */
+static int
+server_log_due(uint64_t *logged)
+{
+	struct timespec ts;
+	uint64_t now;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	now = (uint64_t)ts.tv_sec * DURATION_USEC_PER_SEC +
+	    (uint64_t)ts.tv_nsec / 1000;
+	if (*logged != 0 && now - *logged < SERVER_REFUSE_LOG_EVERY)
+		return (0);
+	*logged = now;
+	return (1);
+}
+
+/*
  * Turn a client away at once: msg on its standard error, exit code
  * EX_UNAVAILABLE, in one write that a fresh socket always takes (what it
  * does not take is lost: vigild never waits for such a client).  The
@@ -476,19 +495,12 @@ server_client_refuse(const struct client *c, const char *msg)
 	static unsigned long refused;
 	struct proto_buf b;
 	int32_t code = EX_UNAVAILABLE;
-	struct timespec ts;
-	uint64_t now;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	now = (uint64_t)ts.tv_sec * DURATION_USEC_PER_SEC +
-	    (uint64_t)ts.tv_nsec / 1000;
 	refused++;
-	if (logged == 0 || now - logged >= SERVER_REFUSE_LOG_EVERY) {
+	if (server_log_due(&logged))
 		log_warnx("uid %ld: too many connections, refused "
 		          "(%lu refused in all)",
 		    (long)c->uid, refused);
-		logged = now;
-	}
 	proto_buf_init(&b);
 	proto_append(&b, PROTO_STDERR, msg, strlen(msg));
 	proto_append(&b, PROTO_EXIT, &code, sizeof(code));
@@ -603,16 +615,10 @@ server_spare_log(void)
 {
 	static uint64_t logged;
 	static unsigned long n;
-	struct timespec ts;
-	uint64_t now;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	now = (uint64_t)ts.tv_sec * DURATION_USEC_PER_SEC +
-	    (uint64_t)ts.tv_nsec / 1000;
 	n++;
-	if (logged != 0 && now - logged < SERVER_REFUSE_LOG_EVERY)
+	if (!server_log_due(&logged))
 		return;
-	logged = now;
 	log_warnx("out of file descriptors: clients are served one at a "
 	          "time with a spare one (%lu so far)",
 	    n);
