@@ -15,9 +15,6 @@
 # tests (dashboard.sh, http-load.sh, http-held.sh, hooks-flood.sh,
 # security-clients.sh, security-slowhttp.sh, systemd.sh) in stages 1
 # and 2: the others set VIGIL_SKIP_SLOW (under valgrind those tests skip by themselves).
-# In stage 2, on a machine where 100 fork+execs of /bin/true take over a
-# second, the load and timing tests (need_fast_spawn) skip, naming the
-# figure (VIGIL_SLOW_SPAWN); stage 1 runs the others of them.
 # distcheck (VIGIL_DISTCHECK) runs the unit tests and a smoke test of the
 # black-box harness (basic.sh, cli.sh, json.sh): the scenarios ran above.
 # Ends with one line "N passed, N failed, N skipped" over every test of
@@ -97,17 +94,6 @@ autogen_quiet() {
 	! grep -i 'warn' build/autogen.out
 }
 
-# slow_spawn: true if 100 fork+execs of /bin/true take over a second
-# here (a few milliseconds on an ordinary machine), saying so in $slow.
-slow_spawn() {
-	local t0 t1 n=0
-	t0=$(date +%s%N)
-	while [ $n -lt 100 ]; do /bin/true; n=$((n + 1)); done
-	t1=$(date +%s%N)
-	slow="100 fork+execs of /bin/true took $(((t1 - t0) / 1000000)) ms on this machine"
-	[ $(((t1 - t0) / 1000000)) -gt 1000 ] && echo "$slow"
-}
-
 # build DIR CONFIGURE-ARGS...: configure and build in DIR.
 build() {
 	local dir=$1
@@ -151,10 +137,6 @@ for st in $stages; do
 	2)
 		note "clang -Werror, ASan + UBSan: make check"
 		if build build/san CC=clang --enable-werror --enable-sanitizers; then
-			# The load and timing tests need_fast_spawn: under ASan,
-			# on a machine whose fork+exec is this slow, they measure
-			# the machine (issue 43).  Stage 1 runs them all the same.
-			slow_spawn && export VIGIL_SLOW_SPAWN="$slow"
 			# deb.sh builds the package from the tree: as in stage 1.
 			VIGIL_SKIP_DEB=1 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
 				UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \

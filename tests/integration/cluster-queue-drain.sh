@@ -32,7 +32,6 @@
 # rescued by a node first (its attempt counted: 2, the holder's give-back
 # dropped), each as the logs say.
 . "$(dirname "$0")/lib.sh"
-need_fast_spawn
 . "$(dirname "$0")/pg-lib.sh"
 . "$(dirname "$0")/cluster-lib.sh"
 cluster_need

@@ -13,7 +13,6 @@
 # with VIGIL_ATTEMPT=2; every message runs to its end, and only those
 # node 2 had not finished run twice.
 . "$(dirname "$0")/lib.sh"
-need_fast_spawn
 # Stages 1 and 2 run it: not again under valgrind nor in distcheck.
 . "$(dirname "$0")/pg-lib.sh"
 . "$(dirname "$0")/cluster-lib.sh"

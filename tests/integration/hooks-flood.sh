@@ -5,7 +5,6 @@
 # never more than one on_event runs at a time; vigild answers at once
 # all along and the jobs go on flapping; a shutdown is not held up.
 . "$(dirname "$0")/lib.sh"
-need_fast_spawn
 # A flood's timing: run in stages 1 and 2 of tests/run-all.sh, not again
 # under valgrind nor in distcheck.
 [ -z "${VIGILD_WRAPPER:-}" ] || { echo "SKIP: timing under valgrind"; exit 77; }

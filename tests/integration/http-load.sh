@@ -5,7 +5,6 @@
 # real OpenMetrics parser; the control socket answers at once; a steady
 # job is never touched; the stalled clients are cut at the idle timeout.
 . "$(dirname "$0")/lib.sh"
-need_fast_spawn
 
 # Heavy, and about behaviour that stages 1 and 2 of tests/run-all.sh see:
 # not again under valgrind (VIGILD_WRAPPER) nor in distcheck (VIGIL_SKIP_SLOW).

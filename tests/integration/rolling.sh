@@ -5,7 +5,6 @@
 # fails to come back ends the roll with exit 1, naming the instances not
 # restarted, which keep running as they were.
 . "$(dirname "$0")/lib.sh"
-need_fast_spawn
 
 # Each instance takes 200 ms to stop (STOPPING meanwhile, which the
 # sampler sees); w@2 fails to start while $T/broken exists.
