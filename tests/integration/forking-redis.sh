@@ -10,7 +10,7 @@ REDIS=$(command -v redis-server) || exit 77
 # What /proc/PID/exe shows (Debian's redis-server is a symbolic link).
 EXE=$(readlink -f "$REDIS")
 
-port=$((20000 + RANDOM % 20000))
+port=$(free_port)
 cat >"$T/redis.conf" <<END
 daemonize yes
 port $port

@@ -99,6 +99,23 @@ retry() {
 	done
 }
 
+# free_port [NOT...]: a TCP port from 20000-31999, under the kernel's
+# ephemeral range (32768-60999: a busy suite's client sockets take those,
+# and a server's bind there can fail), that nothing on 127.0.0.1 listens
+# on now and that is none of NOT.
+free_port() {
+	local p i
+	for i in $(seq 1 100); do
+		p=$((20000 + (RANDOM + i) % 12000))
+		case " $* " in *" $p "*) continue ;; esac
+		if ! (: <"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then
+			echo "$p"
+			return 0
+		fi
+	done
+	fail "no free TCP port found"
+}
+
 # alive PID: the process exists and is not a zombie.
 alive() {
 	local st

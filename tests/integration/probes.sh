@@ -7,8 +7,11 @@
 # is restarted after health_failures checks, reason "unhealthy".
 . "$(dirname "$0")/lib.sh"
 
-port() { echo $((20000 + RANDOM % 20000)); }
-P1=$(port) P2=$((P1 + 1)) P3=$((P1 + 2))
+# Ports under the ephemeral range: a port a client socket holds would fail
+# web's bind, and web would loop through STARTING (seen in CI, issue 43).
+P1=$(free_port)
+P2=$(free_port "$P1")
+P3=$(free_port "$P1" "$P2")
 cat >"$T/srv.py" <<'PY'
 import http.server, os, sys, time
 port, flag, delay = int(sys.argv[1]), sys.argv[2], float(sys.argv[3])
