@@ -854,20 +854,28 @@ run_main_ended(struct inst *in, int status)
 	run_step_leader(in, &res, "exec_stop_post");
 }
 
-/* SIGCHLD: reap every child that has exited, ours or reparented. */
-void
-run_reap_all(void)
+/*
+ * SIGCHLD: reap the children that have exited, ours or reparented, at
+ * most max of them: 1 if the batch was full (more may be waiting), else
+ * 0.  A reap can start the next run at once, and on a busy machine each
+ * fork takes long enough for another child to end meanwhile: without a
+ * bound, crash-looping jobs would keep vigild here for good.
+ */
+int
+run_reap_all(size_t max)
 {
 	struct inst key, *in;
 	pid_t pid;
+	size_t n = 0;
 	int status;
 
-	for (;;) {
+	while (n < max) {
 		pid = waitpid(-1, &status, WNOHANG);
 		if (pid == -1 && errno == EINTR)
 			continue;
 		if (pid <= 0)
 			break;
+		n++;
 		memset(&key, 0, sizeof(key));
 		key.run.pid = pid;
 		if ((in = RB_FIND(pid_tree, &run_pids, &key)) != NULL)
@@ -879,6 +887,7 @@ run_reap_all(void)
 			    "reaped pid %ld (not a job leader)", (long)pid);
 	}
 	inst_check_groups();
+	return (n == max);
 }
 
 /* Forget the run of an instance that goes away. */

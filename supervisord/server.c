@@ -51,6 +51,14 @@
 #include "vigild.h"
 #include "xmalloc.h"
 
+/*
+ * The socket and its clients come before the jobs' timers, output and
+ * cgroup events (sd-event runs one source per turn, the most urgent
+ * first): with a hundred jobs crash-looping on a busy machine, each turn
+ * that starts one waits for its fork, and a ping queued behind them all
+ * took most of a second.  An operator's stop must not wait for them.
+ */
+#define SERVER_PRIORITY (SD_EVENT_PRIORITY_NORMAL - 10)
 /* A client whose unread replies pass this is dropped. */
 #define SERVER_MAX_OUT (8 * 1024 * 1024)
 /* At most this many clients at once; more wait in the listen backlog. */
@@ -590,6 +598,8 @@ server_client_add(int cfd, const struct ucred *cred, int reserve)
 	r = sd_event_add_io(
 	    vigild.event, &c->io, cfd, EPOLLIN, server_client_io, c);
 	if (r >= 0)
+		(void)sd_event_source_set_priority(c->io, SERVER_PRIORITY);
+	if (r >= 0)
 		r = sd_event_add_time_relative(vigild.event, &c->timer,
 		    CLOCK_MONOTONIC, SERVER_REQUEST_TIMEOUT, 100000,
 		    server_client_idle, c);
@@ -993,6 +1003,7 @@ server_open(const char *path, int mode, gid_t gid, server_command_fn command,
 	    vigild.event, &vigild.listen_src, fd, EPOLLIN, server_accept, NULL);
 	if (r < 0)
 		fatalx("sd_event_add_io: %s", strerror(-r));
+	(void)sd_event_source_set_priority(vigild.listen_src, SERVER_PRIORITY);
 	return (0);
 }
 

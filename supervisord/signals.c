@@ -20,15 +20,42 @@
 #include "signame.h"
 #include "vigild.h"
 
+/*
+ * Children reaped per turn of the loop; the rest wait for the next turn
+ * (signals_more), after whatever else is due.  A defer source stays
+ * pending from its creation, so at the signals' priority it would always
+ * come first: it runs below everything else, or TERM would never be read.
+ */
+#define SIGNALS_REAP_BATCH 8
+#define SIGNALS_MORE_PRIORITY (SD_EVENT_PRIORITY_NORMAL + 20)
+
 static sd_event_source *signals_clock; /* keeps sd-event's timerfd */
+static sd_event_source *signals_more;  /* reaps left for the next turn */
+
+/* Reap a batch of children; if more may wait, come back next turn. */
+static int
+signals_reap(void)
+{
+	int more;
+
+	state_batch_begin(); /* one commit for every run that ended */
+	more = run_reap_all(SIGNALS_REAP_BATCH);
+	state_batch_end();
+	(void)sd_event_source_set_enabled(
+	    signals_more, more ? SD_EVENT_ONESHOT : SD_EVENT_OFF);
+	return (0);
+}
 
 static int
 signals_chld(sd_event_source *s, const struct signalfd_siginfo *si, void *arg)
 {
-	state_batch_begin(); /* one commit for every run that ended */
-	run_reap_all();
-	state_batch_end();
-	return (0);
+	return (signals_reap());
+}
+
+static int
+signals_chld_more(sd_event_source *s, void *arg)
+{
+	return (signals_reap());
 }
 
 static int
@@ -134,6 +161,12 @@ signals_init(void)
 	         CLOCK_MONOTONIC, UINT64_MAX, 0, signals_never, NULL)) < 0 ||
 	    (r = sd_event_source_set_enabled(signals_clock, SD_EVENT_OFF)) < 0)
 		fatalx("sd_event_add_time: %s", strerror(-r));
+	if ((r = sd_event_add_defer(
+	         vigild.event, &signals_more, signals_chld_more, NULL)) < 0 ||
+	    (r = sd_event_source_set_priority(
+	         signals_more, SIGNALS_MORE_PRIORITY)) < 0 ||
+	    (r = sd_event_source_set_enabled(signals_more, SD_EVENT_OFF)) < 0)
+		fatalx("sd_event_add_defer: %s", strerror(-r));
 	if ((r = sd_event_add_signal(
 	         vigild.event, NULL, SIGCHLD, signals_chld, NULL)) < 0 ||
 	    (r = sd_event_add_signal(
@@ -152,4 +185,5 @@ void
 signals_free(void)
 {
 	signals_clock = sd_event_source_disable_unref(signals_clock);
+	signals_more = sd_event_source_disable_unref(signals_more);
 }

@@ -365,7 +365,7 @@ const char *run_describe(
     const struct inst *, int, const struct life_step *, char *, size_t);
 void run_stdin_close(struct inst *);
 int run_memfd(const char *, size_t, char **);
-void run_reap_all(void);
+int run_reap_all(size_t);
 void run_clear(struct inst *);
 void run_signal(struct inst *, int);
 int run_alive(struct inst *);
