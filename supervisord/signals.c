@@ -22,12 +22,14 @@
 
 /*
  * Children reaped per turn of the loop; the rest wait for the next turn
- * (signals_more), after whatever else is due.  A defer source stays
- * pending from its creation, so at the signals' priority it would always
- * come first: it runs below everything else, or TERM would never be read.
+ * (signals_more), after the signals, timers and clients that are due.  A
+ * defer source stays pending from its creation, so at the signals'
+ * priority it would always come first and TERM would never be read; below
+ * the output pipes (10), a job that writes without pause would hold the
+ * reaping up.
  */
 #define SIGNALS_REAP_BATCH 8
-#define SIGNALS_MORE_PRIORITY (SD_EVENT_PRIORITY_NORMAL + 20)
+#define SIGNALS_MORE_PRIORITY (SD_EVENT_PRIORITY_NORMAL + 1)
 
 static sd_event_source *signals_clock; /* keeps sd-event's timerfd */
 static sd_event_source *signals_more;  /* reaps left for the next turn */
