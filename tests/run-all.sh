@@ -32,8 +32,49 @@ top=$PWD
 stages=${STAGES:-1 2 3 4 5 6}
 jobs=$(nproc 2>/dev/null || echo 2)
 passed=0 failed=0 skipped=0
+load=${VIGIL_TEST_LOAD:-}
+[ "$load" != 0 ] || load=
+for a; do
+	case $a in
+	--load) load=1 ;;
+	*)
+		echo "usage: $0 [--load]" >&2
+		exit 2
+		;;
+	esac
+done
+# What the summary at the end lists: skips (STAGE, TEST, REASON), times
+# (MS, STAGE, TEST) and stages (STAGE, SECONDS), tab-separated.
+sum=$top/build/summary
+rm -rf "$sum" && mkdir -p "$sum" && touch "$sum/skips" "$sum/times" "$sum/stages" || exit 1
+t_run=$(date +%s)
 
 note() { printf '\n=== %s\n' "$*"; }
+
+# The CPU hog of --load, stopped (by its pid) however the run ends.
+hog=
+stop_hog() {
+	[ -n "$hog" ] || return 0
+	kill -TERM "$hog" 2>/dev/null
+	wait "$hog" 2>/dev/null
+	hog=
+}
+trap stop_hog EXIT
+trap 'exit 130' INT TERM
+
+# slow N: VIGIL_TEST_SLOW for a stage N times slower than plain gcc (at
+# least 3 under --load), unless the caller set it; lib.sh raises it
+# further with the load average.
+user_slow=${VIGIL_TEST_SLOW:-}
+slow() {
+	local f=$1
+	if [ -n "$user_slow" ]; then
+		export VIGIL_TEST_SLOW="$user_slow"
+		return
+	fi
+	[ -z "$load" ] || [ "$f" -ge 3 ] || f=3
+	if [ "$f" -gt 1 ]; then export VIGIL_TEST_SLOW=$f; else unset VIGIL_TEST_SLOW; fi
+}
 
 # count DIR: add the results of automake's .trs files under DIR.
 count() {
@@ -50,14 +91,59 @@ count() {
 
 # one NAME COMMAND...: a check that counts as one test.
 one() {
-	local name=$1
+	local name=$1 t0
 	shift
+	t0=$(date +%s%N)
 	if "$@"; then
 		passed=$((passed + 1))
 		printf 'PASS: %s\n' "$name"
 	else
 		failed=$((failed + 1))
 		printf 'FAIL: %s\n' "$name"
+	fi
+	printf '%d\t%s\t%s\n' $((($(date +%s%N) - t0) / 1000000)) "$label" "$name" >>"$sum/times"
+}
+
+# collect DIR: from DIR's .trs and .log files, each skipped test with the
+# reason it printed (its first "SKIP: " line) into $sum/skips, each
+# test's duration (tests/timed-driver's last line) into $sum/times.
+collect() {
+	local trs t why ms
+	for trs in "$1"/tests/unit/*.trs "$1"/tests/integration/*.trs; do
+		[ -f "$trs" ] || continue
+		t=${trs%.trs}
+		if grep -q '^:test-result: SKIP' "$trs"; then
+			why=$(sed -n 's/^\(# \)\{0,1\}SKIP: //p' "$t.log" 2>/dev/null | head -n 1)
+			printf '%s\t%s\t%s\n' "$label" "${t#"$1"/}" "${why:-(no reason printed)}" >>"$sum/skips"
+		fi
+		ms=$(sed -n 's/^# duration-ms: //p' "$t.log" 2>/dev/null | tail -n 1)
+		[ -z "$ms" ] || printf '%s\t%s\t%s\n' "$ms" "$label" "${t#"$1"/}" >>"$sum/times"
+	done
+}
+
+# summary: every skip with its reason, per stage; the ten slowest tests
+# of every stage; each stage's wall time.
+summary() {
+	local st t why prev=
+	note "skipped: $(wc -l <"$sum/skips") tests"
+	while IFS=$'\t' read -r st t why; do
+		[ "$st" = "$prev" ] || printf '%s:\n' "$st"
+		prev=$st
+		printf '  %s: %s\n' "$t" "$why"
+	done <"$sum/skips"
+	note "the ten slowest tests"
+	sort -t "$(printf '\t')" -k1,1nr "$sum/times" | head -n 10 |
+		awk -F '\t' '{ printf "  %7.1f s  %-9s %s\n", $1 / 1000, $2, $3 }'
+	note "wall time per stage"
+	awk -F '\t' '{ printf "  %-9s %4d min %02d s\n", $1, $2 / 60, $2 % 60 }' "$sum/stages"
+	t=$(($(date +%s) - t_run))
+	printf '  %-9s %4d min %02d s\n' all $((t / 60)) $((t % 60))
+	[ -n "$hog" ] || return 0
+	if kill -0 "$hog" 2>/dev/null; then
+		printf '  under load: %s ran beside the whole run\n' "$hog_what"
+	else
+		printf 'FAIL: --load: %s ended early: %s\n' "$hog_what" "$(tail -n 3 "$sum/stress-ng.out")"
+		failed=$((failed + 1))
 	fi
 }
 
@@ -126,9 +212,11 @@ build() {
 check() {
 	local dir=$1
 	shift
-	(cd "$dir" && make -j"$jobs" "$@" >check.out 2>&1) ||
+	(cd "$dir" && make -j"$jobs" "$@" \
+		LOG_DRIVER="$drv" SH_LOG_DRIVER="$drv" >check.out 2>&1) ||
 		{ tail -n 80 "$dir/test-suite.log" 2>/dev/null || tail -n 40 "$dir/check.out"; }
 	count "$dir"
+	collect "$dir"
 }
 
 src=$top
@@ -140,15 +228,34 @@ fi
 [ -x "$src/configure" ] || (cd "$src" && ./autogen.sh >/dev/null 2>&1) ||
 	{ echo "autogen failed"; exit 1; }
 
+# Each test's wall time lands at the end of its .log (collect reads it).
+drv="sh $src/tests/timed-driver sh $src/build-aux/test-driver"
+if [ -n "$load" ]; then
+	command -v stress-ng >/dev/null || {
+		echo "--load: no stress-ng (contrib/install-deps.sh --test installs it)"
+		printf '\n0 passed, 1 failed, 0 skipped\n'
+		exit 1
+	}
+	# Two CPU hogs per core; bounded, should this shell be SIGKILLed.
+	stress-ng --cpu $((2 * jobs)) --timeout 3h --quiet </dev/null >"$sum/stress-ng.out" 2>&1 &
+	hog=$!
+	hog_what="stress-ng --cpu $((2 * jobs)) (pid $hog)"
+	note "load: $hog_what runs beside the whole run"
+fi
 for st in $stages; do
+	st0=$(date +%s)
 	case $st in
 	1)
+		label=gcc
+		slow 1
 		note "gcc -Werror: make check"
 		if build build/gcc CC=gcc --enable-werror; then
 			VIGIL_SKIP_CLUSTER=1 check build/gcc check
 		else failed=$((failed + 1)); fi
 		;;
 	2)
+		label=asan
+		slow 2
 		note "clang -Werror, ASan + UBSan: make check"
 		if build build/san CC=clang --enable-werror --enable-sanitizers; then
 			# The load and timing tests need_fast_spawn: under ASan,
@@ -162,11 +269,15 @@ for st in $stages; do
 		else failed=$((failed + 1)); fi
 		;;
 	3)
+		label=valgrind
+		slow 4
 		note "valgrind: make check-valgrind"
 		if build build/vg CC=gcc; then check build/vg check-valgrind
 		else failed=$((failed + 1)); fi
 		;;
 	4)
+		label=distcheck
+		slow 1
 		note "make distcheck"
 		# The browser, load and package tests ran in stages 1 and 2.
 		VIGIL_DISTCHECK=1 VIGIL_SKIP_SLOW=1 VIGIL_SKIP_DEB=1 one distcheck sh -c "rm -rf build/dist && mkdir -p build/dist && cd build/dist &&
@@ -175,9 +286,10 @@ for st in $stages; do
 			{ tail -n 40 distcheck.out; exit 1; }"
 		;;
 	5)
+		label=lint
 		note "lint"
 		one clang-format sh -c "git ls-files '*.[ch]' | xargs clang-format --dry-run -Werror"
-		one shellcheck sh -c "shellcheck -x -P tests/integration tests/integration/*.sh tests/run-all.sh contrib/*.sh .ci/run \
+		one shellcheck sh -c "shellcheck -x -P tests/integration tests/integration/*.sh tests/run-all.sh tests/timed-driver contrib/*.sh .ci/run \
 			tests/fuzz/run.sh contrib/completion/vigilctl"
 		one check-headers make -s -C build/gcc check-headers
 		one clang-tidy tidy_all
@@ -192,17 +304,25 @@ for st in $stages; do
 			lib supervisord tests/unit tests/helpers tests/fuzz"
 		;;
 	6)
+		label=fuzz
 		note "fuzz: tests/fuzz/run.sh"
 		rc=0
-		"$src/tests/fuzz/run.sh" build/gcc "${FUZZ_SECONDS:-20}" || rc=$?
+		"$src/tests/fuzz/run.sh" build/gcc "${FUZZ_SECONDS:-20}" >"$sum/fuzz.out" 2>&1 || rc=$?
+		cat "$sum/fuzz.out"
 		case $rc in
 		0) passed=$((passed + 1)) ;;
-		77) skipped=$((skipped + 1)) ;;
+		77)
+			skipped=$((skipped + 1))
+			printf 'fuzz\ttests/fuzz/run.sh\t%s\n' "$(tail -n 1 "$sum/fuzz.out")" >>"$sum/skips"
+			;;
 		*) failed=$((failed + 1)) ;;
 		esac
 		;;
 	esac
+	printf '%s\t%d\n' "$label" $(($(date +%s) - st0)) >>"$sum/stages"
 done
 
+summary
+stop_hog
 printf '\n%d passed, %d failed, %d skipped\n' "$passed" "$failed" "$skipped"
 [ "$failed" -eq 0 ]
