@@ -18,6 +18,8 @@
 # security-clients.sh, security-slowhttp.sh, systemd.sh) in stages 1
 # and 2: the others set VIGIL_SKIP_SLOW (under valgrind those tests skip
 # by themselves).
+# make check runs twice as many tests at once as there are cores (the
+# cores alone under --load; VIGIL_CHECK_JOBS): the tests mostly wait.
 # Stage 3 runs, of the black-box tests, one per part of vigild where a
 # memory error would hide, error and teardown paths included: basic
 # (lifecycle), reload (jobs.d diff, the registry's swap and frees), kill9
@@ -94,6 +96,12 @@ trap 'exit 130' INT TERM
 # least 3 under --load), unless the caller set it; lib.sh raises it
 # further with the load average.
 user_slow=${VIGIL_TEST_SLOW:-}
+
+# Tests at once in stages 1 to 3: twice the cores, as the black-box tests
+# mostly wait on vigild and their jobs (the cores alone under --load,
+# whose hogs fill them); VIGIL_CHECK_JOBS sets it.
+check_jobs=${VIGIL_CHECK_JOBS:-$((2 * jobs))}
+[ -z "$load" ] || check_jobs=${VIGIL_CHECK_JOBS:-$jobs}
 
 # The black-box tests stage 3 runs under valgrind (VIGIL_VALGRIND_TESTS;
 # "all" for every one): one per part of vigild where a memory error
@@ -286,7 +294,7 @@ build() {
 check() {
 	local dir=$1
 	shift
-	(cd "$dir" && make -j"$jobs" "$@" \
+	(cd "$dir" && make -j"$check_jobs" "$@" \
 		LOG_DRIVER="$drv" SH_LOG_DRIVER="$drv" >check.out 2>&1) ||
 		{ tail -n 80 "$dir/test-suite.log" 2>/dev/null || tail -n 40 "$dir/check.out"; }
 	count "$dir"
