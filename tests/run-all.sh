@@ -18,8 +18,9 @@
 # security-clients.sh, security-slowhttp.sh, systemd.sh) in stages 1
 # and 2: the others set VIGIL_SKIP_SLOW (under valgrind those tests skip
 # by themselves).
-# make check runs twice as many tests at once as there are cores (the
-# cores alone under --load; VIGIL_CHECK_JOBS): the tests mostly wait.
+# make check runs twice as many tests at once as there are cores in
+# stages 1 and 2 (the cores alone under --load and valgrind;
+# VIGIL_CHECK_JOBS): the tests mostly wait.
 # Stage 3 runs, of the black-box tests, one per part of vigild where a
 # memory error would hide, error and teardown paths included: basic
 # (lifecycle), reload (jobs.d diff, the registry's swap and frees), kill9
@@ -97,9 +98,10 @@ trap 'exit 130' INT TERM
 # further with the load average.
 user_slow=${VIGIL_TEST_SLOW:-}
 
-# Tests at once in stages 1 to 3: twice the cores, as the black-box tests
-# mostly wait on vigild and their jobs (the cores alone under --load,
-# whose hogs fill them); VIGIL_CHECK_JOBS sets it.
+# Tests at once in stages 1 and 2: twice the cores, as the black-box
+# tests mostly wait on vigild and their jobs (the cores alone under
+# --load, whose hogs fill them, and under valgrind); VIGIL_CHECK_JOBS
+# sets it.
 check_jobs=${VIGIL_CHECK_JOBS:-$((2 * jobs))}
 [ -z "$load" ] || check_jobs=${VIGIL_CHECK_JOBS:-$jobs}
 
@@ -361,7 +363,10 @@ for st in $stages; do
 		else
 			note "valgrind: make check-valgrind"
 		fi
-		if build build/vg CC=gcc; then check build/vg check-valgrind "${vg_args[@]}"
+		# valgrind's start of each vigild is work, not waiting: the
+		# cores alone.
+		if build build/vg CC=gcc; then
+			check_jobs=${VIGIL_CHECK_JOBS:-$jobs} check build/vg check-valgrind "${vg_args[@]}"
 		else failed=$((failed + 1)); fi
 		;;
 	4)
