@@ -44,13 +44,15 @@ pkgs="autoconf automake make gcc libc6-dev pkg-config libconfuse-dev
 # API, Chromium and its WebDriver for the dashboard; PostgreSQL's
 # server, pgbouncer and psycopg2 for the cluster tests); the
 # systemd tests in a container booted by systemd-nspawn from a
-# debootstrapped tree; the Debian package (make deb, lintian).
+# debootstrapped tree; the Debian package (make deb, lintian); stress-ng
+# for tests/run-all.sh --load.
 [ -z "$test" ] || pkgs="$pkgs clang valgrind clang-format clang-tidy
 	cppcheck mandoc shellcheck git jq procps util-linux sqlite3 python3
 	systemd redis-server supervisor python3-prometheus-client curl
 	chromium chromium-driver postgresql pgbouncer python3-psycopg2
 	systemd-container debootstrap
-	debian-archive-keyring ca-certificates dpkg-dev debhelper lintian"
+	debian-archive-keyring ca-certificates dpkg-dev debhelper lintian
+	stress-ng"
 
 policy=/usr/sbin/policy-rc.d
 saved=$policy.vigil-saved

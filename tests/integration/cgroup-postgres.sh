@@ -7,8 +7,9 @@
 . "$(dirname "$0")/lib.sh"
 PGBIN=$(find /usr/lib/postgresql -mindepth 2 -maxdepth 2 -name bin 2>/dev/null |
 	sort -V | tail -1)
-[ -n "$PGBIN" ] && [ -x "$PGBIN/postgres" ] || exit 77
-[ "$(id -u)" -eq 0 ] && id postgres >/dev/null 2>&1 || exit 77
+[ "$(id -u)" -eq 0 ] || { echo "SKIP: not root"; exit 77; }
+[ -n "$PGBIN" ] && [ -x "$PGBIN/postgres" ] || skip_fixable "no PostgreSQL server"
+id postgres >/dev/null 2>&1 || skip_fixable "no user postgres"
 
 pg="$T/pg"
 mkdir -p "$pg/data" "$pg/sock"

@@ -144,7 +144,8 @@ _node_ping() {
 }
 
 # cluster_need: skip (exit 77) unless the cluster tests can run here:
-# pg_need, jq, and a vigild built with PostgreSQL support; and not under
+# pg_need, jq, and a vigild built with PostgreSQL support (missing, each
+# fails the test in CI: lib.sh's skip_fixable); and not under
 # valgrind (VIGILD_WRAPPER: their bounds are timings), in distcheck
 # (VIGIL_SKIP_SLOW) or where the suite asked (VIGIL_SKIP_CLUSTER: they run
 # in one of its builds, the ASan one).
@@ -154,13 +155,13 @@ cluster_need() {
 	[ -z "${VIGIL_SKIP_SLOW:-}" ] || { log "SKIP: VIGIL_SKIP_SLOW is set"; exit 77; }
 	[ -z "${VIGIL_SKIP_CLUSTER:-}" ] || { log "SKIP: VIGIL_SKIP_CLUSTER is set"; exit 77; }
 	pg_need
-	command -v jq >/dev/null || { log "SKIP: no jq"; exit 77; }
+	command -v jq >/dev/null || skip_fixable "no jq"
 	mkdir -p "$d/jobs.d"
 	printf 'cluster {\n  conninfo = "dbname=vigil"\n  node_name = "n1"\n}\n' \
 		>"$d/vigil.conf"
 	if ! "$VIGILD" -t -c "$d/vigil.conf" -j "$d/jobs.d" >"$d/out" 2>&1; then
 		grep -q 'without PostgreSQL support' "$d/out" &&
-			{ log "SKIP: vigild was built without PostgreSQL support"; exit 77; }
+			skip_fixable "vigild was built without PostgreSQL support (libpq-dev)"
 		fail "vigild -t on a cluster section: $(cat "$d/out")"
 	fi
 	rm -rf "$d"

@@ -37,7 +37,7 @@ ENQ=$TOP_SRCDIR/tests/helpers/pg-enqueue.py
 [ -f "$ENQ" ] || fail "no $ENQ (TOP_SRCDIR=$TOP_SRCDIR)"
 # Debian's python with psycopg2, not whatever python3 the PATH has.
 /usr/bin/python3 -c 'import psycopg2' 2>/dev/null ||
-	{ log "SKIP: no psycopg2 for /usr/bin/python3"; exit 77; }
+	skip_fixable "no psycopg2 for /usr/bin/python3 (python3-psycopg2)"
 T0=$(now_ms)
 RENEW_MS=500
 

@@ -17,8 +17,8 @@
 CHROMIUM=${CHROMIUM:-/usr/bin/chromium}
 CHROMEDRIVER=${CHROMEDRIVER:-/usr/bin/chromedriver}
 [ -x "$CHROMIUM" ] && [ -x "$CHROMEDRIVER" ] ||
-	{ echo "SKIP: chromium and chromium-driver not installed"; exit 77; }
-command -v curl >/dev/null || { echo "SKIP: curl not installed"; exit 77; }
+	skip_fixable "chromium and chromium-driver not installed"
+command -v curl >/dev/null || skip_fixable "curl not installed"
 ARTIFACTS=${ARTIFACTS:-$PWD/test-artifacts}
 mkdir -p "$ARTIFACTS"
 

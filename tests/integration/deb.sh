@@ -10,9 +10,11 @@
 # the logs (a job file the administrator added stays).  The container has no
 # network: the libraries the package needs that Debian's minbase lacks
 # are fetched on this host with apt-get download and installed with it.
-# Skips (77) without root, systemd-nspawn, debootstrap, overlayfs,
-# dpkg-buildpackage or debhelper, when a dependency cannot be fetched,
-# and under VIGILD_WRAPPER (the package is built without it).
+# Skips (77) without root or overlayfs, under VIGILD_WRAPPER (the
+# package is built without it) or VIGIL_SKIP_DEB; and without
+# systemd-nspawn, debootstrap, dpkg-buildpackage or debhelper, when
+# debootstrap fails, a dependency cannot be fetched or the container does
+# not boot, all of which fail it in CI instead (lib.sh's skip_fixable).
 # shellcheck disable=SC2016 # dpkg-query's ${Field} formats
 HERE=$(cd "$(dirname "$0")" && pwd)
 : "${NSPAWN_UNIFIED:=1}"
@@ -28,11 +30,12 @@ skip() {
 # The package is built from the tree, not from the build under test: the
 # same in every stage of tests/run-all.sh, which tests it in stage 1 only.
 [ -z "${VIGIL_SKIP_DEB:-}" ] || skip "VIGIL_SKIP_DEB is set"
-command -v dpkg-buildpackage >/dev/null || skip "no dpkg-buildpackage"
-command -v dh >/dev/null || skip "no debhelper"
-nspawn_usable || skip "$NSPAWN_WHY"
 
 . "$HERE/lib.sh"
+
+command -v dpkg-buildpackage >/dev/null || skip_fixable "no dpkg-buildpackage (dpkg-dev)"
+command -v dh >/dev/null || skip_fixable "no debhelper"
+nspawn_usable || nspawn_skip
 
 MARK=VIGIL_DEB_TEST=$$.$RANDOM
 FAILS=0
@@ -87,8 +90,8 @@ dpkg-deb -R "$DEB" "$T/up/pkg" &&
 	fail "could not make the upgrade package"
 
 # ---------------------------------------------------------------- container
-nspawn_rootfs || skip "$NSPAWN_WHY"
-nspawn_prepare || skip "$NSPAWN_WHY"
+nspawn_rootfs || nspawn_skip
+nspawn_prepare || nspawn_skip
 R=$NSPAWN_ROOT
 mkdir -p "$R/root/debs"
 cp "$DEB" "$R/root/debs/"
@@ -117,11 +120,11 @@ done
 if [ -n "$want" ]; then
 	# shellcheck disable=SC2086 # a list of package names
 	(cd "$R/root/debs" && timeout 120 apt-get download $want) >"$T/download.out" 2>&1 ||
-		skip "cannot fetch$want: $(tail -n 3 "$T/download.out")"
+		skip_fixable "cannot fetch$want: $(tail -n 3 "$T/download.out")"
 fi
 log "fetched for the container:${want:- nothing}"
 
-nspawn_boot || skip "$NSPAWN_WHY"
+nspawn_boot || nspawn_skip
 
 # ---------------------------------------------------------------- install
 t=$(now_ms)

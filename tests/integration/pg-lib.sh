@@ -53,16 +53,18 @@ unset PGHOST PGHOSTADDR PGPORT PGUSER PGDATABASE PGSERVICE PGSERVICEFILE \
 	PGOPTIONS PGTARGETSESSIONATTRS
 
 # pg_need: skip (exit 77) unless this runs as root with runuser, a user
-# postgres and PostgreSQL's server binaries.
+# postgres and PostgreSQL's server binaries (all installed by
+# contrib/install-deps.sh --test: in CI their absence fails the test,
+# lib.sh's skip_fixable).
 pg_need() {
 	local b
 	[ "$(id -u)" -eq 0 ] || { log "SKIP: the PostgreSQL tests run as root"; exit 77; }
 	command -v runuser >/dev/null ||
-		{ log "SKIP: no runuser (util-linux)"; exit 77; }
-	id postgres >/dev/null 2>&1 || { log "SKIP: no user postgres"; exit 77; }
+		skip_fixable "no runuser (util-linux)"
+	id postgres >/dev/null 2>&1 || skip_fixable "no user postgres (package postgresql)"
 	for b in initdb pg_ctl postgres psql pg_basebackup; do
 		[ -n "$PGBIN" ] && [ -x "$PGBIN/$b" ] ||
-			{ log "SKIP: no PostgreSQL server (${PGBIN:-/usr/lib/postgresql/*/bin}/$b)"; exit 77; }
+			skip_fixable "no PostgreSQL server (${PGBIN:-/usr/lib/postgresql/*/bin}/$b)"
 	done
 }
 
@@ -373,7 +375,7 @@ pg_login() {
 # there.
 pgb_need() {
 	pg_need
-	[ -x "$PGBOUNCER" ] || { log "SKIP: no PgBouncer ($PGBOUNCER)"; exit 77; }
+	[ -x "$PGBOUNCER" ] || skip_fixable "no PgBouncer ($PGBOUNCER)"
 }
 
 # _pgb_conf DIR PORT MODE: DIR/pgbouncer.ini, in front of the primary.

@@ -7,9 +7,11 @@
 # `systemctl stop` ends every job with result success, the watchdog is
 # fed (WatchdogSec=2s) and fires when vigild hangs (Restart=on-failure
 # brings it back), and no job inherits NOTIFY_SOCKET or WATCHDOG_*.
-# Skips (77) without root, systemd-nspawn, debootstrap or overlayfs, when
-# the first debootstrap or the boot fails, when the built binaries cannot
-# run in Debian 12, and under VIGILD_WRAPPER (no valgrind in there).
+# Skips (77) without root or overlayfs, when the built binaries cannot
+# run in Debian 12, under VIGILD_WRAPPER (no valgrind in there) and
+# VIGIL_SKIP_SLOW; and without systemd-nspawn or debootstrap, when the
+# first debootstrap (tried twice) or the boot fails, all of which fail it
+# in CI instead (lib.sh's skip_fixable).
 # The rootfs is cached in /var/tmp/vigil-nspawn: the first run takes
 # ~45 s more.
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -27,9 +29,10 @@ skip() {
 
 [ -z "${VIGILD_WRAPPER:-}" ] || skip "vigild runs unwrapped in the container"
 [ -z "${VIGIL_SKIP_SLOW:-}" ] || skip "VIGIL_SKIP_SLOW is set (stages 1 and 2 run it)"
-nspawn_usable || skip "$NSPAWN_WHY"
 
 . "$HERE/lib.sh"
+
+nspawn_usable || nspawn_skip
 
 UNIT=vigild.service
 MARK=VIGIL_SD_TEST=$$.$RANDOM
@@ -132,8 +135,8 @@ copy_libs() {
 }
 
 # ---------------------------------------------------------------- set up
-nspawn_rootfs || skip "$NSPAWN_WHY"
-nspawn_prepare || skip "$NSPAWN_WHY"
+nspawn_rootfs || nspawn_skip
+nspawn_prepare || nspawn_skip
 R=$NSPAWN_ROOT
 install -D -m 0755 "$VIGILD" "$R/usr/local/sbin/vigild"
 install -D -m 0755 "$VIGILCTL" "$R/usr/local/bin/vigilctl"
@@ -163,7 +166,7 @@ sdjob b 'command = {"sh", "-c", "setsid sleep 1000 & exec sleep 1000"}'
 sdjob n 'command = {"sh", "-c", "systemd-notify --ready --status=job-n; exec sleep 1000"}' \
 	'ready = "notify"'
 
-nspawn_boot || skip "$NSPAWN_WHY"
+nspawn_boot || nspawn_skip
 if ! out=$(nspawn_run vigild --version 2>&1) ||
 	! out=$(nspawn_run vigilctl --version 2>&1); then
 	case $out in
