@@ -161,11 +161,11 @@ done
 # --- (1) The operator stops q (on node 1: everywhere) while every node
 # is busy.
 WHAT="stop"
-# shellcheck disable=SC2207
 # Two rounds of 1 s on the six slots, VIGIL_TEST_SLOW times that on a busy
 # machine: the window with every slot busy must outlast the poll that
 # looks for it (issue 43: 12 messages were done before it saw them).
 NW=$((12 * VIGIL_TEST_SLOW))
+# shellcheck disable=SC2207
 ids=($(enqueue "$NW" work))
 [ "${#ids[@]}" = "$NW" ] || fail "enqueue: ${ids[*]}"
 all_busy() { [ "$(nrunning 1)" = 2 ] && [ "$(nrunning 2)" = 2 ] && [ "$(nrunning 3)" = 2 ]; }
