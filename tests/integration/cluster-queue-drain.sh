@@ -5,7 +5,7 @@
 # each of three nodes, drain_timeout 2s, stop_timeout 1s) whose runs log
 # START, TERM and END; on TERM a run finishes its work (200 ms) and exits
 # 0, as a drained run does.
-# (1) `vigilctl stop q` on node 1 while every node is busy: a stop by the
+# (1) `vigilctl stop q` on node 1 while every node runs: a stop by the
 # operator is cluster-wide: every node's runs finish within
 # drain_timeout, untouched (no TERM); their messages are done (rows gone,
 # never run again); nobody takes the rest (held three renew intervals);
@@ -38,9 +38,13 @@ cluster_need
 
 # The job's stop time (drain_timeout + stop_timeout, 3 s) must fit the
 # lease: renew_interval + 2 x query_timeout + 3 s + fence_margin <= 5 s.
-CLUSTER_LEASE_TTL=5s CLUSTER_RENEW_INTERVAL=500ms CLUSTER_QUERY_TIMEOUT=500ms
-CLUSTER_CONNECT_TIMEOUT=500ms CLUSTER_FENCE_MARGIN=500ms
-TTL_MS=5000 MARGIN_MS=500 RENEW_MS=500 DRAIN_MS=2000 STOP_MS=1000
+# On a busy machine (VIGIL_TEST_SLOW) the lease and its queries take
+# that factor more (ASan under load: renewals of 500 ms timed out and
+# fenced runs), the rule still kept; the job's timeouts stay.
+TTL_MS=$((5000 * VIGIL_TEST_SLOW)) MARGIN_MS=500 RENEW_MS=500 DRAIN_MS=2000 STOP_MS=1000
+CLUSTER_LEASE_TTL=${TTL_MS}ms CLUSTER_RENEW_INTERVAL=500ms
+CLUSTER_QUERY_TIMEOUT=$((500 * VIGIL_TEST_SLOW))ms
+CLUSTER_CONNECT_TIMEOUT=$((500 * VIGIL_TEST_SLOW))ms CLUSTER_FENCE_MARGIN=500ms
 # The lower bounds below are vigild's timeouts as configured; the slack
 # above them (how late a timer, a signal's stamp or a poll may come) is
 # VIGIL_TEST_SLOW times an idle machine's.
@@ -168,7 +172,9 @@ NW=$((12 * VIGIL_TEST_SLOW))
 # shellcheck disable=SC2207
 ids=($(enqueue "$NW" work))
 [ "${#ids[@]}" = "$NW" ] || fail "enqueue: ${ids[*]}"
-all_busy() { [ "$(nrunning 1)" = 2 ] && [ "$(nrunning 2)" = 2 ] && [ "$(nrunning 3)" = 2 ]; }
+# Every node runs (one of its two slots at least: under ASan and load a
+# claim and a spawn take as long as a run, and two at once are rare).
+all_busy() { [ "$(nrunning 1)" -ge 1 ] && [ "$(nrunning 2)" -ge 1 ] && [ "$(nrunning 3)" -ge 1 ]; }
 retry 5 all_busy || fail "$WHAT: not every node is busy: n1 $(nrunning 1), n2 $(nrunning 2), n3 $(nrunning 3)"
 t0=$(now_us)
 nctl 1 stop q >/dev/null || fail "$WHAT: stop q on node 1"
