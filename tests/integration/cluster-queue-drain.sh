@@ -67,15 +67,18 @@ first=1
 trap finish TERM
 ev START
 us=1000000
+# Long runs: 30 s times VIGIL_TEST_SLOW (lib.sh's $T/slow), past the
+# lease_ttl that scales with it.
+read -r k <"$r/slow" || k=1
 case $what in
 work) end=$((${EPOCHREALTIME/./} + us)) ;;
 ignore) if [ "$first" = 1 ]; then
 		trap 'ev TERM' TERM
-		end=$((${EPOCHREALTIME/./} + 30 * us))
+		end=$((${EPOCHREALTIME/./} + 30 * k * us))
 	else
 		end=$((${EPOCHREALTIME/./} + us / 5))
 	fi ;;
-*) end=$((${EPOCHREALTIME/./} + 30 * us)) ;;
+*) end=$((${EPOCHREALTIME/./} + 30 * k * us)) ;;
 esac
 while [ "${EPOCHREALTIME/./}" -lt "$end" ]; do
 	if [ "$what" = gate ] && [ -e "$r/gate" ]; then break; fi
