@@ -26,7 +26,7 @@ start_vigild
 retry 10 is_state blk BLOCKED || fail "never saw BLOCKED (state $(state blk))"
 # Watch the run ids of live blk processes until a new one runs alone.
 seen_blocked=1
-deadline=$(($(now_ms) + 15000))
+deadline=$(($(now_ms) + $(slow_s 15) * 1000))
 while :; do
 	runs=$(for p in $(procs_with VIGIL_JOB=blk); do
 		tr '\0' '\n' 2>/dev/null <"/proc/$p/environ" | sed -n 's/^VIGIL_RUN_ID=//p'

@@ -169,9 +169,9 @@ checks_passed
 E0=$E
 t0=$(now_ms)
 rc=0
-timeout 3 "$VIGILCTL" -s "$T/n3/run/vigild.sock" start svc >"$T/start.out" 2>&1 || rc=$?
+timeout "$(slow_s 3)" "$VIGILCTL" -s "$T/n3/run/vigild.sock" start svc >"$T/start.out" 2>&1 || rc=$?
 # It runs on some node (maybe not n3): the start is done, exit 0.
-check "n3: start svc exits 0 within 3 s (exit $rc: $(cat "$T/start.out"))" [ "$rc" = 0 ]
+check "n3: start svc exits 0 within $(slow_s 3) s (exit $rc: $(cat "$T/start.out"))" [ "$rc" = 0 ]
 retry 5 one_runs || fail "svc does not run exactly once after the start: on [$(runners | tr '\n' ' ')]"
 log "start on n3: runs on n$H in $(($(now_ms) - t0)) ms: pid $P, token $E"
 check "the token grew: $E > $E0" [ "$E" -gt "$E0" ]

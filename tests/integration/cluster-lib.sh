@@ -210,7 +210,7 @@ node_stop() {
 		kill -KILL "$pid" 2>/dev/null || true
 		wait "$pid" 2>/dev/null || true
 		NODE_PID[$1]=
-		fail "node $1 did not stop within $NODE_STOP_TIMEOUT s; log: $(tail -n 20 "$(node_log "$1")")"
+		fail "node $1 did not stop within $(slow_s "$NODE_STOP_TIMEOUT") s; log: $(tail -n 20 "$(node_log "$1")")"
 	fi
 	wait "$pid" || rc=$?
 	NODE_PID[$1]=
@@ -467,7 +467,7 @@ _cluster_cleanup() {
 		kill -TERM "$pid" 2>/dev/null || true
 		kill -CONT "$pid" 2>/dev/null || true
 	done
-	deadline=$(($(now_ms) + NODE_STOP_TIMEOUT * 1000))
+	deadline=$(($(now_ms) + $(slow_s "$NODE_STOP_TIMEOUT") * 1000))
 	for i in "${!NODE_PID[@]}"; do
 		pid=${NODE_PID[i]}
 		[ -n "$pid" ] || continue

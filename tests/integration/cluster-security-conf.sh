@@ -47,7 +47,7 @@ check "-t refuses a URI with an unknown option (exit $rc)" [ "$rc" = 1 ]
 conf "dbname=vigil nosuchoption=1"
 vt
 rc=0
-timeout 20 "$VIGILD" -c "$d/vigil.conf" -j "$d/jobs.d" --runtime-dir "$d/run" \
+timeout "$(slow_s 20)" "$VIGILD" -c "$d/vigil.conf" -j "$d/jobs.d" --runtime-dir "$d/run" \
 	--state-dir "$d/state" --log-dir "$d/log" >"$d/start" 2>&1 || rc=$?
 check "the start refuses it too (exit $rc: $(cat "$d/start"))" [ "$rc" != 0 ]
 check "  with the same message" grep -qF "$(cat "$d/out")" "$d/start"

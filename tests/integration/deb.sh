@@ -128,7 +128,8 @@ nspawn_boot || nspawn_skip
 
 # ---------------------------------------------------------------- install
 t=$(now_ms)
-nspawn_run sh -c 'cd /root/debs && apt-get install -y ./*.deb' \
+# (30 s on an idle machine: load 20 ran past it, VIGIL_TEST_SLOW scales it.)
+NSPAWN_TIMEOUT=$(slow_s 30) nspawn_run sh -c 'cd /root/debs && apt-get install -y ./*.deb' \
 	>"$T/install.out" 2>&1 || fail "apt-get install failed: $(tail -n 20 "$T/install.out")"
 log "apt-get install in $(($(now_ms) - t)) ms"
 retry 10 active || fail "vigild is $(sc is-active vigild.service) after install"

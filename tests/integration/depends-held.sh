@@ -19,7 +19,7 @@ wait_state postgres STOPPED
 bounded() {
 	local want=$1 got=0
 	shift
-	timeout 5 "$VIGILCTL" -s "$SOCK" "$@" >"$T/out" 2>"$T/err" || got=$?
+	timeout "$(slow_s 5)" "$VIGILCTL" -s "$SOCK" "$@" >"$T/out" 2>"$T/err" || got=$?
 	[ "$got" -ne 124 ] || fail "vigilctl $* hung"
 	[ "$got" -eq "$want" ] ||
 		fail "vigilctl $* exited $got, expected $want: $(cat "$T/out" "$T/err")"

@@ -8,14 +8,16 @@
 job gc "command = {\"sh\", \"-c\", \"$HELPERS/ignore-term $T/gc.pid & exec sleep 1000\"}" \
 	'stop_timeout = "500ms"'
 # An orphan (its parent exits) is reparented to vigild, the subreaper,
-# and reaped when it exits: no zombie is left.
-job orphan "command = {\"sh\", \"-c\", \"sh -c 'sleep 1 & echo \\\$! > $T/orphan.pid'; exec sleep 1000\"}"
+# and reaped when it exits (the test ends it, once it has seen it
+# reparented: however slow the machine): no zombie is left.
+job orphan "command = {\"sh\", \"-c\", \"sh -c 'sleep 1000 & echo \\\$! > $T/orphan.pid'; exec sleep 1000\"}"
 start_vigild
 retry 5 test -s "$T/orphan.pid" || fail "orphan did not start"
 o=$(cat "$T/orphan.pid")
 track "$o"
 ppid_is_vigild() { [ "$(awk '/^PPid:/ { print $2 }' "/proc/$o/status" 2>/dev/null)" = "$VIGILD_PID" ]; }
 retry 5 ppid_is_vigild || fail "orphan $o was not reparented to vigild"
+kill -TERM "$o"
 retry 5 test ! -e "/proc/$o" || fail "orphan $o was not reaped (zombie left)"
 wait_state gc RUNNING
 retry 5 test -s "$T/gc.pid" || fail "grandchild did not start"

@@ -38,9 +38,9 @@ log "the reply is $size bytes"
 rss() { awk '/^VmRSS/ { print $2 }' "/proc/$VIGILD_PID/status"; }
 before=$(rss)
 
-/usr/bin/python3 - "$PORT" "$TOKEN" >"$T/held.out" 2>&1 <<'EOF' &
+/usr/bin/python3 - "$PORT" "$TOKEN" "$VIGIL_TEST_SLOW" >"$T/held.out" 2>&1 <<'EOF' &
 import socket, sys, time, urllib.request, urllib.error
-port, token = int(sys.argv[1]), sys.argv[2]
+port, token, slow = int(sys.argv[1]), sys.argv[2], int(sys.argv[3])
 path = "/api/v1/jobs/junk/log?n=100000"
 held, status, retry = [], None, None
 # Open readers that never read until vigild refuses a request (at most 20).
@@ -55,7 +55,8 @@ for i in range(20):
     req = urllib.request.Request("http://127.0.0.1:%d%s" % (port, path),
                                  headers={"Authorization": "Bearer " + token})
     try:
-        urllib.request.urlopen(req, timeout=10).read()
+        # 24 MB of JSON: 10 s, VIGIL_TEST_SLOW times that on a busy machine.
+        urllib.request.urlopen(req, timeout=10 * slow).read()
     except urllib.error.HTTPError as e:
         status, retry = e.code, e.headers.get("Retry-After")
         break

@@ -219,7 +219,7 @@ check "a bad address is named" grep -q "bad.conf:1: http_listen: \"nowhere\": no
 chmod 644 "$T/token"
 printf 'http_listen = "127.0.0.1:0"\nhttp_token_file = "%s"\n' "$T/token" >"$T/vigil.conf"
 refuses_start() {
-	! timeout 20 "$VIGILD" -c "$T/vigil.conf" -j "$JOBS" --runtime-dir "$RUN" \
+	! timeout "$(slow_s 20)" "$VIGILD" -c "$T/vigil.conf" -j "$JOBS" --runtime-dir "$RUN" \
 		--state-dir "$STATE" --log-dir "$LOGS" >"$T/out" 2>&1
 }
 check "vigild refuses to start" refuses_start

@@ -435,7 +435,7 @@ _pgb_launch() {
 		</dev/null >>"$d/pgbouncer.out" 2>&1 &
 	_PGB_RUNUSER=$!
 	track "$_PGB_RUNUSER"
-	deadline=$(($(now_ms) + 10000))
+	deadline=$(($(now_ms) + $(slow_s 10) * 1000))
 	while :; do
 		if [ -z "$PGBPID_T" ] && PGBPID_T=$(_pgb_child); then
 			_PGB_START=$(starttime "$PGBPID_T")

@@ -27,7 +27,11 @@ retry 10 started now || fail "now: the message did not start"
 t0=$(now_ms)
 ctl stop now >/dev/null || fail "stop now"
 t1=$(now_ms)
-[ $((t1 - t0)) -lt 2000 ] || fail "stop with drain_timeout 0s took $((t1 - t0)) ms"
+# Well before stop_timeout (20 s): 2 s on an idle machine, VIGIL_TEST_SLOW
+# times that on a busy one, 15 s at most.
+lim=$(($(slow_s 2) * 1000))
+[ "$lim" -le 15000 ] || lim=15000
+[ $((t1 - t0)) -lt "$lim" ] || fail "stop with drain_timeout 0s took $((t1 - t0)) ms"
 [ "$(cat "$T/cleaned.now" 2>/dev/null)" = "$id" ] || fail "now: no cleanup marker"
 grep -q "stopping: asking message $id to cancel" "$LOGS/now.log" ||
 	fail "now: no stop marker: $(tail -n 3 "$LOGS/now.log")"

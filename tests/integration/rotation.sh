@@ -28,7 +28,7 @@ done_writing() { tail -c 200 "$LOGS/writer.log" 2>/dev/null | grep -q "^$last_li
 
 # Sample the total size while the job writes; it never passes the bound.
 bound=$(((KEEP + 1) * MAX))
-deadline=$(($(now_ms) + 240000))
+deadline=$(($(now_ms) + $(slow_s 240) * 1000))
 max_seen=0
 samples=0
 until done_writing; do

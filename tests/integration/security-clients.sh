@@ -25,7 +25,7 @@ setpriv --reuid=20001 --regid=20001 --clear-groups test -x "$VIGILCTL" ||
 NOBODY_RUN=(setpriv --reuid=nobody --regid="$(id -g nobody)" --clear-groups)
 as_nobody() { "${NOBODY_RUN[@]}" "$VIGILCTL" -s "$SOCK" "$@"; }
 # root's vigilctl, never waiting for good (the holes make it hang).
-ctl_t() { timeout 10 "$VIGILCTL" -s "$SOCK" "$@"; }
+ctl_t() { timeout "$(slow_s 10)" "$VIGILCTL" -s "$SOCK" "$@"; }
 
 # Failures are gathered, so that one run shows every hole.
 BAD=
@@ -154,7 +154,7 @@ done
 mark
 track "$flood"
 for p in $flood; do
-	timeout 30 tail --pid="$p" -f /dev/null || bad "a flood client hangs"
+	timeout "$(slow_s 30)" tail --pid="$p" -f /dev/null || bad "a flood client hangs"
 done
 for p in $flood; do wait "$p" 2>/dev/null || true; done
 untrack
@@ -172,15 +172,15 @@ def=$!
 track "$def"
 t0=$(now_ms)
 rc=0
-timeout 10 "$VIGILCTL" -s "$SOCK" --timeout 1s status >/dev/null 2>"$T/err" ||
+timeout "$(slow_s 10)" "$VIGILCTL" -s "$SOCK" --timeout 1s status >/dev/null 2>"$T/err" ||
 	rc=$?
 t1=$(now_ms)
 [ "$rc" -eq 69 ] || bad "--timeout 1s against a stopped vigild: exit $rc"
-[ $((t1 - t0)) -lt 5000 ] || bad "--timeout 1s took $((t1 - t0)) ms"
+[ $((t1 - t0)) -lt $(($(slow_s 5) * 1000)) ] || bad "--timeout 1s took $((t1 - t0)) ms"
 grep -q "vigild did not answer within 1s" "$T/err" ||
 	bad "unclear: $(head -n 2 "$T/err")"
 # The default is 30 s.
-timeout 45 tail --pid="$def" -f /dev/null || true
+timeout "$(slow_s 45)" tail --pid="$def" -f /dev/null || true
 t1=$(now_ms)
 rc=0
 if alive "$def"; then

@@ -50,10 +50,10 @@ grep -qzx LEGIT=yes "/proc/$p/environ" ||
 	fail "env_file through root's link not applied"
 
 # answers: vigild replies to status within 3 seconds.
-answers() { timeout 3 "$VIGILCTL" -s "$SOCK" status >/dev/null 2>&1; }
+answers() { timeout "$(slow_s 3)" "$VIGILCTL" -s "$SOCK" status >/dev/null 2>&1; }
 # reason_names: status app gives a reason naming the env_file and why.
 reason_names() {
-	timeout 3 "$VIGILCTL" -s "$SOCK" status app 2>/dev/null |
+	timeout "$(slow_s 3)" "$VIGILCTL" -s "$SOCK" status app 2>/dev/null |
 		grep -q "reason: env_file $ENVF: $1"
 }
 # leaked: the secret is in a live job process's environment or in its log.
@@ -65,7 +65,7 @@ leaked() {
 	grep -qF "$SECRET" "$LOGS/app.log" 2>/dev/null
 }
 # restart_app: ask for a restart, bounded: the start itself may hang.
-restart_app() { timeout 5 "$VIGILCTL" -s "$SOCK" restart app >/dev/null 2>&1 || true; }
+restart_app() { timeout "$(slow_s 5)" "$VIGILCTL" -s "$SOCK" restart app >/dev/null 2>&1 || true; }
 
 # 1. A symbolic link to the root-only secret, put there by the job's user.
 as_nobody rm "$ENVF"
@@ -109,11 +109,11 @@ as_nobody rm "$ENVF"
 as_nobody sh -c "printf 'GREETING=again\n' >'$ENVF'"
 # Bounded: an unfixed vigild never answers again.
 app_running() {
-	timeout 3 "$VIGILCTL" -s "$SOCK" status app 2>/dev/null |
+	timeout "$(slow_s 3)" "$VIGILCTL" -s "$SOCK" status app 2>/dev/null |
 		awk 'NR == 2 && $2 == "RUNNING" { ok = 1 } END { exit !ok }'
 }
 check "job runs again with a regular env_file" retry 10 app_running
-p2=$(timeout 3 "$VIGILCTL" -s "$SOCK" pid app 2>/dev/null || true)
+p2=$(timeout "$(slow_s 3)" "$VIGILCTL" -s "$SOCK" pid app 2>/dev/null || true)
 greeted() { grep -qzx GREETING=again "/proc/${p2:-0}/environ" 2>/dev/null; }
 check "regular env_file applied" greeted
 check "secret never leaked" eval '! leaked'

@@ -23,7 +23,7 @@ start_limited() {
 	track "$VIGILD_PID"
 	retry 20 test -S "$SOCK" || fail "no control socket; log: $(tail -n 20 "$VLOG")"
 }
-ctl_t() { timeout 10 "$VIGILCTL" -s "$SOCK" "$@"; }
+ctl_t() { timeout "$(slow_s 10)" "$VIGILCTL" -s "$SOCK" "$@"; }
 
 # (a) 80 jobs, 64 descriptors (soft and hard).
 cat >"$T/vigil.conf" <<EOF

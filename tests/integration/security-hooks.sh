@@ -79,7 +79,7 @@ for mode in auto off; do
 	check "$mode: exec_start_post's leftover lives while good runs" \
 		alive "$(leftover 2)"
 	rc=0
-	timeout 30 "$VIGILCTL" -s "$SOCK" stop all >/dev/null 2>&1 || rc=$?
+	timeout "$(slow_s 30)" "$VIGILCTL" -s "$SOCK" stop all >/dev/null 2>&1 || rc=$?
 	check "$mode: stop all returns (exit $rc)" test "$rc" -ne 124
 	check "$mode: exec_start_post's leftover ends with stop all" \
 		retry 10 dead "$(leftover 2)"

@@ -54,7 +54,7 @@ printf 'http_listen = "unix:%s/http.sock"\n' "$T" >"$T/unix.conf"
 # refused: vigild exited by itself, not 0.
 refused() { [ "$rc" -ne 0 ] && [ "$rc" -ne 124 ]; }
 vigild_unix() {
-	timeout 20 "$VIGILD" -c "$T/unix.conf" -j "$T/nojobs" \
+	timeout "$(slow_s 20)" "$VIGILD" -c "$T/unix.conf" -j "$T/nojobs" \
 		--runtime-dir "$T/run2" --state-dir "$T/state2" \
 		--log-dir "$T/log2" >"$T/unix.out" 2>&1
 }

@@ -40,7 +40,7 @@ chmod 0644 "$SV/conf.d/plain.conf"
 # imp ARGS...: vigilctl import supervisord, bounded (a FIFO could block it).
 imp() {
 	rc=0
-	timeout 20 "$VIGILCTL" import supervisord "$@" \
+	timeout "$(slow_s 20)" "$VIGILCTL" import supervisord "$@" \
 		"$SV/supervisord.conf" >"$T/out" 2>"$T/err" || rc=$?
 	cat "$T/out" "$T/err"
 }

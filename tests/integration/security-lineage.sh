@@ -49,13 +49,13 @@ track_escapees
 
 # A stop leaves nothing of the run.
 rc=0
-timeout 30 "$VIGILCTL" -s "$SOCK" stop esc >/dev/null 2>&1 || rc=$?
+timeout "$(slow_s 30)" "$VIGILCTL" -s "$SOCK" stop esc >/dev/null 2>&1 || rc=$?
 check "stop esc returns 0 (exit $rc)" test "$rc" -eq 0
 check "no escapee outlives the stop" retry 10 none_left
 
 # The next start is immediate, never BLOCKED on the job's own child.
 rc=0
-timeout 30 "$VIGILCTL" -s "$SOCK" start esc >/dev/null 2>&1 || rc=$?
+timeout "$(slow_s 30)" "$VIGILCTL" -s "$SOCK" start esc >/dev/null 2>&1 || rc=$?
 check "start esc returns 0 (exit $rc)" test "$rc" -eq 0
 check "esc is RUNNING, not BLOCKED ($(ctl status esc 2>&1 | tail -n +2))" \
 	is_state esc RUNNING

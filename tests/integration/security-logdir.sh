@@ -81,7 +81,7 @@ rm -f "$LOGS/live.log"
 refuses() {
 	local dir=$1 mode=$2 rc=0
 	chmod "$mode" "$dir"
-	timeout 5 "$VIGILD" -c "$T/vigil.conf" -j "$JOBS" --runtime-dir "$RUN" \
+	timeout "$(slow_s 5)" "$VIGILD" -c "$T/vigil.conf" -j "$JOBS" --runtime-dir "$RUN" \
 		--state-dir "$STATE" --log-dir "$LOGS" >"$T/refused" 2>&1 || rc=$?
 	chmod 0700 "$dir"
 	[ "$rc" -eq 1 ] &&

@@ -23,7 +23,7 @@ track "$v"
 echo "$v" >"$T/evil/target"
 
 rc=0
-timeout 30 "$VIGILCTL" -s "$SOCK" start evil >"$T/start.out" 2>&1 || rc=$?
+timeout "$(slow_s 30)" "$VIGILCTL" -s "$SOCK" start evil >"$T/start.out" 2>&1 || rc=$?
 log "start evil: exit $rc: $(cat "$T/start.out")"
 check "start evil fails (exit $rc), never hangs" \
 	test "$rc" -ne 0 -a "$rc" -ne 124
@@ -32,7 +32,7 @@ check "vigild says why it refused pid $v" retry 10 refused
 check "evil never shows the victim's pid" \
 	test "$(job_pid evil 2>/dev/null)" != "$v"
 rc=0
-timeout 30 "$VIGILCTL" -s "$SOCK" stop evil >/dev/null 2>&1 || rc=$?
+timeout "$(slow_s 30)" "$VIGILCTL" -s "$SOCK" stop evil >/dev/null 2>&1 || rc=$?
 check "stop evil returns (exit $rc)" test "$rc" -ne 124
 check "the victim $v survives stop evil" alive "$v"
 check "the victim is still RUNNING as pid $v" \

@@ -44,7 +44,7 @@ as_user() { "${AS_USER[@]}" "$@"; }
 # refused WHAT: vigild as U exits 1 at once, naming RDIR and WHAT.
 refused() {
 	local rc=0
-	as_user timeout 5 "$VIGILD" >"$T/out" 2>&1 || rc=$?
+	as_user timeout "$(slow_s 5)" "$VIGILD" >"$T/out" 2>&1 || rc=$?
 	[ "$rc" -eq 1 ] && grep -q "^vigild: error: $RDIR: $1: refusing to use it" "$T/out" || {
 		printf '# exit %s: %s\n' "$rc" "$(head -c 600 "$T/out")" >&2
 		return 1

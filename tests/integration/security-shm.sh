@@ -45,7 +45,7 @@ while [ "$i" -lt 5 ]; do
 	i=$((i + 1))
 done
 alive() { kill -0 "$VPID" 2>/dev/null; }
-answers() { timeout 3 "$VIGILCTL" -s "$SOCK" status svc >/dev/null 2>&1; }
+answers() { timeout "$(slow_s 3)" "$VIGILCTL" -s "$SOCK" status svc >/dev/null 2>&1; }
 check "vigild alive after writes into an immutable -shm" alive
 check "vigild answers" retry 10 answers
 named() { grep -qF "$SHM: a write into SQLite's shared memory faulted" "$VLOG"; }
