@@ -243,6 +243,20 @@ pg_stop() {
 	_pg_stop_data "$_data" || fail "PostgreSQL on $_data did not stop"
 }
 
+# pg_stopped_us: when the server PG_AT names last took a shutdown
+# request, in microseconds since the epoch, from its log (%m): the
+# moment it stopped answering.  A test's clock read before pg_stop is
+# earlier by pg_ctl's start (runuser, a fork): a renew sent in between
+# is still answered.
+pg_stopped_us() {
+	local _data _sock _port _log l d tm tz
+	_pg_which
+	l=$(grep -E '^[0-9-]+ [0-9:.]+ [A-Z]+ .*received (fast|smart|immediate) shutdown request' "$_log" | tail -n 1)
+	[ -n "$l" ] || fail "no shutdown request in $_log"
+	read -r d tm tz _ <<<"$l"
+	date -d "$d $tm $tz" +%s%6N
+}
+
 # pg_crash: stop the server PG_AT names as a crash would (-m immediate:
 # no checkpoint, clients cut off).
 pg_crash() {
