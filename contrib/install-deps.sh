@@ -38,17 +38,18 @@ pkgs="autoconf automake make gcc libc6-dev pkg-config libconfuse-dev
 	tzdata"
 # tests/run-all.sh: clang, ASan and libFuzzer; valgrind; the lint stage;
 # the black-box tests (jq, sqlite3 and python3 read state.db, procps,
-# setpriv and flock from util-linux, systemd-analyze, redis-server,
-# supervisord for the round trip of vigilctl import supervisord,
-# prometheus_client's parser for vigilctl metrics, curl for the HTTP
-# API, Chromium and its WebDriver for the dashboard; PostgreSQL's
-# server, pgbouncer and psycopg2 for the cluster tests); the
-# systemd tests in a container booted by systemd-nspawn from a
-# debootstrapped tree; the Debian package (make deb, lintian); stress-ng
-# for tests/run-all.sh --load.
+# setpriv and flock from util-linux, chattr and lsattr from e2fsprogs,
+# systemd-analyze, redis-server, supervisord for the round trip of
+# vigilctl import supervisord, prometheus_client's parser for vigilctl
+# metrics, curl for the HTTP API, Chromium and its WebDriver for the
+# dashboard; PostgreSQL's server, pgbouncer and psycopg2 for the cluster
+# tests); the systemd tests in a container booted by systemd-nspawn from
+# a debootstrapped tree; the Debian package (make deb, lintian);
+# stress-ng for tests/run-all.sh --load.
 [ -z "$test" ] || pkgs="$pkgs clang valgrind clang-format clang-tidy
-	cppcheck mandoc shellcheck git jq procps util-linux sqlite3 python3
-	systemd redis-server supervisor python3-prometheus-client curl
+	cppcheck mandoc shellcheck git jq procps util-linux e2fsprogs
+	sqlite3 python3 systemd redis-server supervisor
+	python3-prometheus-client curl
 	chromium chromium-driver postgresql pgbouncer python3-psycopg2
 	systemd-container debootstrap
 	debian-archive-keyring ca-certificates dpkg-dev debhelper lintian

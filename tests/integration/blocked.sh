@@ -4,7 +4,7 @@
 # lock (stop_signal, then SIGKILL after stop_timeout) and only then starts
 # one new instance: never two copies at once.
 . "$(dirname "$0")/lib.sh"
-[ -x "$HELPERS/ignore-term" ] || exit 77
+need_helper ignore-term
 
 job blk "command = {\"$HELPERS/ignore-term\", \"$T/ready\", \"fork\"}" \
 	'stop_timeout = "1500ms"'

@@ -25,7 +25,7 @@ job lim 'command = "sleep 100000"' 'memory_max = "64M"' \
 	'memory_high = "48M"' 'tasks_max = 10' 'cpu_weight = 50' \
 	'cpu_max = "50%"' 'io_weight = 20' 'instances = 2'
 start_vigild
-no_cgroups && exit 77
+need_cgroups
 wait_state lim@0 RUNNING
 wait_state lim@1 RUNNING
 base=$(sed -n 's/^.*own cgroup under //p' "$VLOG" | head -1)

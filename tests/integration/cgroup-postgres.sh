@@ -7,7 +7,7 @@
 . "$(dirname "$0")/lib.sh"
 PGBIN=$(find /usr/lib/postgresql -mindepth 2 -maxdepth 2 -name bin 2>/dev/null |
 	sort -V | tail -1)
-[ "$(id -u)" -eq 0 ] || { echo "SKIP: not root"; exit 77; }
+[ "$(id -u)" -eq 0 ] || skip "not root: initdb and the server run as user postgres"
 [ -n "$PGBIN" ] && [ -x "$PGBIN/postgres" ] || skip_fixable "no PostgreSQL server"
 id postgres >/dev/null 2>&1 || skip_fixable "no user postgres"
 
@@ -23,7 +23,7 @@ job pg "command = {\"$PGBIN/postgres\", \"-D\", \"$pg/data\", \"-p\", \"$port\",
 	'user = "postgres"' 'stop_signal = "INT"' 'stop_timeout = "20s"'
 
 start_vigild
-no_cgroups && exit 77
+need_cgroups
 
 # postgres_procs: the pids of this cluster's processes.
 postgres_procs() {

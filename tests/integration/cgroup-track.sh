@@ -23,7 +23,7 @@ chmod 755 "$T/escape.sh"
 job esc "command = \"$T/escape.sh\""
 
 start_vigild
-no_cgroups && exit 77
+need_cgroups
 grep -q "cgroup: each instance runs in its own cgroup under " "$VLOG" ||
 	fail "no cgroup line in vigild's log: $(cat "$VLOG")"
 base=$(sed -n 's/^.*own cgroup under //p' "$VLOG" | head -1)

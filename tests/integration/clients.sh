@@ -4,7 +4,7 @@
 # accepting instead of spinning; a half-closed client still gets the reply
 # to a waiting command.
 . "$(dirname "$0")/lib.sh"
-[ -x "$HELPERS/sendraw" ] || exit 77
+need_helper sendraw
 
 job a 'command = "sleep 1000"'
 job b 'command = "sleep 1000"' 'autostart = false'

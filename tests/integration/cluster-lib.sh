@@ -151,11 +151,11 @@ _node_ping() {
 # in one of its builds, the ASan one).
 cluster_need() {
 	local d=$T/need
-	[ -z "${VIGILD_WRAPPER:-}" ] || { log "SKIP: timings, not under valgrind"; exit 77; }
-	[ -z "${VIGIL_SKIP_SLOW:-}" ] || { log "SKIP: VIGIL_SKIP_SLOW is set"; exit 77; }
-	[ -z "${VIGIL_SKIP_CLUSTER:-}" ] || { log "SKIP: VIGIL_SKIP_CLUSTER is set"; exit 77; }
+	[ -z "${VIGILD_WRAPPER:-}" ] || skip "timings, not under valgrind"
+	[ -z "${VIGIL_SKIP_SLOW:-}" ] || skip "VIGIL_SKIP_SLOW is set"
+	[ -z "${VIGIL_SKIP_CLUSTER:-}" ] || skip "VIGIL_SKIP_CLUSTER is set"
 	pg_need
-	command -v jq >/dev/null || skip_fixable "no jq"
+	need_cmd jq jq
 	mkdir -p "$d/jobs.d"
 	printf 'cluster {\n  conninfo = "dbname=vigil"\n  node_name = "n1"\n}\n' \
 		>"$d/vigil.conf"

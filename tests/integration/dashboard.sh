@@ -11,14 +11,14 @@
 
 # Heavy, and about behaviour that stages 1 and 2 of tests/run-all.sh see:
 # not again under valgrind (VIGILD_WRAPPER) nor in distcheck (VIGIL_SKIP_SLOW).
-[ -z "${VIGILD_WRAPPER:-}" ] || { echo "SKIP: the page is the same under valgrind; http.sh covers its server there"; exit 77; }
-[ -z "${VIGIL_SKIP_SLOW:-}" ] || { echo "SKIP: VIGIL_SKIP_SLOW is set"; exit 77; }
+[ -z "${VIGILD_WRAPPER:-}" ] || skip "the page is the same under valgrind; http.sh covers its server there"
+[ -z "${VIGIL_SKIP_SLOW:-}" ] || skip "VIGIL_SKIP_SLOW is set"
 
 CHROMIUM=${CHROMIUM:-/usr/bin/chromium}
 CHROMEDRIVER=${CHROMEDRIVER:-/usr/bin/chromedriver}
 [ -x "$CHROMIUM" ] && [ -x "$CHROMEDRIVER" ] ||
 	skip_fixable "chromium and chromium-driver not installed"
-command -v curl >/dev/null || skip_fixable "curl not installed"
+need_cmd curl curl
 ARTIFACTS=${ARTIFACTS:-$PWD/test-artifacts}
 mkdir -p "$ARTIFACTS"
 

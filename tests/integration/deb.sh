@@ -21,6 +21,7 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=tests/systemd/nspawn.sh
 . "$HERE/../systemd/nspawn.sh"
 
+# skip REASON: lib.sh's, before lib.sh is sourced (no temp dir needed).
 skip() {
 	printf 'SKIP: %s\n' "$*"
 	exit 77

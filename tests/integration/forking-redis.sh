@@ -6,7 +6,8 @@
 # with SIGKILL, the next vigild reclaims the daemon left in the cgroup
 # and starts exactly one.  Needs redis-server and cgroups.
 . "$(dirname "$0")/lib.sh"
-REDIS=$(command -v redis-server) || exit 77
+need_cmd redis-server redis-server
+REDIS=$(command -v redis-server)
 # What /proc/PID/exe shows (Debian's redis-server is a symbolic link).
 EXE=$(readlink -f "$REDIS")
 
@@ -25,7 +26,7 @@ job red "command = {\"$REDIS\", \"$T/redis.conf\"}" 'type = "forking"' \
 	"pid_file = \"$T/redis.pid\"" 'restart_delay = "100ms"'
 
 start_vigild
-no_cgroups && exit 77
+need_cgroups
 
 # redises: the pids of redis-server processes of this test's config.
 redises() {

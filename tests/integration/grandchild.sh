@@ -3,7 +3,7 @@
 # the group gets stop_signal, then SIGKILL after stop_timeout, and the job
 # is STOPPED only once the whole group is gone.
 . "$(dirname "$0")/lib.sh"
-[ -x "$HELPERS/ignore-term" ] || exit 77
+need_helper ignore-term
 
 job gc "command = {\"sh\", \"-c\", \"$HELPERS/ignore-term $T/gc.pid & exec sleep 1000\"}" \
 	'stop_timeout = "500ms"'

@@ -5,7 +5,7 @@
 # read-only state.db never stops supervision.  history JOB@N shows the
 # runs of that instance only.
 . "$(dirname "$0")/lib.sh"
-command -v jq >/dev/null || exit 77
+need_cmd jq jq
 
 printf 'history_keep = 50\n' >"$T/vigil.conf"
 job seven 'command = {"sh", "-c", "exit 7"}' 'restart = "never"'

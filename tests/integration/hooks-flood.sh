@@ -7,8 +7,8 @@
 . "$(dirname "$0")/lib.sh"
 # A flood's timing: run in stages 1 and 2 of tests/run-all.sh, not again
 # under valgrind nor in distcheck.
-[ -z "${VIGILD_WRAPPER:-}" ] || { echo "SKIP: timing under valgrind"; exit 77; }
-[ -z "${VIGIL_SKIP_SLOW:-}" ] || { echo "SKIP: VIGIL_SKIP_SLOW is set"; exit 77; }
+[ -z "${VIGILD_WRAPPER:-}" ] || skip "timing under valgrind"
+[ -z "${VIGIL_SKIP_SLOW:-}" ] || skip "VIGIL_SKIP_SLOW is set"
 
 # The hook's command line names this test's root: its processes are ours.
 cat >"$T/vigil.conf" <<EOF

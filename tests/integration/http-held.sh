@@ -9,9 +9,9 @@
 
 # 24 MB of JSON per reply: not under valgrind (VIGILD_WRAPPER), where it
 # takes minutes, nor again in distcheck (VIGIL_SKIP_SLOW).
-[ -z "${VIGILD_WRAPPER:-}" ] || { echo "SKIP: too slow under valgrind"; exit 77; }
-[ -z "${VIGIL_SKIP_SLOW:-}" ] || { echo "SKIP: VIGIL_SKIP_SLOW is set"; exit 77; }
-command -v curl >/dev/null || { echo "SKIP: curl not installed"; exit 77; }
+[ -z "${VIGILD_WRAPPER:-}" ] || skip "too slow under valgrind"
+[ -z "${VIGIL_SKIP_SLOW:-}" ] || skip "VIGIL_SKIP_SLOW is set"
+need_cmd curl curl
 
 http_token
 cat >"$T/vigil.conf" <<EOF

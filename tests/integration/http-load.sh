@@ -8,11 +8,11 @@
 
 # Heavy, and about behaviour that stages 1 and 2 of tests/run-all.sh see:
 # not again under valgrind (VIGILD_WRAPPER) nor in distcheck (VIGIL_SKIP_SLOW).
-[ -z "${VIGILD_WRAPPER:-}" ] || { echo "SKIP: timings under valgrind say nothing; ASan runs it"; exit 77; }
-[ -z "${VIGIL_SKIP_SLOW:-}" ] || { echo "SKIP: VIGIL_SKIP_SLOW is set"; exit 77; }
+[ -z "${VIGILD_WRAPPER:-}" ] || skip "timings under valgrind say nothing; ASan runs it"
+[ -z "${VIGIL_SKIP_SLOW:-}" ] || skip "VIGIL_SKIP_SLOW is set"
 
 /usr/bin/python3 -c 'import prometheus_client' 2>/dev/null ||
-	{ echo "SKIP: python3-prometheus-client not installed"; exit 77; }
+	skip_fixable "python3-prometheus-client not installed (contrib/install-deps.sh --test)"
 
 cat >"$T/vigil.conf" <<EOF
 http_listen = "127.0.0.1:0"

@@ -6,7 +6,7 @@
 # job stopped).
 . "$(dirname "$0")/lib.sh"
 
-command -v curl >/dev/null || { echo "SKIP: curl not installed"; exit 77; }
+need_cmd curl curl
 
 http_token
 cat >"$T/vigil.conf" <<EOF

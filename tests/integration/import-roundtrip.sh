@@ -16,8 +16,8 @@
 # variable).
 . "$(dirname "$0")/lib.sh"
 
-command -v supervisord >/dev/null 2>&1 && command -v supervisorctl >/dev/null 2>&1 ||
-	{ echo "SKIP: supervisord not installed (contrib/install-deps.sh --test)"; exit 77; }
+need_cmd supervisord supervisor
+need_cmd supervisorctl supervisor
 need_nobody
 
 # The jobs run as nobody too: the tree must be open to it.

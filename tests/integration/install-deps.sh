@@ -10,9 +10,10 @@
 # postgresql and pgbouncer installed by the script disabled at boot.
 # Skips without root or unshare(1).
 . "$(dirname "$0")/lib.sh"
-[ "$(id -u)" -eq 0 ] || exit 77
-command -v unshare >/dev/null || exit 77
-unshare -m --propagation private true 2>/dev/null || exit 77
+[ "$(id -u)" -eq 0 ] || skip "not root: the test mounts over /usr/sbin in a mount namespace"
+need_cmd unshare util-linux
+unshare -m --propagation private true 2>/dev/null ||
+	skip "cannot make a private mount namespace (unshare -m failed)"
 
 SRC=${TOP_SRCDIR:-$(dirname "$0")/../..}
 mkdir -p "$T/sbin" "$T/bin"
@@ -69,7 +70,7 @@ done
 
 run --test
 for p in gcc libconfuse-dev redis-server supervisor valgrind clang clang-tidy cppcheck \
-	shellcheck jq sqlite3 python3 python3-prometheus-client systemd \
+	shellcheck jq sqlite3 python3 python3-prometheus-client systemd e2fsprogs \
 	systemd-container debootstrap postgresql pgbouncer python3-psycopg2; do
 	has "$p" || fail "--test: $p not installed"
 done

@@ -2,7 +2,7 @@
 # --json on every read command: one JSON document with the documented
 # field names, parsed with jq.
 . "$(dirname "$0")/lib.sh"
-command -v jq >/dev/null || exit 77
+need_cmd jq jq
 
 job a 'command = "sleep 1000"'
 job two 'command = "sleep 1000"' 'instances = 2'

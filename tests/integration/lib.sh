@@ -129,9 +129,9 @@ dead() { ! alive "$1"; }
 # need_nobody: skip (exit 77) unless this runs as root with setpriv and a
 # user nobody; then let nobody reach into the test root (mktemp's 0700).
 need_nobody() {
-	[ "$(id -u)" -eq 0 ] || exit 77
-	command -v setpriv >/dev/null || exit 77
-	id nobody >/dev/null 2>&1 || exit 77
+	[ "$(id -u)" -eq 0 ] || skip "not root: the test runs commands as user nobody"
+	need_cmd setpriv util-linux
+	id nobody >/dev/null 2>&1 || skip "no user nobody"
 	chmod 0755 "$T"
 }
 
@@ -253,6 +253,14 @@ no_cgroups() {
 	log "no cgroups: $(grep 'cgroup:' "$VLOG")"
 }
 
+# need_cgroups: after start_vigild, skip unless vigild tracks jobs by
+# cgroup: a host without a writable, delegated cgroup v2 is no install's
+# to fix.  The reason is vigild's own.
+need_cgroups() {
+	no_cgroups || return 0
+	skip "no usable cgroup v2 here: vigild says $(grep -m 1 -o 'cgroup: .*' "$VLOG")"
+}
+
 # procs_marked VAR=VALUE: live pids whose environment has VAR=VALUE (for
 # jobs that do not run with this test's VIGIL_TEST_ROOT: a container's).
 procs_marked() {
@@ -313,7 +321,8 @@ trap cleanup EXIT
 # In CI (CI=true, or VIGIL_CI_STRICT=1) that is a failure instead: a
 # skipped test passes CI without testing anything.  A reason no install
 # fixes (not root, under valgrind, a VIGIL_SKIP_* the runner set) is a
-# plain skip: echo "SKIP: REASON"; exit 77.
+# plain skip.  Either way the reason is the log's "SKIP: " line, which
+# tests/run-all.sh puts in its summary: no test skips without one.
 skip_fixable() {
 	case ${CI:-}:${VIGIL_CI_STRICT:-} in
 	true:* | 1:* | *:1)
@@ -323,4 +332,26 @@ skip_fixable() {
 	esac
 	printf 'SKIP: %s\n' "$*"
 	exit 77
+}
+
+# skip REASON: skip this test (77) for a reason no install fixes: not
+# root, under valgrind, a VIGIL_SKIP_* set, a kernel or file system
+# without the feature, a big-endian machine.
+skip() {
+	printf 'SKIP: %s\n' "$*"
+	exit 77
+}
+
+# need_cmd CMD PACKAGE: skip_fixable unless CMD is on PATH (PACKAGE: the
+# Debian package that has it, which contrib/install-deps.sh --test
+# installs).
+need_cmd() {
+	command -v "$1" >/dev/null 2>&1 ||
+		skip_fixable "$1 not installed (Debian package $2; contrib/install-deps.sh --test)"
+}
+
+# need_helper NAME: skip_fixable unless tests/helpers/NAME is built.
+need_helper() {
+	[ -x "$HELPERS/$1" ] ||
+		skip_fixable "helper $1 not built in ${HELPERS:-(HELPERS unset)} (make check builds tests/helpers)"
 }

@@ -6,7 +6,7 @@
 . "$(dirname "$0")/lib.sh"
 
 /usr/bin/python3 -c 'import prometheus_client' 2>/dev/null ||
-	{ echo "SKIP: python3-prometheus-client not installed"; exit 77; }
+	skip_fixable "python3-prometheus-client not installed (contrib/install-deps.sh --test)"
 
 job web 'command = "sleep 100000"' 'instances = 2'
 job crash 'command = "false"' 'restart_delay = "20ms"' 'restart_delay_max = "20ms"' \

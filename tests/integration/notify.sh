@@ -5,7 +5,8 @@
 # start, MAINPID= hands the run to a forked daemon, datagrams from outside
 # a job are ignored, and vigild's own NOTIFY_SOCKET never reaches a job.
 . "$(dirname "$0")/lib.sh"
-command -v systemd-notify >/dev/null || exit 77
+need_cmd systemd-notify systemd
+need_helper sendraw
 
 job waiter "command = {\"sh\", \"-c\", \"while [ ! -e $T/go ]; do sleep 0.02; done; systemd-notify --ready --status='all set'; echo \$? > $T/notify.rc; exec sleep 1000\"}" \
 	'ready = "notify"'

@@ -4,7 +4,7 @@
 # lifecycle lines; logrotate/SIGUSR2 reopen the file; journal jobs; bad
 # log options are FILE:LINE errors.
 . "$(dirname "$0")/lib.sh"
-[ -x "$HELPERS/ignore-term" ] || exit 77
+need_helper ignore-term
 
 # Writes on both streams, then waits to be told to go on and exits 3.
 job talk 'command = {"sh", "-c", "echo out-1; echo err-1 >&2; echo out-2; printf partial; while [ ! -e '"$T"'/go ]; do sleep 0.05; done; echo \" end\"; exit 3"}' \

@@ -4,8 +4,8 @@
 # ready late; they all start in one go, the last ones well after the first,
 # and each run, a bit shorter than timeout, must end normally.
 . "$(dirname "$0")/lib.sh"
-command -v systemd-notify >/dev/null || exit 77
-command -v jq >/dev/null || exit 77
+need_cmd systemd-notify systemd
+need_cmd jq jq
 
 N=50
 job dep "command = {\"sh\", \"-c\", \"while [ ! -e $T/go ]; do sleep 0.02; done; systemd-notify --ready; exec sleep 1000\"}" \

@@ -58,9 +58,8 @@ unset PGHOST PGHOSTADDR PGPORT PGUSER PGDATABASE PGSERVICE PGSERVICEFILE \
 # lib.sh's skip_fixable).
 pg_need() {
 	local b
-	[ "$(id -u)" -eq 0 ] || { log "SKIP: the PostgreSQL tests run as root"; exit 77; }
-	command -v runuser >/dev/null ||
-		skip_fixable "no runuser (util-linux)"
+	[ "$(id -u)" -eq 0 ] || skip "not root: the PostgreSQL tests run as root"
+	need_cmd runuser util-linux
 	id postgres >/dev/null 2>&1 || skip_fixable "no user postgres (package postgresql)"
 	for b in initdb pg_ctl postgres psql pg_basebackup; do
 		[ -n "$PGBIN" ] && [ -x "$PGBIN/$b" ] ||

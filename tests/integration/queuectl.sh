@@ -9,7 +9,8 @@
 # it is up); dead messages (made in state.db) are listed, retried,
 # deleted and purged; every --json output parses.
 . "$(dirname "$0")/lib.sh"
-python3 -c 'import json, sqlite3' 2>/dev/null || exit 77
+python3 -c 'import json, sqlite3' 2>/dev/null ||
+	skip_fixable "python3 with its sqlite3 module not installed (Debian package python3)"
 
 DB=$STATE/state.db
 

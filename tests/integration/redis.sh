@@ -3,7 +3,7 @@
 # redis-server --supervised systemd becomes RUNNING through its own
 # READY=1, and a job that depends on it starts only after that.
 . "$(dirname "$0")/lib.sh"
-command -v redis-server >/dev/null || exit 77
+need_cmd redis-server redis-server
 
 mkdir -p "$T/redis"
 job redis "command = {\"redis-server\", \"--port\", \"0\", \"--unixsocket\", \"$T/redis/redis.sock\", \"--save\", \"\", \"--appendonly\", \"no\", \"--dir\", \"$T/redis\", \"--daemonize\", \"no\", \"--supervised\", \"systemd\"}" \

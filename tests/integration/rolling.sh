@@ -10,7 +10,7 @@
 # they were.
 . "$(dirname "$0")/lib.sh"
 
-command -v jq >/dev/null || exit 77
+need_cmd jq jq
 
 # Each instance stamps the TERM it gets ("INSTANCE MICROSECONDS" in
 # $T/terms) and takes 200 ms more to stop (STOPPING meanwhile); w@2 fails

@@ -5,7 +5,7 @@
 # pings when WATCHDOG_USEC is set, STOPPING=1 and EXTEND_TIMEOUT_USEC at
 # shutdown.  No job sees this NOTIFY_SOCKET or WATCHDOG_USEC.
 . "$(dirname "$0")/lib.sh"
-[ -x "$HELPERS/dgram-listen" ] || exit 77
+need_helper dgram-listen
 
 "$HELPERS/dgram-listen" "$T/systemd.sock" "$T/msgs" &
 listener=$!

@@ -9,17 +9,20 @@
 . "$(dirname "$0")/lib.sh"
 # Mostly waits (vigilctl's default timeout): run in stages 1 and 2 of
 # tests/run-all.sh, not again under valgrind nor in distcheck.
-[ -z "${VIGILD_WRAPPER:-}" ] || { echo "SKIP: timing under valgrind"; exit 77; }
-[ -z "${VIGIL_SKIP_SLOW:-}" ] || { echo "SKIP: VIGIL_SKIP_SLOW is set"; exit 77; }
+[ -z "${VIGILD_WRAPPER:-}" ] || skip "timing under valgrind"
+[ -z "${VIGIL_SKIP_SLOW:-}" ] || skip "VIGIL_SKIP_SLOW is set"
 need_nobody
-command -v timeout >/dev/null || exit 77
-[ -x "$HELPERS/sendraw" ] && [ -x "$HELPERS/ignore-term" ] || exit 77
+need_cmd timeout coreutils
+need_helper sendraw
+need_helper ignore-term
 NOBODY=$(id -u nobody)
-# vigilctl must be reachable by other users too.
+# vigilctl must be reachable by other users too: not so in a build under
+# a directory closed to others (such as /root).
 setpriv --reuid=nobody --regid="$(id -g nobody)" --clear-groups \
-	test -x "$VIGILCTL" || exit 77
+	test -x "$VIGILCTL" ||
+	skip "user nobody cannot run $VIGILCTL (a directory on its path is closed to others)"
 setpriv --reuid=20001 --regid=20001 --clear-groups test -x "$VIGILCTL" ||
-	exit 77
+	skip "uid 20001 cannot run $VIGILCTL (a directory on its path is closed to others)"
 
 # Run as nobody; in the background, so that $! is the process itself.
 NOBODY_RUN=(setpriv --reuid=nobody --regid="$(id -g nobody)" --clear-groups)

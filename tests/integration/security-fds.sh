@@ -9,9 +9,9 @@
 . "$(dirname "$0")/lib.sh"
 
 # valgrind needs descriptors of its own.
-[ -z "${VIGILD_WRAPPER:-}" ] || { echo "SKIP: a descriptor limit under valgrind"; exit 77; }
-command -v prlimit >/dev/null || { echo "SKIP: no prlimit"; exit 77; }
-command -v curl >/dev/null || { echo "SKIP: curl not installed"; exit 77; }
+[ -z "${VIGILD_WRAPPER:-}" ] || skip "a descriptor limit under valgrind"
+need_cmd prlimit util-linux
+need_cmd curl curl
 
 # start_limited SOFT:HARD: vigild under that RLIMIT_NOFILE; waits only for
 # its socket (it may be too short of descriptors to answer).

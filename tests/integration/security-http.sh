@@ -11,8 +11,8 @@
 # was.
 . "$(dirname "$0")/lib.sh"
 
-command -v curl >/dev/null || { echo "SKIP: curl not installed"; exit 77; }
-[ -x /usr/bin/python3 ] || { echo "SKIP: no /usr/bin/python3"; exit 77; }
+need_cmd curl curl
+[ -x /usr/bin/python3 ] || skip_fixable "no /usr/bin/python3 (Debian package python3)"
 
 # (1) Host headers, first without http_allowed_hosts.
 http_token

@@ -8,7 +8,7 @@
 . "$(dirname "$0")/lib.sh"
 
 need_nobody
-command -v mkfifo >/dev/null || exit 77
+need_cmd mkfifo coreutils
 
 SV=$T/sv
 OUT=$T/imported

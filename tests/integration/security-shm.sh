@@ -7,17 +7,16 @@
 # file is writable.  Needs a file system with chattr +i (ext4, xfs).
 . "$(dirname "$0")/lib.sh"
 
-[ "$(id -u)" -eq 0 ] || exit 77
-command -v chattr >/dev/null || exit 77
-command -v lsattr >/dev/null || exit 77
-command -v jq >/dev/null || exit 77
+[ "$(id -u)" -eq 0 ] || skip "not root: chattr +i needs CAP_LINUX_IMMUTABLE"
+need_cmd chattr e2fsprogs
+need_cmd lsattr e2fsprogs
+need_cmd jq jq
 # Does the state directory's file system take the immutable flag?
 mkdir -p "$STATE"
 chmod 0700 "$STATE"
 touch "$STATE/probe"
 if ! chattr +i "$STATE/probe" 2>/dev/null; then
-	echo "SKIP: chattr +i does not work on $(df --output=fstype "$STATE" | tail -n 1)"
-	exit 77
+	skip "chattr +i does not work on $(df --output=fstype "$STATE" | tail -n 1)"
 fi
 chattr -i "$STATE/probe"
 rm -f "$STATE/probe"

@@ -11,10 +11,10 @@
 
 # 256 connections from a busy script for a while: stages 1 and 2 of
 # tests/run-all.sh, not under valgrind nor in distcheck.
-[ -z "${VIGILD_WRAPPER:-}" ] || { echo "SKIP: an attack's timing under valgrind says nothing"; exit 77; }
-[ -z "${VIGIL_SKIP_SLOW:-}" ] || { echo "SKIP: VIGIL_SKIP_SLOW is set"; exit 77; }
-command -v curl >/dev/null || { echo "SKIP: curl not installed"; exit 77; }
-[ -x /usr/bin/python3 ] || { echo "SKIP: no /usr/bin/python3"; exit 77; }
+[ -z "${VIGILD_WRAPPER:-}" ] || skip "an attack's timing under valgrind says nothing"
+[ -z "${VIGIL_SKIP_SLOW:-}" ] || skip "VIGIL_SKIP_SLOW is set"
+need_cmd curl curl
+[ -x /usr/bin/python3 ] || skip_fixable "no /usr/bin/python3 (Debian package python3)"
 need_nobody
 
 # The attacker: N connections to tcp:HOST:PORT or unix:PATH, each sending

@@ -7,9 +7,10 @@
 # taken at once.
 . "$(dirname "$0")/lib.sh"
 
-command -v sqlite3 >/dev/null || exit 77
-command -v jq >/dev/null || exit 77
-python3 -c 'import sqlite3' 2>/dev/null || exit 77
+need_cmd sqlite3 sqlite3
+need_cmd jq jq
+python3 -c 'import sqlite3' 2>/dev/null ||
+	skip_fixable "python3 with its sqlite3 module not installed (Debian package python3)"
 
 DB=$STATE/state.db
 job q 'kind = "queue"' 'concurrency = 4' \

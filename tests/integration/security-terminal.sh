@@ -8,9 +8,10 @@
 # made by script(1).
 . "$(dirname "$0")/lib.sh"
 
-command -v script >/dev/null || exit 77
-command -v systemd-notify >/dev/null || exit 77
-script -qec true /dev/null </dev/null >/dev/null 2>&1 || exit 77
+need_cmd script bsdutils
+need_cmd systemd-notify systemd
+script -qec true /dev/null </dev/null >/dev/null 2>&1 ||
+	skip "script(1) cannot make a pty here (no /dev/pts?)"
 
 # A title change, a bell, a screen clear and a C1 CSI (UTF-8 0xc2 0x9b).
 cat >"$T/esc.sh" <<'EOF2'

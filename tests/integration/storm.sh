@@ -8,7 +8,7 @@
 # reaps a few per turn and serves its control socket first: it answers,
 # stops every job on request, and exits on TERM, while the storm goes on.
 . "$(dirname "$0")/lib.sh"
-[ -z "${VIGIL_SKIP_SLOW:-}" ] || { echo "SKIP: VIGIL_SKIP_SLOW is set"; exit 77; }
+[ -z "${VIGIL_SKIP_SLOW:-}" ] || skip "VIGIL_SKIP_SLOW is set"
 
 for i in $(seq 1 60); do
 	job "s$i" 'command = "true"' 'restart = "always"' 'min_uptime = "0"'

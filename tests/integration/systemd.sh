@@ -22,6 +22,7 @@ SRC=${TOP_SRCDIR:-$HERE/../..}
 # shellcheck source=tests/systemd/nspawn.sh
 . "$HERE/../systemd/nspawn.sh"
 
+# skip REASON: lib.sh's, before lib.sh is sourced (no temp dir needed).
 skip() {
 	printf 'SKIP: %s\n' "$*"
 	exit 77

@@ -4,11 +4,11 @@
 # ExecStart= names the installed vigild.  The build directory is the one
 # of $VIGILD (or $TOP_BUILDDIR).  Skips without systemd-analyze or make.
 . "$(dirname "$0")/lib.sh"
-command -v systemd-analyze >/dev/null || exit 77
-command -v make >/dev/null || exit 77
+need_cmd systemd-analyze systemd
+need_cmd make make
 
 B=${TOP_BUILDDIR:-$(dirname "$VIGILD")/..}
-[ -f "$B/Makefile" ] || { log "no Makefile in $B"; exit 77; }
+[ -f "$B/Makefile" ] || skip "no Makefile in $B (not run from a build directory)"
 D=$T/dest
 # Not the make flags of the `make check` that runs this test.
 env -u MAKEFLAGS -u MFLAGS make -s -C "$B" install DESTDIR="$D" \

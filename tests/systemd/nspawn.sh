@@ -325,8 +325,7 @@ nspawn_boot() {
 # when NSPAWN_FIXABLE is 1 (a failure in CI), else plainly (77).
 nspawn_skip() {
 	[ "$NSPAWN_FIXABLE" = 1 ] && skip_fixable "$NSPAWN_WHY"
-	printf 'SKIP: %s\n' "$NSPAWN_WHY"
-	exit 77
+	skip "$NSPAWN_WHY"
 }
 
 # nspawn_run CMD...: run CMD in all namespaces of the container's PID 1
