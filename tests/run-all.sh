@@ -11,7 +11,9 @@
 #      its tests, which mostly wait); stage 5 waits for them
 #   6. the request decoder and the supervisord reader under libFuzzer,
 #      FUZZ_SECONDS (default 10) each
-# The package test (deb.sh) runs in stage 1 only; the cluster tests
+# The container's rootfs (debootstrap) is made in the background from
+# the start, beside stage 1's build.  The package test (deb.sh) runs in
+# stage 1 only; the cluster tests
 # (cluster-*.sh, against a private PostgreSQL) in stage 2 only, where
 # ASan watches vigild through every failure they inject (VIGIL_SKIP_DEB,
 # VIGIL_SKIP_CLUSTER); the browser, load, flood, container and timeout
@@ -337,6 +339,26 @@ if [ -n "$load" ]; then
 	hog_what="stress-ng --cpu $((2 * jobs)) (pid $hog)"
 	note "load: $hog_what runs beside the whole run"
 fi
+# The container's cached rootfs (tests/systemd/nspawn.sh: debootstrap,
+# minutes of download and unpacking on a new machine) is made in the
+# background from here, while stage 1 builds: deb.sh and systemd.sh wait
+# on its lock for it rather than make it in their own time.  Its output
+# is shown at the end; should it fail, those tests try again themselves.
+rootfs=
+case " $stages " in
+*" 1 "* | *" 2 "*)
+	if [ "$(id -u)" -eq 0 ] && [ -z "${VIGIL_SKIP_SLOW:-}" ]; then
+		(
+			export VIGIL_TEST_SLOW=${user_slow:-2}
+			# shellcheck source=tests/systemd/nspawn.sh
+			. "$src/tests/systemd/nspawn.sh"
+			nspawn_usable || { echo "not made: $NSPAWN_WHY"; exit 0; }
+			nspawn_rootfs || echo "not made: $NSPAWN_WHY"
+		) </dev/null >"$sum/rootfs.out" 2>&1 &
+		rootfs=$!
+	fi
+	;;
+esac
 for st in $stages; do
 	st0=$(date +%s)
 	case $st in
@@ -412,6 +434,12 @@ for st in $stages; do
 	printf '%s\t%d\n' "$label" $(($(date +%s) - st0)) >>"$sum/stages"
 done
 
+if [ -n "$rootfs" ]; then
+	wait "$rootfs"
+	note "the container's rootfs, made in the background"
+	sed 's/^/  /' "$sum/rootfs.out"
+	[ -s "$sum/rootfs.out" ] || echo "  (cached)"
+fi
 summary
 stop_hog
 printf '\n%d passed, %d failed, %d skipped\n' "$passed" "$failed" "$skipped"
