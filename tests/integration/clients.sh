@@ -49,8 +49,8 @@ t1=$(ticks)
 first_drop() { grep -q "no complete request in time, dropped" "$VLOG"; }
 retry 20 first_drop || fail "no idle client was dropped"
 # Let the rest go (they are ours); vigild then answers at once.
-for p in $pids; do kill "$p" 2>/dev/null || true; done
-for p in $pids; do wait "$p" 2>/dev/null || true; done
+# shellcheck disable=SC2086 # the pids, as words
+end_tracked $pids
 exec 7>&-
 retry 10 ctl ping >/dev/null || fail "vigild does not answer after the storm"
 [ "$(grep -c "accept: Too many open files" "$VLOG")" -eq 0 ] || fail "accept errors logged in a loop"

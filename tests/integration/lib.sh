@@ -158,15 +158,42 @@ checks_passed() { [ "$CHECKS_FAILED" -eq 0 ] || fail "see the failures above"; }
 
 # starttime PID: the process's start time (field 22 of /proc/PID/stat),
 # which with the pid names it for good: pids are reused.
-starttime() { sed 's/^.*) //' "/proc/$1/stat" 2>/dev/null | cut -d' ' -f20; }
+# (Read by the shell alone: tests track hundreds of processes.)
+starttime() {
+	local s
+	read -r s 2>/dev/null <"/proc/$1/stat" || return 0
+	# shellcheck disable=SC2086 # the fields after the name, as words
+	set -- ${s##*) }
+	echo "${20:-}"
+}
 
 # track PID...: end these processes at cleanup if they are still there:
 # the same processes, not others that got their pids meanwhile.
+declare -A TRACK_START=()
 track() {
 	local p
 	for p in "$@"; do
-		TRACKED="$TRACKED $p:$(starttime "$p")"
+		TRACK_START[$p]=$(starttime "$p")
+		TRACKED="$TRACKED $p:${TRACK_START[$p]}"
 	done
+}
+
+# tracked_alive PID: PID, which track was given, is alive and the same
+# process: a child the shell has reaped may have left its pid to another
+# process (pid_max can be 32768), which a test must never signal.
+tracked_alive() {
+	[ -n "${TRACK_START[$1]:-}" ] && alive "$1" &&
+		[ "$(starttime "$1")" = "${TRACK_START[$1]}" ]
+}
+
+# end_tracked PID...: SIGTERM each that is still the process track was
+# given, then reap each (the shell's own children).
+end_tracked() {
+	local p
+	for p in "$@"; do
+		if tracked_alive "$p"; then kill "$p" 2>/dev/null || true; fi
+	done
+	for p in "$@"; do wait "$p" 2>/dev/null || true; done
 }
 
 # job NAME LINES...: write jobs.d/NAME.conf, one option per argument.  An

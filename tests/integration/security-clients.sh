@@ -69,11 +69,12 @@ for _ in $(seq 1 520); do
 	pids="$pids $!"
 done
 mark
-track "$pids"
+# shellcheck disable=SC2086 # the pids, as words
+track $pids
 parked() {
 	local p n=0
 	for p in $pids; do
-		if alive "$p"; then n=$((n + 1)); fi
+		if tracked_alive "$p"; then n=$((n + 1)); fi
 	done
 	echo "$n"
 }
@@ -96,7 +97,7 @@ log "$refused waits refused; $(parked) held"
 # their pids cannot have been reused).
 n69=0
 for p in $pids; do
-	if alive "$p"; then kill "$p" 2>/dev/null || true; fi
+	if tracked_alive "$p"; then kill "$p" 2>/dev/null || true; fi
 	rc=0
 	wait "$p" 2>/dev/null || rc=$?
 	[ "$rc" -ne 69 ] || n69=$((n69 + 1))
@@ -117,7 +118,8 @@ for _ in $(seq 1 40); do
 	holders="$holders $!"
 done
 mark
-track "$holders"
+# shellcheck disable=SC2086 # the pids, as words
+track $holders
 nobody_refused() {
 	local rc=0
 	as_nobody ping >"$T/out" 2>"$T/err" || rc=$?
@@ -130,8 +132,8 @@ else
 fi
 ctl_t ping >/dev/null ||
 	bad "root's ping not served while uid $NOBODY holds its connections"
-for p in $holders; do kill "$p" 2>/dev/null || true; done
-for p in $holders; do wait "$p" 2>/dev/null || true; done
+# shellcheck disable=SC2086 # the pids, as words
+end_tracked $holders
 untrack
 exec 7>&-
 retry 10 as_nobody ping >/dev/null || bad "uid $NOBODY not served again"
@@ -155,7 +157,8 @@ for i in $(seq 1 20); do
 	flood="$flood $!"
 done
 mark
-track "$flood"
+# shellcheck disable=SC2086 # the pids, as words
+track $flood
 for p in $flood; do
 	timeout "$(slow_s 30)" tail --pid="$p" -f /dev/null || bad "a flood client hangs"
 done

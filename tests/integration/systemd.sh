@@ -3,7 +3,9 @@
 # PID 1, in a container booted with systemd-nspawn (tests/systemd/
 # nspawn.sh), installed with the unit made from contrib/vigild.service.in:
 # `systemctl start` returns once vigild sent READY=1 (jobs launched),
-# StatusText has the counts, `systemctl reload` starts a new job,
+# StatusText has the counts, `systemctl reload` starts a new job (and,
+# with a job file's error, fails, with the error in `systemctl status`,
+# and changes nothing),
 # `systemctl stop` ends every job with result success, the watchdog is
 # fed (WatchdogSec=2s) and fires when vigild hangs (Restart=on-failure
 # brings it back), and no job inherits NOTIFY_SOCKET or WATCHDOG_*.
@@ -142,13 +144,17 @@ R=$NSPAWN_ROOT
 install -D -m 0755 "$VIGILD" "$R/usr/local/sbin/vigild"
 install -D -m 0755 "$VIGILCTL" "$R/usr/local/bin/vigilctl"
 copy_libs "$VIGILD" "$VIGILCTL"
-# The unit runs vigild with an explicit -c: its built-in default follows
-# the configure prefix of this build (distcheck installs under _inst/).
-sed -e 's|@sbindir@|/usr/local/sbin|g' \
+# The unit runs vigild and vigilctl (its ExecReload=) with an explicit
+# -c: their built-in default follows the configure prefix of this build
+# (distcheck installs under _inst/).
+sed -e 's|@sbindir@|/usr/local/sbin|g' -e 's|@bindir@|/usr/local/bin|g' \
 	-e 's|^ExecStart=\(.*\)$|ExecStart=\1 -c /etc/vigil/vigil.conf|' \
+	-e 's|^ExecReload=\(.*/vigilctl\) \(.*\)$|ExecReload=\1 -c /etc/vigil/vigil.conf \2|' \
 	"$SRC/contrib/vigild.service.in" >"$R/etc/systemd/system/$UNIT"
-grep -q '^ExecStart=.* -c /etc/vigil/vigil.conf$' "$R/etc/systemd/system/$UNIT" ||
-	fail "could not point the unit at /etc/vigil/vigil.conf"
+grep -q '^ExecStart=.* -c /etc/vigil/vigil.conf$' "$R/etc/systemd/system/$UNIT" &&
+	grep -q '^ExecReload=/usr/local/bin/vigilctl -c /etc/vigil/vigil.conf reload$' \
+		"$R/etc/systemd/system/$UNIT" ||
+	fail "could not point the unit at /etc/vigil/vigil.conf: $(grep '^Exec' "$R/etc/systemd/system/$UNIT")"
 # Point vigild's directories where the unit's RuntimeDirectory=,
 # StateDirectory= and LogsDirectory= are.
 conf=/etc/vigil/vigil.conf
@@ -244,6 +250,33 @@ retry 10 is_active || bad "ActiveState is $(prop ActiveState) after reload"
 	bad "ReloadResult is $(prop ReloadResult)"
 retry 5 running_in_status 4 ||
 	bad "StatusText is '$(prop StatusText)' after reload, not 4 running"
+
+# A reload that a job file's error rejects fails `systemctl reload`
+# (ExecReload= is vigilctl reload, which waits for vigild's answer; a
+# SIGHUP could not fail): nothing changes, vigild stays active and the
+# error, with its file and line, is in `systemctl status` (issue 38).
+cpid=$(vctl status c | awk 'NR == 2 { print $3 }')
+printf 'command = "sleep 1000"\nno_such_option = 1\n' \
+	>"$R/etc/vigil/jobs.d/broken.conf"
+rc=0
+sc reload "$UNIT" >"$T/reload.out" 2>&1 || rc=$?
+log "systemctl reload with a broken job file: exit $rc: $(head -n 1 "$T/reload.out")"
+[ "$rc" -ne 0 ] || bad "systemctl reload with a broken job file exited 0"
+[ "$(prop ReloadResult)" != success ] ||
+	bad "ReloadResult is success after a rejected reload"
+is_active || bad "ActiveState is $(prop ActiveState) after a rejected reload"
+nspawn_run systemctl status --no-pager -n 20 "$UNIT" >"$T/sdstatus.out" 2>&1 || true
+grep -q 'broken.conf:2:.*no_such_option' "$T/sdstatus.out" ||
+	bad "systemctl status does not show the error: $(tail -n 5 "$T/sdstatus.out")"
+grep -q 'reload: 1 error, nothing changed' "$T/sdstatus.out" ||
+	bad "systemctl status does not say nothing changed: $(tail -n 5 "$T/sdstatus.out")"
+[ -n "$cpid" ] && [ "$(vctl status c | awk 'NR == 2 { print $2, $3 }')" = "RUNNING $cpid" ] ||
+	bad "job c is not RUNNING as pid '$cpid' after a rejected reload: $(vctl status c | tail -n 1)"
+vctl status broken >/dev/null 2>&1 && bad "the broken job was added"
+rm -f "$R/etc/vigil/jobs.d/broken.conf"
+sc reload "$UNIT" || bad "systemctl reload failed once the file was gone"
+[ "$(prop ReloadResult)" = success ] ||
+	bad "ReloadResult is $(prop ReloadResult) after the file was gone"
 # c's limits, in its cgroup below the unit's, for each controller the
 # unit's cgroup offers (Delegate=yes hands vigild all it has).
 # check_cg FILE WANT CONTROLLER

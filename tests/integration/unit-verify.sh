@@ -1,7 +1,8 @@
 #!/bin/bash
 # The vigild.service that `make install DESTDIR=...` puts in place passes
-# `systemd-analyze verify` without a word about it: no @var@ left, and
-# ExecStart= names the installed vigild.  The build directory is the one
+# `systemd-analyze verify` without a word about it: no @var@ left,
+# ExecStart= names the installed vigild and ExecReload= the installed
+# vigilctl's reload.  The build directory is the one
 # of $VIGILD (or $TOP_BUILDDIR).  Skips without systemd-analyze or make.
 . "$(dirname "$0")/lib.sh"
 need_cmd systemd-analyze systemd
@@ -23,6 +24,13 @@ case $exec_start in
 *) fail "ExecStart=$exec_start is not an absolute path to vigild" ;;
 esac
 [ -x "$D$exec_start" ] || fail "ExecStart=$exec_start: not installed at that path"
+# ExecReload= is the installed vigilctl's reload (which can fail, issue 38).
+exec_reload=$(sed -n 's/^ExecReload=//p' "$inst")
+case $exec_reload in
+/*/vigilctl\ reload) ;;
+*) fail "ExecReload=$exec_reload is not the installed vigilctl's reload" ;;
+esac
+[ -x "$D${exec_reload% reload}" ] || fail "ExecReload=$exec_reload: not installed at that path"
 
 # The unit as installed, but with ExecStart= pointing into DESTDIR: verify
 # checks that the command exists.  --man=no: the manuals are not installed
@@ -30,7 +38,7 @@ esac
 # host's; only lines about ours count.
 mkdir -p "$T/unit"
 unit=$T/unit/vigild.service
-sed -e "s|^ExecStart=/|ExecStart=$D/|" "$inst" >"$unit"
+sed -e "s|^ExecStart=/|ExecStart=$D/|" -e "s|^ExecReload=/|ExecReload=$D/|" "$inst" >"$unit"
 opts=(--man=no)
 v=$(systemd-analyze --version | awk 'NR == 1 { print $2 }')
 [ "${v:-0}" -ge 250 ] 2>/dev/null && opts+=(--recursive-errors=no)
