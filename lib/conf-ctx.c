@@ -50,6 +50,7 @@
 
 #define CONF_FILE_MAX (1024 * 1024)
 #define CONF_PP_SECTIONS 2 /* the first, and a second to report */
+#define CONF_SYNTAX_MAX 20 /* syntax errors reported per file, at most */
 
 static struct conf_ctx *conf_current;
 
@@ -140,6 +141,8 @@ conf_cb_error(cfg_t *cfg, const char *fmt, va_list ap)
 
 	if (ctx == NULL)
 		return;
+	if (cfg != NULL && cfg->line > 0)
+		ctx->err_line = cfg->line;
 	if (vasprintf(&msg, fmt, ap) == -1)
 		fatalx("%s: out of memory", __func__);
 	if (cfg != NULL && cfg != ctx->cfg && ctx->sub != NULL)
@@ -564,7 +567,64 @@ conf_ctx_found(struct conf_ctx *ctx, const int *lines)
 }
 
 /*
- * Parse the file with libconfuse.  Returns 0, or -1 with errors added.  A
+ * One parse of buf with libconfuse, in a fresh cfg_t (the last attempt's
+ * freed) and with the tracking of lines started over.  Returns
+ * libconfuse's result; ctx->err_line is the line of its error, if any.
+ */
+static int
+conf_ctx_parse_buf(struct conf_ctx *ctx, const char *buf)
+{
+	cfg_opt_t *opts;
+	int rc;
+
+	if (ctx->cfg != NULL)
+		cfg_free(ctx->cfg);
+	memset(ctx->track, 0, sizeof(ctx->track));
+	if (ctx->sub != NULL)
+		memset(ctx->sub->track, 0, sizeof(ctx->sub->track));
+	opts = conf_ctx_opts(ctx);
+	ctx->cfg = cfg_init(opts, CFGF_NONE);
+	conf_ctx_opts_free(opts);
+	if (ctx->cfg == NULL)
+		fatalx("%s: cfg_init failed", __func__);
+	cfg_set_error_function(ctx->cfg, conf_cb_error);
+	ctx->err_line = 0;
+	conf_current = ctx;
+	rc = cfg_parse_buf(ctx->cfg, buf);
+	conf_current = NULL;
+	return (rc);
+}
+
+/*
+ * Blank line (from 1) of buf, keeping its newline so that the lines after
+ * it keep their numbers.  Returns -1 if buf has no such line.
+ */
+static int
+conf_blank_line(char *buf, int line)
+{
+	char *p = buf;
+	int n;
+
+	for (n = 1; n < line; n++) {
+		if ((p = strchr(p, '\n')) == NULL)
+			return (-1);
+		p++;
+	}
+	if (*p == '\0')
+		return (-1);
+	for (; *p != '\0' && *p != '\n'; p++)
+		*p = ' ';
+	return (0);
+}
+
+/*
+ * Parse the file with libconfuse.  libconfuse stops at the first syntax
+ * error (an unknown option, a stray brace); to report every one, as a
+ * compiler does, the line of each is blanked and the file parsed again,
+ * as long as the errors move forward (CONF_SYNTAX_MAX at most).  Returns
+ * 0; 1 when the file parsed only without the lines of its syntax errors
+ * (added to the errors): its values can still be checked
+ * (conf_ctx_apply), not the file as a whole; or -1 with errors added.  A
  * section found is ready for conf_ctx_apply(ctx->sub) after a 0.
  */
 int
@@ -572,9 +632,8 @@ conf_ctx_parse(struct conf_ctx *ctx)
 {
 	int lines[CONF_PP_SECTIONS] = { 0 };
 	const char *unclosed;
-	cfg_opt_t *opts;
 	char *text, *buf;
-	int rc;
+	int rc, nsyntax = 0, last = 0;
 
 	if ((text = conf_ctx_read(ctx)) == NULL)
 		return (-1);
@@ -592,19 +651,17 @@ conf_ctx_parse(struct conf_ctx *ctx)
 	free(text);
 	if (buf == NULL)
 		return (-1);
-	opts = conf_ctx_opts(ctx);
-	ctx->cfg = cfg_init(opts, CFGF_NONE);
-	conf_ctx_opts_free(opts);
-	if (ctx->cfg == NULL)
-		fatalx("%s: cfg_init failed", __func__);
-	cfg_set_error_function(ctx->cfg, conf_cb_error);
-	conf_current = ctx;
-	rc = cfg_parse_buf(ctx->cfg, buf);
-	conf_current = NULL;
+	while ((rc = conf_ctx_parse_buf(ctx, buf)) != CFG_SUCCESS) {
+		nsyntax++;
+		if (ctx->err_line <= last || nsyntax >= CONF_SYNTAX_MAX ||
+		    conf_blank_line(buf, ctx->err_line) == -1)
+			break;
+		last = ctx->err_line;
+	}
 	free(buf);
 	if (rc == CFG_SUCCESS) {
 		conf_ctx_found(ctx, lines);
-		return (0);
+		return (nsyntax == 0 ? 0 : 1);
 	}
 	if (!conf_ctx_failed(ctx))
 		conf_errors_add(ctx->errs, "%s: syntax error", ctx->path);

@@ -62,6 +62,7 @@ struct conf_ctx {
 	struct conf_ctx *sub; /* the file's: the context of its section */
 	const char *section;  /* a section's: its name */
 	int line;             /* a section's: the line of its name */
+	int err_line;         /* the line of libconfuse's last error, or 0 */
 };
 
 /* conf-ctx.c: reading one file. */

@@ -393,6 +393,7 @@ conf_load(const char *path, int must_exist, struct conf_errors *errs)
 	struct conf *c;
 	struct stat st;
 	char *base;
+	int parsed;
 
 	c = xcalloc(1, sizeof *c);
 	conf_defaults(c);
@@ -409,11 +410,15 @@ conf_load(const char *path, int must_exist, struct conf_errors *errs)
 	    conf_field_ncluster);
 	sub.section = "cluster";
 	ctx.sub = &sub;
-	if (conf_ctx_parse(&ctx) == 0) {
+	if ((parsed = conf_ctx_parse(&ctx)) != -1) {
 		conf_ctx_apply(&ctx);
-		if (c->has_socket_gid && !conf_ctx_given(&ctx, "socket_mode"))
-			c->socket_mode = 0660;
-		conf_cluster_load(&sub, c);
+		/* Not when lines with syntax errors were left out. */
+		if (parsed == 0) {
+			if (c->has_socket_gid &&
+			    !conf_ctx_given(&ctx, "socket_mode"))
+				c->socket_mode = 0660;
+			conf_cluster_load(&sub, c);
+		}
 	}
 	conf_ctx_sort(&ctx);
 	if (conf_ctx_failed(&ctx)) {

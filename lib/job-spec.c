@@ -231,6 +231,7 @@ job_spec_load_line(const char *path, const char *name, struct conf_errors *errs,
 	struct conf_ctx ctx;
 	struct job_spec *spec;
 	char *derived = NULL;
+	int parsed;
 
 	if (name == NULL)
 		name = derived = job_spec_name_of(path);
@@ -245,9 +246,11 @@ job_spec_load_line(const char *path, const char *name, struct conf_errors *errs,
 	else if (!conf_name_is_valid(name))
 		conf_errors_add(
 		    errs, "%s:1: invalid job name \"%s\"", path, name);
-	else if (conf_ctx_parse(&ctx) == 0) {
+	else if ((parsed = conf_ctx_parse(&ctx)) != -1) {
 		conf_ctx_apply(&ctx);
-		job_spec_check(&ctx, spec);
+		/* Not when lines with syntax errors were left out. */
+		if (parsed == 0)
+			job_spec_check(&ctx, spec);
 	}
 	if (depends_line != NULL)
 		*depends_line = conf_ctx_line(&ctx, "depends");

@@ -50,8 +50,8 @@ spawn_check_mode(const struct stat *st, const struct spawn_user *u)
  * file that is not there, so that a PATH search goes on).
  */
 static int
-spawn_check_file(const char *path, const struct spawn_user *u, int *err,
-    const char **why)
+spawn_check_file(
+    const char *path, const struct spawn_user *u, int *err, const char **why)
 {
 	struct stat st;
 
@@ -113,8 +113,8 @@ spawn_command_check(const struct job_spec *spec, char **why)
 		        name) >= sizeof(full))
 			strlcpy(full, name, sizeof(full));
 		if (!spawn_check_file(full, &u, &err, &reason)) {
-			xasprintf(why, "command: %s cannot run: %s", full,
-			    reason);
+			xasprintf(
+			    why, "command: %s cannot run: %s", full, reason);
 			rc = -1;
 		}
 		goto out;

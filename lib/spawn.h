@@ -42,5 +42,6 @@ struct spawn_result {
 void spawn_init(void);
 int spawn_start(const struct spawn_request *, struct spawn_result *, char **);
 int spawn_report_read(int, char **);
+int spawn_command_check(const struct job_spec *, char **);
 
 #endif

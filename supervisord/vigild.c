@@ -286,13 +286,34 @@ vigild_lock(void)
 	vigild_state_lock();
 }
 
+/*
+ * vigild -t: warn of each valid job whose command cannot run (not found
+ * on its PATH, not executable by its user); a warning, not an error, as
+ * the command may be installed before the job starts.  Returns how many.
+ */
+static size_t
+vigild_check_commands(const struct conf_jobs *jobs)
+{
+	size_t i, n = 0;
+	char *why;
+
+	for (i = 0; i < jobs->n; i++) {
+		if (spawn_command_check(jobs->specs[i], &why) == 0)
+			continue;
+		fprintf(stderr, "%s: warning: %s\n", jobs->specs[i]->path, why);
+		free(why);
+		n++;
+	}
+	return (n);
+}
+
 /* Load jobs.d: report broken files, supervise the rest. */
 static int
 vigild_load_jobs(int check)
 {
 	struct conf_jobs jobs;
 	struct conf_errors errs;
-	size_t i, nerr;
+	size_t i, nerr, nwarn;
 
 	conf_errors_init(&errs);
 	memset(&jobs, 0, sizeof(jobs));
@@ -303,8 +324,12 @@ vigild_load_jobs(int check)
 		reload_broken_set(vigild.jobs_dir, &errs);
 	conf_errors_clear(&errs);
 	if (check) {
-		printf("%s: %zu job%s valid, %zu error%s\n", vigild.jobs_dir,
+		nwarn = vigild_check_commands(&jobs);
+		printf("%s: %zu job%s valid, %zu error%s", vigild.jobs_dir,
 		    jobs.n, jobs.n == 1 ? "" : "s", nerr, nerr == 1 ? "" : "s");
+		if (nwarn > 0)
+			printf(", %zu warning%s", nwarn, nwarn == 1 ? "" : "s");
+		printf("\n");
 		conf_jobs_clear(&jobs);
 		return (nerr == 0 ? 0 : 1);
 	}
