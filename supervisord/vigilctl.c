@@ -93,6 +93,11 @@ struct vigilctl_where {
 	const char *state_dir;
 };
 
+/* What to try when no vigild answers at the socket's path. */
+#define VIGILCTL_HINT_DOWN                                                     \
+	"; is vigild running? (systemctl status vigild; -s SOCKET or -c "      \
+	"FILE for another one)"
+
 /*
  * The commands, as vigild --list-commands prints its command table: made
  * at build time into vigilctl-commands.c (Makefile.am).
@@ -231,8 +236,9 @@ vigilctl_socket_path(const struct vigilctl_where *w, int quiet)
 			    "socket there",
 			    conf->runtime_dir, why);
 		if (!quiet)
-			errx(EX_UNAVAILABLE, "cannot reach vigild in %s: %s",
-			    conf->runtime_dir, why);
+			errx(EX_UNAVAILABLE, "cannot reach vigild in %s: %s%s",
+			    conf->runtime_dir, why,
+			    errno == ENOENT ? VIGILCTL_HINT_DOWN : "");
 		free(why);
 		conf_free(conf);
 		return (NULL);
@@ -356,7 +362,12 @@ vigilctl_connect(const char *path)
 		errx(EX_UNAVAILABLE, "%s: socket path too long", path);
 	if (errno == EACCES || errno == EPERM)
 		errx(EX_UNAVAILABLE,
-		    "cannot reach vigild at %s: permission denied", path);
+		    "cannot reach vigild at %s: permission denied (root and "
+		    "the members of vigil.conf's socket_group may connect)",
+		    path);
+	if (errno == ENOENT || errno == ECONNREFUSED)
+		errx(EX_UNAVAILABLE, "cannot reach vigild at %s: %s%s", path,
+		    strerror(errno), VIGILCTL_HINT_DOWN);
 	err(EX_UNAVAILABLE, "cannot reach vigild at %s", path);
 }
 

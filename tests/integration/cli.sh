@@ -18,7 +18,8 @@ rc() {
 }
 
 rc 69 status
-grep -q "cannot reach vigild" "$T/err" || fail "unclear message when unreachable"
+grep -q "cannot reach vigild at $SOCK: No such file or directory; is vigild running?" "$T/err" ||
+	fail "unclear message when unreachable: $(cat "$T/err")"
 
 start_vigild
 wait_state a RUNNING

@@ -23,7 +23,8 @@ wait_state a RUNNING
 rc=0
 as_nobody status >/dev/null 2>"$T/err" || rc=$?
 [ "$rc" -eq 69 ] || fail "nobody reached a 0600 socket (exit $rc)"
-grep -q "permission denied" "$T/err" || fail "unclear: $(cat "$T/err")"
+grep -q "permission denied (root and the members of vigil.conf.s socket_group may connect)" "$T/err" ||
+	fail "unclear: $(cat "$T/err")"
 stop_vigild
 
 printf 'socket_mode = "0666"\n' >"$T/vigil.conf"
