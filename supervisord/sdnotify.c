@@ -20,19 +20,38 @@
 #include "log.h"
 #include "vigild.h"
 
-static int
-sdnotify_status_send(sd_event_source *s, uint64_t usec, void *arg)
+/* Send first (e.g. "READY=1\n", or ""), then STATUS= with the counts. */
+static void
+sdnotify_status_with(const char *first)
 {
 	const size_t *n = vigild.nstate;
 
+	(void)sd_notifyf(0,
+	    "%sSTATUS=%zu running, %zu starting, %zu backoff, %zu failed, "
+	    "%zu stopping, %zu stopped",
+	    first, n[JOB_RUNNING], n[JOB_STARTING] + n[JOB_BLOCKED],
+	    n[JOB_BACKOFF], n[JOB_FATAL], n[JOB_STOPPING],
+	    n[JOB_STOPPED] + n[JOB_EXITED]);
+}
+
+static int
+sdnotify_status_send(sd_event_source *s, uint64_t usec, void *arg)
+{
 	vigild.status_timer =
 	    sd_event_source_disable_unref(vigild.status_timer);
-	(void)sd_notifyf(0,
-	    "STATUS=%zu running, %zu starting, %zu backoff, %zu failed, "
-	    "%zu stopping, %zu stopped",
-	    n[JOB_RUNNING], n[JOB_STARTING] + n[JOB_BLOCKED], n[JOB_BACKOFF],
-	    n[JOB_FATAL], n[JOB_STOPPING], n[JOB_STOPPED] + n[JOB_EXITED]);
+	sdnotify_status_with("");
 	return (0);
+}
+
+/*
+ * READY=1 once the autostart jobs are launched, with STATUS= in the same
+ * message: systemd's status line has the counts from the start, even if
+ * no job ever changes state.
+ */
+void
+sdnotify_ready(void)
+{
+	sdnotify_status_with("READY=1\n");
 }
 
 /*

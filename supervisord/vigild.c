@@ -742,7 +742,7 @@ main(int argc, char **argv)
 	log_info("vigild %s started: %zu jobs from %s", PACKAGE_VERSION,
 	    vigild.njobs, vigild.jobs_dir);
 	registry_start_all();
-	(void)sd_notify(0, "READY=1");
+	sdnotify_ready();
 
 	if ((r = sd_event_loop(vigild.event)) < 0)
 		log_warnx("sd_event_loop: %s", strerror(-r));

@@ -495,6 +495,7 @@ void registry_free_all(void);
 void sdnotify_init(void);
 void sdnotify_free(void);
 void sdnotify_status_changed(void);
+void sdnotify_ready(void);
 void sdnotify_extend_timeout(void);
 void sdnotify_stopping(void);
 
