@@ -366,8 +366,16 @@ dispatch_run_end(struct inst *in, int status, int success, const char *end)
 		wait = backoff_next(
 		    &b, (unsigned int)in->q.msg.attempts, arc4random());
 		tlen = joblog_inst_tail(in, tail, sizeof(tail));
+		/*
+		 * The dead list's ERROR: why it failed, unless it simply
+		 * exited or died of a signal (LAST-EXIT says so).
+		 */
 		state_queue_fail(in, id, spec->max_attempts,
-		    store_now() + (int64_t)wait, code, sig, what, tail, tlen);
+		    store_now() + (int64_t)wait, code, sig,
+		    in->life.cause == LIFE_CAUSE_NONE && !in->life.exec_failed ?
+		        NULL :
+		        what,
+		    tail, tlen);
 		/* As queue_fail decides: the attempts were counted at claim. */
 		if (in->q.msg.attempts >= spec->max_attempts) {
 			log_warnx("%s: message %" PRId64 " is dead after %d "

@@ -737,7 +737,7 @@ state_sqlite_queue_release(const struct inst *in, int64_t id)
 
 /*
  * The run of message id failed (exit code or signal, -1 for none; what
- * describes it; tail is the end of its output, len bytes): available
+ * describes why, NULL when it simply exited or died of a signal; tail is the end of its output, len bytes): available
  * again at retry_at, or dead once max_attempts are spent (queue_fail).
  */
 static void
@@ -754,7 +754,7 @@ state_sqlite_queue_fail(const struct inst *in, int64_t id, int max_attempts,
 	r->code = code;
 	r->sig = sig;
 	r->ended = store_now();
-	r->what = xstrdup(what);
+	r->what = what != NULL ? xstrdup(what) : NULL;
 	if (len > 0) {
 		r->tail = xmalloc(len);
 		memcpy(r->tail, tail, len);

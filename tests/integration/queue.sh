@@ -88,8 +88,12 @@ retry 15 queue_is failing dead 1 || fail "failing message not dead: $(ctl queue 
 [ "$(grep "^$id " "$T/fail-runs" | awk '{ print $2 }' | tr '\n' ' ')" = "1 2 3 " ] ||
 	fail "attempts seen: $(cat "$T/fail-runs")"
 ctl --json queue --dead failing | jq -e --argjson id "$id" \
-	'.messages[0].id == $id and .messages[0].attempts == 3 and .messages[0].last_exit == 3' >/dev/null ||
+	'.messages[0].id == $id and .messages[0].attempts == 3 and .messages[0].last_exit == 3 and
+	 .messages[0].last_error == null' >/dev/null ||
 	fail "dead list: $(ctl --json queue --dead failing)"
+# ERROR is "-" for a plain exit: LAST-EXIT says it (issue 38).
+ctl queue --dead failing | awk -v id="$id" '$1 == id && $3 " " $4 == "exit 3" && $NF == "-" { ok = 1 } END { exit !ok }' ||
+	fail "dead list's ERROR for a plain exit: $(ctl queue --dead failing)"
 tail=$(sqlite3 "$STATE/state.db" "SELECT CAST(output AS TEXT) FROM queue WHERE id = $id")
 case $tail in
 *"boom at attempt 3"*) ;;
@@ -106,7 +110,8 @@ retry 15 queue_is failing dead 1 || fail "retried message not dead again"
 # A timeout is a failure: stopped, retried, then dead.
 ctl enqueue slowq x >/dev/null
 retry 15 queue_is slowq dead 1 || fail "timed-out message not dead: $(ctl queue slowq)"
-ctl --json queue --dead slowq | jq -e '.messages[0].attempts == 2 and .messages[0].last_signal == "TERM"' >/dev/null ||
+ctl --json queue --dead slowq | jq -e '.messages[0].attempts == 2 and .messages[0].last_signal == "TERM" and
+	(.messages[0].last_error | test("^timed out"))' >/dev/null ||
 	fail "timed-out message: $(ctl --json queue --dead slowq)"
 
 # A delayed message runs at its time, not before.
