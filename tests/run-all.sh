@@ -2,8 +2,8 @@
 # The whole test suite, as CI runs it:
 #   1. gcc, -Werror: build and `make check` (unit + black-box tests)
 #   2. clang, -Werror, ASan + UBSan: `make check`
-#   3. `make check-valgrind` on stage 1's gcc build: the unit tests, and vigild under valgrind
-#      in 18 black-box tests (below)
+#   3. `make check-valgrind` on stage 1's gcc build: the unit tests,
+#      and vigild under valgrind in 18 black-box tests (below)
 #   4. `make distcheck`
 #   5. clang-format, shellcheck, `make check-headers`, clang-tidy, mandoc,
 #      cppcheck, autogen.sh prints no warning, no two-way module edge: at
