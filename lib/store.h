@@ -16,6 +16,7 @@
 
 #include <sys/types.h>
 
+#include <limits.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -33,9 +34,9 @@ struct store_run {
 	int64_t started;
 	int64_t ready;
 	int64_t ended;
-	int exit_code; /* -1 when it did not exit normally */
-	int signal;    /* -1 when it was not killed by a signal */
-	char reason[64];
+	int exit_code;               /* -1 when it did not exit normally */
+	int signal;                  /* -1 when it was not killed by a signal */
+	char reason[PATH_MAX + 128]; /* whole: an exec error names a path */
 };
 
 /* What the operator asked of one instance. */

@@ -16,6 +16,9 @@ job held 'command = "sleep 1001"'
 job manual 'command = "sleep 1002"' 'autostart = false'
 job crash 'command = "false"' 'restart_delay = "10ms"' 'restart_delay_max = "20ms"'
 job two 'command = {"sh", "-c", "exit 3"}' 'instances = 2' 'restart = "never"'
+# An exec error names the path: its whole reason is kept (issue 38).
+long=$T/$(printf 'd%.0s' $(seq 1 120))/cmd
+job longwhy "command = \"$long\"" 'restart = "never"'
 start_vigild
 wait_state seven EXITED
 wait_state victim RUNNING
@@ -25,6 +28,10 @@ wait_state outside RUNNING
 kill -9 "$(job_pid outside)"
 wait_state outside EXITED
 
+retry 10 sh -c "'$VIGILCTL' -s '$SOCK' history longwhy | grep -qF 'exec $long: No such file or directory'" ||
+	fail "history's reason is cut: $(ctl history longwhy)"
+ctl --json history longwhy | jq -e --arg p "$long" '.runs[0].reason | endswith($p + ": No such file or directory")' >/dev/null ||
+	fail "history --json's reason is cut: $(ctl --json history longwhy)"
 ctl --json history seven >"$T/h.json" || fail "history seven"
 jq -e '.runs | length == 1 and .[0].exit_code == 7 and .[0].signal == null
 	and .[0].reason == "exited 7" and .[0].duration_s >= 0' "$T/h.json" >/dev/null ||
