@@ -3,9 +3,9 @@
 
 /*
  * The one format of wall-clock times that commands show: ISO 8601 local
- * time with milliseconds, "2026-12-02T14:20:39.123", as history always
- * showed it (status, the dead list and error messages follow it).  Local
- * time, as the log files' line stamps; those also carry the UTC offset.
+ * time with milliseconds and the UTC offset, "2026-12-02T14:20:39.123+01:00"
+ * (status, history, the dead list and error messages), as the log files'
+ * line stamps: vigild's zone may not be the reader's.
  */
 
 #ifndef VIGIL_TIMEFMT_H
@@ -14,8 +14,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* "YYYY-MM-DDTHH:MM:SS.mmm" and its NUL. */
-#define TIMEFMT_LEN 24
+/* "YYYY-MM-DDTHH:MM:SS.mmm+HH:MM" and its NUL. */
+#define TIMEFMT_LEN 30
 
 char *timefmt_wall(int64_t, char *, size_t);
 

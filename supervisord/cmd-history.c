@@ -112,7 +112,7 @@ cmd_history_row(const struct store_run *r, void *arg)
 			    dur, sizeof(dur));
 		else
 			strlcpy(dur, "-", sizeof(dur));
-		cmd_print(h->ctx, "%-23s %-23s %9s %-12s %s\n",
+		cmd_print(h->ctx, "%-29s %-29s %9s %-12s %s\n",
 		    cmd_format_time(r->started, start, sizeof(start)),
 		    cmd_format_time(r->ended, end, sizeof(end)), dur,
 		    cmd_format_exit(r->exit_code, r->signal, ex, sizeof(ex)),
@@ -138,7 +138,7 @@ cmd_history_exec(struct cmd_ctx *ctx)
 		json_key(&ctx->jw, "runs");
 		json_array_begin(&ctx->jw);
 	} else
-		cmd_print(ctx, "%-23s %-23s %9s %-12s %s\n", "START", "END",
+		cmd_print(ctx, "%-29s %-29s %9s %-12s %s\n", "START", "END",
 		    "DURATION", "EXIT", "REASON");
 	if (state_history(in->job->name, instance,
 	        (int)cmd_opt_num(ctx, 'n', CMD_HISTORY_DEFAULT),

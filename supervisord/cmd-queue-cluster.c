@@ -88,7 +88,7 @@ cmd_queue_dead_head(struct cmd_ctx *ctx, const char *name)
 		json_key(&ctx->jw, "messages");
 		json_array_begin(&ctx->jw);
 	} else
-		cmd_print(ctx, "%-10s %8s %-12s %-23s %s\n", "ID", "ATTEMPTS",
+		cmd_print(ctx, "%-10s %8s %-12s %-29s %s\n", "ID", "ATTEMPTS",
 		    "LAST-EXIT", "UPDATED", "ERROR");
 }
 
@@ -101,7 +101,7 @@ cmd_queue_dead_print(struct cmd_ctx *ctx, const struct queue_msg *m)
 	if (ctx->json)
 		cmd_queue_dead_json(ctx, m);
 	else
-		cmd_print(ctx, "%-10lld %8d %-12s %-23s %s\n", (long long)m->id,
+		cmd_print(ctx, "%-10lld %8d %-12s %-29s %s\n", (long long)m->id,
 		    m->attempts,
 		    cmd_format_exit(
 		        m->last_exit, m->last_signal, ex, sizeof(ex)),

@@ -24,7 +24,7 @@ bounded() {
 	[ "$got" -eq "$want" ] ||
 		fail "vigilctl $* exited $got, expected $want: $(cat "$T/out" "$T/err")"
 }
-msg='depends on postgres, stopped by uid [0-9]* at [0-9T:.-]*; start it first or use --with-deps'
+msg='depends on postgres, stopped by uid [0-9]* at [0-9T:.-]*[+-][0-9][0-9]:[0-9][0-9]; start it first or use --with-deps'
 
 bounded 1 restart web
 grep -qx "web: $msg" "$T/err" || fail "restart web said: $(cat "$T/err")"

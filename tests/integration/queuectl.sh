@@ -242,7 +242,7 @@ counts_are q "6 2 0 4"
 rc 0 queue --dead q
 [ "$(awk 'NR > 1 { print $1 }' "$T/out" | tr '\n' ' ')" = "$a $b $c $u " ] ||
 	fail "dead list: $(cat "$T/out")"
-grep -Eq "^$a +5 +exit 3 +[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:.]+ +boom\$" "$T/out" ||
+grep -Eq "^$a +5 +exit 3 +[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:.]+[+-][0-9]{2}:[0-9]{2} +boom\$" "$T/out" ||
 	fail "dead row of $a: $(cat "$T/out")"
 grep -Eq "^$c +1 +signal KILL " "$T/out" || fail "dead row of $c: $(cat "$T/out")"
 rc 0 --json queue --dead q
