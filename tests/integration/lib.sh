@@ -220,6 +220,18 @@ start_vigild() {
 		fail "vigild did not answer ping; log: $(tail -n 20 "$VLOG")"
 }
 
+# lsan_tracer_crash LOG: the log's end is LeakSanitizer's own tracer
+# crashing at exit ("Tracer caught signal 11", then "LeakSanitizer has
+# encountered a fatal error"): a known, intermittent fault of the tool
+# under load (google/sanitizers#1353), after vigild's own exit path ran;
+# the leak check did not run, and found nothing.  Any sanitizer report
+# in the log is still a failure (cleanup greps for them).
+lsan_tracer_crash() {
+	tail -n 8 "$1" | grep -q '^Tracer caught signal' &&
+		tail -n 8 "$1" | grep -q 'LeakSanitizer has encountered a fatal error' &&
+		! grep -qE 'ERROR: (Address|Leak)Sanitizer|runtime error:' "$1"
+}
+
 # stop_vigild: SIGTERM, wait for exit; its status must be 0.
 stop_vigild() {
 	local rc=0
@@ -227,6 +239,11 @@ stop_vigild() {
 	kill -TERM "$VIGILD_PID" 2>/dev/null || true
 	wait "$VIGILD_PID" || rc=$?
 	VIGILD_PID=
+	if [ "$rc" -ne 0 ] && tail -n 8 "$VLOG" | grep -q 'all jobs stopped, exiting' &&
+		lsan_tracer_crash "$VLOG"; then
+		log "vigild's exit was clean; then LeakSanitizer's tracer crashed (google/sanitizers#1353): no leak check this time"
+		rc=0
+	fi
 	[ "$rc" -eq 0 ] || fail "vigild exited with $rc; log: $(tail -n 20 "$VLOG")"
 }
 
