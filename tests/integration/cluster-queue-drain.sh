@@ -297,8 +297,10 @@ WHAT="shutdown"
 for i in 1 2 3; do
 	retry 10 slots_wait "$i" || fail "node $i: q's slots do not wait: $(nctl "$i" status q)"
 done
+# Six runs of 1 s per VIGIL_TEST_SLOW: the slots stay busy while a slow
+# node 2 claims (ASan under load once saw the others work all six first).
 # shellcheck disable=SC2207
-ids=($(enqueue 6 work))
+ids=($(enqueue $((6 * VIGIL_TEST_SLOW)) work))
 both() { [ "$(nrunning 2)" = 2 ]; }
 retry 5 both || fail "$WHAT: node 2 does not run two messages: $(nrunning 2)"
 mine=$(running 2)

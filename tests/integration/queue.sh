@@ -37,8 +37,11 @@ job slowq 'kind = "queue"' 'timeout = "300ms"' 'stop_timeout = "200ms"' \
 	'max_attempts = 2' 'retry_delay = "100ms"' 'command = "sleep 30"'
 job later 'kind = "queue"' \
 	"command = {\"sh\", \"-c\", \"date +%s%N >$T/later-ran\"}"
-job drain 'kind = "queue"' 'concurrency = 2' 'stop_timeout = "10s"' \
-	"command = {\"sh\", \"-c\", \"touch $T/drain-started-\$VIGIL_MESSAGE_ID; sleep 1; touch $T/drain-done-\$VIGIL_MESSAGE_ID\"}"
+# A drain's runs outlast the test's steps from "2 running" to the stop:
+# 2 s, VIGIL_TEST_SLOW times that on a busy machine (ASan under load
+# once let the first two end and two more start in between).
+job drain 'kind = "queue"' 'concurrency = 2' "stop_timeout = \"$((10 * VIGIL_TEST_SLOW))s\"" \
+	"command = {\"sh\", \"-c\", \"touch $T/drain-started-\$VIGIL_MESSAGE_ID; sleep $((2 * VIGIL_TEST_SLOW)); touch $T/drain-done-\$VIGIL_MESSAGE_ID\"}"
 job stuck 'kind = "queue"' 'stop_timeout = "300ms"' \
 	"command = {\"sh\", \"-c\", \"echo \$VIGIL_ATTEMPT >>$T/stuck-attempts; sleep 30\"}"
 start_vigild
