@@ -1308,7 +1308,10 @@ http_close(void)
 		explicit_bzero(http.token, http.tokenlen);
 	free(http.token);
 	http.token = NULL;
-	if (mhd.dl != NULL)
-		dlclose(mhd.dl);
-	memset(&mhd, 0, sizeof(mhd));
+	/*
+	 * libmicrohttpd (and gnutls, with its thread-local storage) stays
+	 * loaded until the process ends: this runs only at vigild's exit,
+	 * where unloading gains nothing, and LeakSanitizer's check after it
+	 * crashed now and then (under load) walking what dlclose had freed.
+	 */
 }
