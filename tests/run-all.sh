@@ -160,12 +160,14 @@ one() {
 # bg NAME COMMAND...: as one, in the background, its output kept in
 # $sum/bg/NAME.out; bg_wait waits for them (by pid) and reports each, in
 # the order they started.
-bg_names=
+bg_names='' bg_nice=''
 bg() {
 	local name=$1
 	shift
 	mkdir -p "$sum/bg"
 	(
+		# Behind the tests they run beside (lint_start's), if asked.
+		[ -z "$bg_nice" ] || renice -n "$bg_nice" -p "$BASHPID" >/dev/null 2>&1
 		t0=$(date +%s%N)
 		"$@" >"$sum/bg/$name.out" 2>&1
 		echo "$? $((($(date +%s%N) - t0) / 1000000))" >"$sum/bg/$name.rc"
@@ -251,6 +253,8 @@ tidy_all() {
 # after its build, beside its tests, which mostly wait on vigild and
 # their jobs (issue 43: CI must end in 20 minutes on 2 cores).
 lint_start() {
+	# At a lower priority than the tests: they get the cores first.
+	bg_nice=10
 	# The longest first: clang-tidy, cppcheck.
 	bg clang-tidy tidy_all
 	bg cppcheck sh -c "cppcheck --quiet --error-exitcode=1 --enable=warning,portability \
@@ -266,6 +270,7 @@ lint_start() {
 	# No two supervisord/ files call each other (but through ops).
 	bg modgraph python3 contrib/modgraph.py --check
 	bg mandoc sh -c "mandoc -T lint -W warning supervisord/vigild.8 supervisord/vigilctl.8 supervisord/vigil.conf.5"
+	bg_nice=
 }
 
 # pristine DIR: a fresh copy of the source tree in DIR, without what
