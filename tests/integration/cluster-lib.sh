@@ -147,13 +147,18 @@ _node_ping() {
 # pg_need, jq, and a vigild built with PostgreSQL support (missing, each
 # fails the test in CI: lib.sh's skip_fixable); and not under
 # valgrind (VIGILD_WRAPPER: their bounds are timings), in distcheck
-# (VIGIL_SKIP_SLOW) or where the suite asked (VIGIL_SKIP_CLUSTER: they run
-# in one of its builds, the ASan one).
+# (VIGIL_SKIP_SLOW) or where the suite asked: VIGIL_SKIP_CLUSTER, or a
+# VIGIL_CLUSTER_TESTS that does not name this test (tests/run-all.sh
+# runs each cluster test in one of its builds, gcc or ASan).
 cluster_need() {
-	local d=$T/need
+	local d=$T/need t=${0##*/}
 	[ -z "${VIGILD_WRAPPER:-}" ] || skip "timings, not under valgrind"
 	[ -z "${VIGIL_SKIP_SLOW:-}" ] || skip "VIGIL_SKIP_SLOW is set"
 	[ -z "${VIGIL_SKIP_CLUSTER:-}" ] || skip "VIGIL_SKIP_CLUSTER is set"
+	case " ${VIGIL_CLUSTER_TESTS:-${t%.sh}} " in
+	*" ${t%.sh} "*) ;;
+	*) skip "not in VIGIL_CLUSTER_TESTS (the suite runs it in its other build)" ;;
+	esac
 	pg_need
 	need_cmd jq jq
 	mkdir -p "$d/jobs.d"
