@@ -9,10 +9,11 @@
 # ./test-artifacts).
 . "$(dirname "$0")/lib.sh"
 
-# Heavy, and about behaviour that stages 1 and 2 of tests/run-all.sh see:
+# Heavy, and about behaviour that stage 1 of tests/run-all.sh sees:
 # not again under valgrind (VIGILD_WRAPPER) nor in distcheck (VIGIL_SKIP_SLOW).
 [ -z "${VIGILD_WRAPPER:-}" ] || skip "the page is the same under valgrind; http.sh covers its server there"
 [ -z "${VIGIL_SKIP_SLOW:-}" ] || skip "VIGIL_SKIP_SLOW is set"
+[ -z "${VIGIL_SKIP_TIMING:-}" ] || skip "VIGIL_SKIP_TIMING is set (a timing, load or container test: the gcc stage runs it)"
 
 CHROMIUM=${CHROMIUM:-/usr/bin/chromium}
 CHROMEDRIVER=${CHROMEDRIVER:-/usr/bin/chromedriver}

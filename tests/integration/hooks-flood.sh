@@ -5,10 +5,11 @@
 # never more than one on_event runs at a time; vigild answers at once
 # all along and the jobs go on flapping; a shutdown is not held up.
 . "$(dirname "$0")/lib.sh"
-# A flood's timing: run in stages 1 and 2 of tests/run-all.sh, not again
+# A flood's timing: run in stage 1 of tests/run-all.sh, not again
 # under valgrind nor in distcheck.
 [ -z "${VIGILD_WRAPPER:-}" ] || skip "timing under valgrind"
 [ -z "${VIGIL_SKIP_SLOW:-}" ] || skip "VIGIL_SKIP_SLOW is set"
+[ -z "${VIGIL_SKIP_TIMING:-}" ] || skip "VIGIL_SKIP_TIMING is set (a timing, load or container test: the gcc stage runs it)"
 
 # The hook's command line names this test's root: its processes are ours.
 cat >"$T/vigil.conf" <<EOF

@@ -11,6 +11,7 @@
 # takes minutes, nor again in distcheck (VIGIL_SKIP_SLOW).
 [ -z "${VIGILD_WRAPPER:-}" ] || skip "too slow under valgrind"
 [ -z "${VIGIL_SKIP_SLOW:-}" ] || skip "VIGIL_SKIP_SLOW is set"
+[ -z "${VIGIL_SKIP_TIMING:-}" ] || skip "VIGIL_SKIP_TIMING is set (a timing, load or container test: the gcc stage runs it)"
 need_cmd curl curl
 
 http_token

@@ -6,10 +6,11 @@
 # job is never touched; the stalled clients are cut at the idle timeout.
 . "$(dirname "$0")/lib.sh"
 
-# Heavy, and about behaviour that stages 1 and 2 of tests/run-all.sh see:
+# Heavy, and about behaviour that stage 1 of tests/run-all.sh sees:
 # not again under valgrind (VIGILD_WRAPPER) nor in distcheck (VIGIL_SKIP_SLOW).
 [ -z "${VIGILD_WRAPPER:-}" ] || skip "timings under valgrind say nothing; ASan runs it"
 [ -z "${VIGIL_SKIP_SLOW:-}" ] || skip "VIGIL_SKIP_SLOW is set"
+[ -z "${VIGIL_SKIP_TIMING:-}" ] || skip "VIGIL_SKIP_TIMING is set (a timing, load or container test: the gcc stage runs it)"
 
 /usr/bin/python3 -c 'import prometheus_client' 2>/dev/null ||
 	skip_fixable "python3-prometheus-client not installed (contrib/install-deps.sh --test)"

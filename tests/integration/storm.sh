@@ -9,6 +9,7 @@
 # stops every job on request, and exits on TERM, while the storm goes on.
 . "$(dirname "$0")/lib.sh"
 [ -z "${VIGIL_SKIP_SLOW:-}" ] || skip "VIGIL_SKIP_SLOW is set"
+[ -z "${VIGIL_SKIP_TIMING:-}" ] || skip "VIGIL_SKIP_TIMING is set (a timing, load or container test: the gcc stage runs it)"
 
 for i in $(seq 1 60); do
 	job "s$i" 'command = "true"' 'restart = "always"' 'min_uptime = "0"'

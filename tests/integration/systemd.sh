@@ -31,7 +31,8 @@ skip() {
 }
 
 [ -z "${VIGILD_WRAPPER:-}" ] || skip "vigild runs unwrapped in the container"
-[ -z "${VIGIL_SKIP_SLOW:-}" ] || skip "VIGIL_SKIP_SLOW is set (stages 1 and 2 run it)"
+[ -z "${VIGIL_SKIP_SLOW:-}" ] || skip "VIGIL_SKIP_SLOW is set (stage 1 runs it)"
+[ -z "${VIGIL_SKIP_TIMING:-}" ] || skip "VIGIL_SKIP_TIMING is set (a timing, load or container test: the gcc stage runs it)"
 
 . "$HERE/lib.sh"
 
