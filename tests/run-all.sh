@@ -271,8 +271,11 @@ lint_start() {
 	bg_nice=10
 	# The longest first: clang-tidy, cppcheck.
 	bg clang-tidy tidy_all
+	# The configuration the build has (its config.h), not every
+	# combination of #ifdefs: a tenth of the time (issue 43).
 	bg cppcheck sh -c "cppcheck --quiet --error-exitcode=1 --enable=warning,portability \
 		--inline-suppr --std=c11 -I lib \
+		--include=build/gcc/config.h --max-configs=1 \
 		--include=/usr/include/bsd/sys/queue.h \
 		--include=/usr/include/bsd/sys/tree.h \
 		lib supervisord tests/unit tests/helpers tests/fuzz"
