@@ -85,10 +85,9 @@ spawn_command_check(const struct job_spec *spec, char **why)
 	struct spawn_request req;
 	struct spawn_user u;
 	char full[PATH_MAX], bad[PATH_MAX] = "", **envp;
-	const char *path, *dir, *end, *reason = NULL, *badwhy = NULL, *name;
+	const char *path, *dirs, *reason = NULL, *badwhy = NULL, *name;
 	char *cause = NULL;
 	int err = ENOENT, found = 0, rc = 0;
-	size_t dlen;
 
 	*why = NULL;
 	if (spec->argv == NULL || spec->argv[0] == NULL)
@@ -121,14 +120,9 @@ spawn_command_check(const struct job_spec *spec, char **why)
 	}
 	if ((path = spawn_env_get(envp, "PATH")) == NULL)
 		path = SPAWN_DEFAULT_PATH;
-	for (dir = path; dir != NULL && !found;
-	     dir = end != NULL ? end + 1 : NULL) {
-		end = strchr(dir, ':');
-		dlen = end != NULL ? (size_t)(end - dir) : strlen(dir);
-		if (dlen == 0 ||
-		    (size_t)snprintf(full, sizeof(full), "%.*s/%s", (int)dlen,
-		        dir, name) >= sizeof(full))
-			continue;
+	dirs = path;
+	while (
+	    !found && spawn_path_next(&dirs, name, full, sizeof(full)) == 0) {
 		found = spawn_check_file(full, &u, &err, &reason);
 		/* As exec goes on past it: the first that cannot run. */
 		if (!found && err != ENOENT && err != ENOTDIR && *bad == '\0') {

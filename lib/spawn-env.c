@@ -315,3 +315,27 @@ spawn_env_get(char **envp, const char *key)
 	}
 	return (NULL);
 }
+
+/*
+ * The next place on the PATH list *dirs (moved past it) to look for name:
+ * "DIR/name" in full (len bytes), empty and too long entries skipped.
+ * Returns 0, or -1 at the end of the list.  Only snprintf: the child
+ * calls it between fork and exec, as spawn_command_check does before.
+ */
+int
+spawn_path_next(const char **dirs, const char *name, char *full, size_t len)
+{
+	const char *dir, *end;
+	size_t dlen;
+
+	while ((dir = *dirs) != NULL) {
+		end = strchr(dir, ':');
+		dlen = end != NULL ? (size_t)(end - dir) : strlen(dir);
+		*dirs = end != NULL ? end + 1 : NULL;
+		if (dlen > 0 &&
+		    (size_t)snprintf(
+		        full, len, "%.*s/%s", (int)dlen, dir, name) < len)
+			return (0);
+	}
+	return (-1);
+}

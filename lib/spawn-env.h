@@ -36,5 +36,6 @@ char **spawn_environment(
     const struct spawn_request *, const struct spawn_user *, char **);
 void spawn_env_free(char **);
 const char *spawn_env_get(char **, const char *);
+int spawn_path_next(const char **, const char *, char *, size_t);
 
 #endif

@@ -131,23 +131,15 @@ static void __attribute__((noreturn)) spawn_child_exec(struct spawn_plan *p)
 	char *const *argv =
 	    p->req->argv != NULL ? p->req->argv : p->req->spec->argv;
 	char full[PATH_MAX], what[PATH_MAX + 8];
-	const char *dir, *end;
+	const char *dirs = p->path;
 	int err = ENOENT;
-	size_t dlen;
 
 	if (strchr(argv[0], '/') != NULL) {
 		execve(argv[0], argv, p->envp);
 		snprintf(what, sizeof(what), "exec %s", argv[0]);
 		spawn_child_fail(p, what, errno);
 	}
-	for (dir = p->path; dir != NULL; dir = end != NULL ? end + 1 : NULL) {
-		end = strchr(dir, ':');
-		dlen = end != NULL ? (size_t)(end - dir) : strlen(dir);
-		if (dlen == 0)
-			continue;
-		if ((size_t)snprintf(full, sizeof(full), "%.*s/%s", (int)dlen,
-		        dir, argv[0]) >= sizeof(full))
-			continue;
+	while (spawn_path_next(&dirs, argv[0], full, sizeof(full)) == 0) {
 		execve(full, argv, p->envp);
 		if (errno != ENOENT && errno != ENOTDIR)
 			err = errno;

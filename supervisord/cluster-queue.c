@@ -660,6 +660,7 @@ cq_queue_fail(const struct inst *in, int64_t id, int max_attempts,
 	o->delay_ms = retry_at > now ? (retry_at - now) / 1000 : 0;
 	o->code = code;
 	o->sig = sig;
+	/* "" for none: the report's statement stores it as NULL. */
 	o->error = xstrdup(what != NULL ? what : "");
 	o->tail = pg_bytea(tail, len);
 	cq_flush();

@@ -63,9 +63,7 @@ cmd_queue_dead_json(struct cmd_ctx *ctx, const struct queue_msg *m)
 	json_key(jw, "last_signal");
 	json_string(jw, name);
 	json_key(jw, "last_error");
-	json_string(jw,
-	    m->last_error != NULL && *m->last_error != '\0' ? m->last_error :
-	                                                      NULL);
+	json_string(jw, m->last_error);
 	json_key(jw, "created_us");
 	json_int(jw, m->created);
 	json_key(jw, "updated_us");
@@ -106,9 +104,7 @@ cmd_queue_dead_print(struct cmd_ctx *ctx, const struct queue_msg *m)
 		    cmd_format_exit(
 		        m->last_exit, m->last_signal, ex, sizeof(ex)),
 		    cmd_format_time(m->updated, upd, sizeof(upd)),
-		    m->last_error != NULL && *m->last_error != '\0' ?
-		        m->last_error :
-		        "-");
+		    m->last_error != NULL ? m->last_error : "-");
 }
 
 /* queue --dead: the end, count of them shown, total dead. */

@@ -737,7 +737,8 @@ state_sqlite_queue_release(const struct inst *in, int64_t id)
 
 /*
  * The run of message id failed (exit code or signal, -1 for none; what
- * describes why, NULL when it simply exited or died of a signal; tail is the end of its output, len bytes): available
+ * describes why, NULL when it simply exited or died of a signal; tail
+ * is the end of its output, len bytes): available
  * again at retry_at, or dead once max_attempts are spent (queue_fail).
  */
 static void
