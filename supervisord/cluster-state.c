@@ -265,6 +265,22 @@ cluster_standby(const struct inst *in)
 	    s->holder != NULL && in->life.phase == LIFE_LEASE);
 }
 
+/*
+ * Is the operator's stop or start of in on its way to the database, on a
+ * connection that is up?  Its answer waits for it: a stop on one node
+ * then a start on another must reach the database in that order (a
+ * notice of the stop must not come after the start and undo it).  With
+ * the connection down, the answer does not wait for its return.
+ */
+int
+cluster_hold_pending(const struct inst *in)
+{
+	const struct lease_slot *s = in->lease;
+
+	return (s != NULL && s->hold_pending > 0 &&
+	    pgconn_is_ready(cluster_st.lease));
+}
+
 /* Is in a periodic job whose slots the cluster decides? */
 int
 cluster_periodic(const struct inst *in)
@@ -385,6 +401,9 @@ cluster_held_done(
 		log_warnx("%s@%d: the cluster-wide stop or start was not "
 		          "recorded (%s): it holds on this node only",
 		    a->job, a->instance, err);
+	/* The operator's stop or start waited for this (waiters.c). */
+	if (s != NULL && s->hold_pending == 0 && cluster_waiters != NULL)
+		cluster_waiters(s->in);
 	free(a->job);
 	free(a);
 }
@@ -761,6 +780,13 @@ cluster_periodic(const struct inst *in)
 
 int
 cluster_standby(const struct inst *in)
+{
+	(void)in;
+	return (0);
+}
+
+int
+cluster_hold_pending(const struct inst *in)
 {
 	(void)in;
 	return (0);

@@ -705,6 +705,7 @@ int cluster_view(const struct inst *, struct cluster_view *);
 void cluster_slot_fired(struct inst *, int64_t);
 int cluster_periodic(const struct inst *);
 int cluster_standby(const struct inst *);
+int cluster_hold_pending(const struct inst *);
 extern void (*cluster_waiters)(struct inst *);
 int cluster_ask(
     const char *, int, const char *const *, pgconn_done_fn, void *, char **);

@@ -190,6 +190,9 @@ static int
 waiters_settled(
     struct inst *in, enum wait_kind kind, enum job_state target, int *ok)
 {
+	/* A cluster-wide stop or start is answered once it is recorded. */
+	if (kind != WAIT_STATE && cluster_hold_pending(in))
+		return (0);
 	switch (kind) {
 	case WAIT_START:
 		return (waiters_start_settled(in, in->state, ok));

@@ -46,12 +46,14 @@
 # install could fix (debootstrap, the container's boot, PostgreSQL,
 # Chromium, debhelper missing) fails instead: lib.sh's skip_fixable.
 #
-# The run ends with every skipped test and the reason it printed, per
-# stage; the ten slowest tests (each test's time is the last line of its
-# .log, "# duration-ms: N", written by tests/timed-driver around
-# automake's test driver; lint checks and distcheck count as tests); the
-# wall time of each stage; and last one line "N passed, N failed, N
-# skipped" over every test of every stage.  Set STAGES="1 5" to run only
+# A failed test is shown by name with the end of its log.  The run ends
+# with every skipped test and the reason it printed, per stage; the ten
+# slowest tests (each test's time is at the end of its .log, "#
+# duration-ms: N", written by tests/timed-driver around automake's test
+# driver; lint checks and distcheck count as tests); the ten that used
+# the most CPU ("# cpu-ms: N", likewise: CI is CPU-bound on 2 cores); the
+# wall and CPU time of each stage; and last one line "N passed, N
+# failed, N skipped" over every test of every stage.  Set STAGES="1 5" to run only
 # some stages.
 # The builds are out of tree, under build/ (the summary's lists in
 # build/summary).  A source tree that was configured in place (the
@@ -79,10 +81,18 @@ done
 # What the summary at the end lists: skips (STAGE, TEST, REASON), times
 # (MS, STAGE, TEST) and stages (STAGE, SECONDS), tab-separated.
 sum=$top/build/summary
-rm -rf "$sum" && mkdir -p "$sum" && touch "$sum/skips" "$sum/times" "$sum/stages" || exit 1
+rm -rf "$sum" && mkdir -p "$sum" && touch "$sum/skips" "$sum/times" "$sum/cpu" "$sum/stages" || exit 1
 t_run=$(date +%s)
 
 note() { printf '\n=== %s\n' "$*"; }
+
+# cpu_s: the CPU seconds (user + system) of every process this shell has
+# waited for so far: bash's `times`, second line, "XmY.ZZZs XmY.ZZZs".
+cpu_s() {
+	times >"$sum/times.now"
+	awk 'NR == 2 { s = 0; for (i = 1; i <= 2; i++) { split($i, a, "m"); sub("s", "", a[2]); s += a[1] * 60 + a[2] }
+		printf "%d\n", s }' "$sum/times.now"
+}
 
 # The CPU hog of --load, stopped (by its pid) however the run ends.
 hog=
@@ -221,6 +231,8 @@ collect() {
 		fi
 		ms=$(sed -n 's/^# duration-ms: //p' "$t.log" 2>/dev/null | tail -n 1)
 		[ -z "$ms" ] || printf '%s\t%s\t%s\n' "$ms" "$label" "${t#"$1"/}" >>"$sum/times"
+		ms=$(sed -n 's/^# cpu-ms: //p' "$t.log" 2>/dev/null | tail -n 1)
+		[ -z "$ms" ] || printf '%s\t%s\t%s\n' "$ms" "$label" "${t#"$1"/}" >>"$sum/cpu"
 	done
 }
 
@@ -237,10 +249,13 @@ summary() {
 	note "the ten slowest tests"
 	sort -t "$(printf '\t')" -k1,1nr "$sum/times" | head -n 10 |
 		awk -F '\t' '{ printf "  %7.1f s  %-9s %s\n", $1 / 1000, $2, $3 }'
-	note "wall time per stage"
-	awk -F '\t' '{ printf "  %-9s %4d min %02d s\n", $1, $2 / 60, $2 % 60 }' "$sum/stages"
+	note "the ten hungriest tests (CPU time: the test and what it waited for)"
+	sort -t "$(printf '\t')" -k1,1nr "$sum/cpu" | head -n 10 |
+		awk -F '\t' '{ printf "  %7.1f s  %-9s %s\n", $1 / 1000, $2, $3 }'
+	note "wall and CPU time per stage"
+	awk -F '\t' '{ printf "  %-9s %4d min %02d s  cpu %5d s\n", $1, $2 / 60, $2 % 60, $3 }' "$sum/stages"
 	t=$(($(date +%s) - t_run))
-	printf '  %-9s %4d min %02d s\n' all $((t / 60)) $((t % 60))
+	printf '  %-9s %4d min %02d s  cpu %5d s\n' all $((t / 60)) $((t % 60)) "$(cpu_s)"
 	[ -n "$hog" ] || return 0
 	if kill -0 "$hog" 2>/dev/null; then
 		printf '  under load: %s ran beside the whole run\n' "$hog_what"
@@ -328,13 +343,25 @@ build() {
 	}
 }
 
+# failures DIR: each failed test of DIR by name, with the end of its log
+# (the first eight; the rest by name only).
+failures() {
+	local trs n=0
+	for trs in "$1"/tests/unit/*.trs "$1"/tests/integration/*.trs; do
+		[ -f "$trs" ] && grep -q '^:test-result: \(FAIL\|ERROR\|XPASS\)' "$trs" || continue
+		n=$((n + 1))
+		printf -- '--- failed: %s\n' "${trs%.trs}"
+		[ "$n" -gt 8 ] || tail -n 40 "${trs%.trs}.log"
+	done
+	[ "$n" -gt 0 ] || tail -n 40 "$1/check.out"
+}
+
 # check DIR [MAKE-ARGS...]: run the suite in DIR, show failures, count.
 check() {
 	local dir=$1
 	shift
 	(cd "$dir" && make -j"$check_jobs" "$@" \
-		LOG_DRIVER="$drv" SH_LOG_DRIVER="$drv" >check.out 2>&1) ||
-		{ tail -n 80 "$dir/test-suite.log" 2>/dev/null || tail -n 40 "$dir/check.out"; }
+		LOG_DRIVER="$drv" SH_LOG_DRIVER="$drv" >check.out 2>&1) || failures "$dir"
 	count "$dir"
 	collect "$dir"
 }
@@ -384,6 +411,7 @@ case " $stages " in
 esac
 for st in $stages; do
 	st0=$(date +%s)
+	cpu0=$(cpu_s)
 	case $st in
 	1)
 		label=gcc
@@ -465,7 +493,7 @@ for st in $stages; do
 		esac
 		;;
 	esac
-	printf '%s\t%d\n' "$label" $(($(date +%s) - st0)) >>"$sum/stages"
+	printf '%s\t%d\t%d\n' "$label" $(($(date +%s) - st0)) $(($(cpu_s) - cpu0)) >>"$sum/stages"
 done
 
 if [ -n "$rootfs" ]; then

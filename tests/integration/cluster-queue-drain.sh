@@ -416,10 +416,11 @@ log "$WHAT: TERM from +$(us_ms "$t0" "$(evs TERM | awk -v t="$t0" '$6 > t { prin
 [ $((tg - ts)) -le $(((TTL_MS - MARGIN_MS / 2) * 1000)) ] ||
 	fail "$WHAT: the last run went +$(us_ms "$ts" "$tg") ms after the server stopped, past the trust deadline"
 for n in $(for id in "${ids[@]}"; do ev_at START "$id" node; done | sort -u); do
-	# The KILL at the deadline: vigild's, or its keeper's if that one's
-	# timer came first.
+	# The KILL at the deadline: the run's stop_timeout's, the trust
+	# deadline's (the two are due at once: either may come first), or
+	# vigild's keeper's if that one's timer came first.
 	grep -q "cluster lease not renewed in time .*: fencing: stopping it" "$(node_log "${n#n}")" &&
-		grep -Eq "fenced \(signal KILL after stop_timeout\)|outlived its lease's trust deadline: sent KILL" "$(node_log "${n#n}")" ||
+		grep -Eq "fenced \(signal KILL after stop_timeout\)|cluster lease trust deadline passed: sending KILL|outlived its lease's trust deadline: sent KILL" "$(node_log "${n#n}")" ||
 		fail "$WHAT: node $n did not log the fence and the KILL: $(tail -n 5 "$(node_log "${n#n}")")"
 done
 # Down until lease_ttl + 1 s: nothing starts meanwhile.

@@ -85,18 +85,37 @@ read -r VIGIL_TEST_SLOW <"$T/slow"
 # is not a retry: `timeout "$(slow_s 20)" ...`, a poll loop's bound.
 slow_s() { echo $(($1 * VIGIL_TEST_SLOW)); }
 
-now_ms() { echo $(($(date +%s%N) / 1000000)); }
+# The clock, from bash itself (no date process).
+now_ms() {
+	local t=${EPOCHREALTIME/./}
+	echo $((t / 1000))
+}
 
 # retry SECONDS COMMAND...: run COMMAND until it succeeds or time is up
-# (SECONDS times VIGIL_TEST_SLOW).
+# (SECONDS times VIGIL_TEST_SLOW).  It polls every 20 ms for the first
+# second, every 50 ms to 5 s, then every 100 ms: most waits end soon,
+# and a long one should not cost a busy machine 50 processes a second
+# (CI is CPU-bound, issue 43).  The pause is a read with a timeout on a
+# pipe no one writes (bash's own clock, no sleep process); COMMAND runs
+# without that pipe.
 retry() {
-	local deadline
-	deadline=$(($(now_ms) + $1 * 1000 * VIGIL_TEST_SLOW))
+	local t0 now deadline nap fd
+	t0=${EPOCHREALTIME/./}
+	deadline=$((t0 + $1 * 1000000 * VIGIL_TEST_SLOW))
 	shift
-	until "$@"; do
-		[ "$(now_ms)" -lt "$deadline" ] || return 1
-		sleep 0.02
+	exec {fd}<> <(:)
+	until "$@" {fd}<&-; do
+		now=${EPOCHREALTIME/./}
+		if [ "$now" -ge "$deadline" ]; then
+			exec {fd}<&-
+			return 1
+		fi
+		nap=0.1
+		[ $((now - t0)) -ge 5000000 ] || nap=0.05
+		[ $((now - t0)) -ge 1000000 ] || nap=0.02
+		read -r -t "$nap" -u "$fd" _ || :
 	done
+	exec {fd}<&-
 }
 
 # free_port [NOT...]: a TCP port from 20000-31999, under the kernel's
