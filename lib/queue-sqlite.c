@@ -280,6 +280,11 @@ queue_insert(struct queue_sqlite *q, const char *job, const void *payload,
 	if (queue_step_done(q, st, cause) == -1)
 		return (-1);
 	*id = sqlite3_last_insert_rowid(q->db);
+	/* The id's mark is raised first, or nothing is acknowledged. */
+	if (store_ids_reserve(q->s, *id, cause) == -1) {
+		(void)queue_step_done(q, q->st[QUEUE_ROLLBACK], NULL);
+		return (-1);
+	}
 	if (queue_step_done(q, q->st[QUEUE_COMMIT], cause) == -1)
 		return (-1);
 	return (0);

@@ -16,6 +16,8 @@
 
 #include <sqlite3.h>
 
+#include "store.h"
+
 /* The statements of the store, prepared at open (store_sql in store.c). */
 enum store_stmt {
 	STORE_BEGIN,
@@ -39,8 +41,13 @@ enum store_stmt {
 struct store {
 	sqlite3 *db;
 	sqlite3_stmt *st[STORE_NSTMT];
-	int batch; /* store_batch_begin: one transaction for many calls */
-	int busy;  /* the last failure: another connection held the lock */
+	int batch;  /* store_batch_begin: one transaction for many calls */
+	int busy;   /* the last failure: another connection held the lock */
+	char *path; /* NULL: in memory */
+	struct store_disk disk; /* the files it opened (store-keep.c) */
+	char *ids_file;   /* the queue's id mark (store_ids_keep), or NULL */
+	int64_t ids_mark; /* no id given passes it */
+	int ids_owner;    /* brings the mark down at close: vigild */
 };
 
 int store_fail(struct store *, sqlite3_stmt *, char **);
@@ -48,5 +55,9 @@ int store_done(struct store *, sqlite3_stmt *, char **);
 int store_bind_opt(sqlite3_stmt *, int, int64_t);
 void store_column_text(sqlite3_stmt *, int, char *, size_t);
 int64_t store_column_opt(sqlite3_stmt *, int, int64_t);
+int store_file_create(const char *, char **);
+int store_move_aside(const char *, const char *, char **, char **);
+void store_files_note(struct store *);
+void store_ids_close(struct store *);
 
 #endif

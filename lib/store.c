@@ -6,8 +6,10 @@
  * opening it (migrations, a corrupt file moved aside), transactions and
  * batches, and the helpers the other store files share to run a
  * statement.  Run history is in store-history.c, the operator's intent in
- * store-intent.c; these and queue-sqlite.c (the job queue's messages,
- * on store_db) are the only files that speak SQL.  The database runs in WAL
+ * store-intent.c, what keeps the database from being lost (its files on
+ * disk, a copy put back, the message ids' mark) in store-keep.c; these
+ * and queue-sqlite.c (the job queue's messages, on store_db) are the only
+ * files that speak SQL.  The database runs in WAL
  * mode with synchronous NORMAL (a commit costs no fsync; a power cut may
  * lose the last runs, never the file) and a 50 ms busy timeout, since
  * vigild is single-threaded and must not wait long.  The schema is
@@ -281,7 +283,7 @@ store_file_mode(const char *path, gid_t *gid)
  * the owner) of this file.  An existing file is left as it is, but a
  * symbolic link is refused.  0, or -1 with *why.
  */
-static int
+int
 store_file_create(const char *path, char **why)
 {
 	struct stat st;
@@ -377,12 +379,12 @@ fail:
 
 /*
  * Rename path, and its -wal and -shm files when they exist, to
- * path.corrupt-SECONDS (the WAL goes along so that it is never replayed
+ * path.TAG-SECONDS (the WAL goes along so that it is never replayed
  * into the new file).  Return 0 with the new name in *aside, or -1 with
  * *why.
  */
-static int
-store_move_aside(const char *path, char **aside, char **why)
+int
+store_move_aside(const char *path, const char *tag, char **aside, char **why)
 {
 	static const char *suffix[] = { "", "-wal", "-shm" };
 	char *from, *to;
@@ -391,7 +393,7 @@ store_move_aside(const char *path, char **aside, char **why)
 
 	for (i = 0; i < sizeof(suffix) / sizeof(suffix[0]); i++) {
 		xasprintf(&from, "%s%s", path, suffix[i]);
-		xasprintf(&to, "%s.corrupt-%lld%s", path, now, suffix[i]);
+		xasprintf(&to, "%s.%s-%lld%s", path, tag, now, suffix[i]);
 		if (rename(from, to) == -1 && (i == 0 || errno != ENOENT)) {
 			xasprintf(why, "cannot move %s aside: %s", from,
 			    strerror(errno));
@@ -428,7 +430,7 @@ store_open_or_replace(const char *path, sqlite3 **dbp, char **aside, char **why)
 		*why = first;
 		return (-1);
 	}
-	if (store_move_aside(path, aside, why) == -1) {
+	if (store_move_aside(path, "corrupt", aside, why) == -1) {
 		free(first);
 		return (-1);
 	}
@@ -471,6 +473,8 @@ store_open(const char *path, char **cause)
 	}
 	s = xcalloc(1, sizeof(*s));
 	s->db = db;
+	if (strcmp(path, ":memory:") != 0 && *path != '\0')
+		s->path = xstrdup(path);
 	for (i = 0; i < STORE_NSTMT; i++) {
 		if (sqlite3_prepare_v3(db, store_sql[i], -1,
 		        SQLITE_PREPARE_PERSISTENT, &s->st[i],
@@ -484,6 +488,7 @@ store_open(const char *path, char **cause)
 			return (NULL);
 		}
 	}
+	store_files_note(s);
 	if (aside != NULL && cause != NULL)
 		xasprintf(cause, "moved aside as %s (%s), created a new one",
 		    aside, why);
@@ -500,9 +505,12 @@ store_close(struct store *s)
 
 	if (s == NULL)
 		return;
+	store_ids_close(s);
 	for (i = 0; i < STORE_NSTMT; i++)
 		sqlite3_finalize(s->st[i]);
 	sqlite3_close(s->db);
+	free(s->path);
+	free(s->ids_file);
 	free(s);
 }
 

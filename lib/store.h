@@ -82,5 +82,23 @@ int store_is_busy(const struct store *);
 int store_fault_guard(void);
 int store_fault_taken(void);
 int64_t store_now(void);
+/* The files of a database on disk: the database, its -wal, its -shm. */
+#define STORE_NFILES 3
+struct store_disk {
+	dev_t dev[STORE_NFILES];
+	ino_t ino[STORE_NFILES];
+	int present[STORE_NFILES];
+};
+
+#define STORE_FILES_DELETED 1
+#define STORE_FILES_REPLACED 2
+#define STORE_FILES_AUX 3
+int store_files_check(struct store *, char **);
+int store_copy(struct store *, const char *, char **);
+void store_disk_get(const struct store *, struct store_disk *);
+int store_put_back(
+    const char *, const char *, const struct store_disk *, char **, char **);
+int store_ids_keep(struct store *, const char *, int, char **);
+int store_ids_reserve(struct store *, int64_t, char **);
 
 #endif

@@ -289,6 +289,26 @@ cmd_metrics_usage(struct metrics *m)
 	free(v);
 }
 
+/* What happened to state.db (state-watch.c). */
+static void
+cmd_metrics_state_db(struct metrics *m)
+{
+	const struct state_health *h = state_watch_health();
+
+	metrics_family(m, "vigil_state_db_lost", "counter", NULL,
+	    "Times vigild found state.db (or its -wal or -shm) deleted, "
+	    "replaced or corrupt.");
+	metrics_sample_u64(m, "_total", NULL, h->lost);
+	metrics_family(m, "vigil_state_db_restored", "counter", NULL,
+	    "Times vigild put state.db back at its path from its open "
+	    "database.");
+	metrics_sample_u64(m, "_total", NULL, h->restored);
+	metrics_family(m, "vigil_state_db_ok", "gauge", NULL,
+	    "1 when state.db at its path is the database vigild writes, 0 "
+	    "while putting it back fails.");
+	metrics_sample_u64(m, "", NULL, h->failing == NULL);
+}
+
 static enum cmd_retval
 cmd_metrics_exec(struct cmd_ctx *ctx)
 {
@@ -304,6 +324,7 @@ cmd_metrics_exec(struct cmd_ctx *ctx)
 	cmd_metrics_periodic(&m);
 	cmd_metrics_queues(&m);
 	cmd_metrics_usage(&m);
+	cmd_metrics_state_db(&m);
 	metrics_end(&m);
 	return (CMD_OK);
 }

@@ -18,9 +18,15 @@
 #include "duration.h"
 #include "json.h"
 #include "cgroup.h"
+#include "store.h"
+#include "timefmt.h"
 #include "vigild.h"
 
+/* How long status shows what happened to state.db: a day. */
+#define CMD_STATUS_STATE_DB_SHOWN (24 * 3600 * 1000000LL)
+
 static enum cmd_retval cmd_status_exec(struct cmd_ctx *);
+static void cmd_status_state_db_json(struct cmd_ctx *);
 static enum cmd_retval cmd_pid_exec(struct cmd_ctx *);
 
 const struct cmd_entry cmd_status_entry = {
@@ -387,6 +393,7 @@ cmd_status_print(struct cmd_ctx *ctx, struct inst **v, size_t n,
 	}
 	if (ctx->json) {
 		json_array_end(&ctx->jw);
+		cmd_status_state_db_json(ctx);
 		json_object_end(&ctx->jw);
 		cmd_json_end(ctx);
 	}
@@ -420,6 +427,61 @@ cmd_status_no_fds(struct cmd_ctx *ctx, struct inst **v, size_t n)
 		    "LimitNOFILE=, ulimit -n)\n");
 }
 
+/*
+ * On standard error, before the table: what happened to state.db in the
+ * last day (found deleted, replaced or corrupt; put back), and a put-back
+ * that keeps failing, for as long as it does.
+ */
+static void
+cmd_status_state_db(struct cmd_ctx *ctx)
+{
+	const struct state_health *h = state_watch_health();
+	char at[TIMEFMT_LEN];
+
+	if (h->failing != NULL)
+		cmd_print_err(ctx,
+		    "vigild: state.db cannot be put back at its path: %s "
+		    "(writing on into the open file)\n",
+		    h->failing);
+	if (h->what != NULL && store_now() - h->at < CMD_STATUS_STATE_DB_SHOWN)
+		cmd_print_err(ctx, "vigild: at %s: %s\n",
+		    timefmt_wall(h->at, at, sizeof(at)), h->what);
+}
+
+/* state.db's health in status --json: "state_db": {...}. */
+static void
+cmd_status_state_db_json(struct cmd_ctx *ctx)
+{
+	const struct state_health *h = state_watch_health();
+	struct json *jw = &ctx->jw;
+	char at[TIMEFMT_LEN];
+
+	json_key(jw, "state_db");
+	json_object_begin(jw);
+	json_key(jw, "ok");
+	json_bool(jw, h->failing == NULL);
+	json_key(jw, "lost");
+	json_uint(jw, h->lost);
+	json_key(jw, "restored");
+	json_uint(jw, h->restored);
+	json_key(jw, "last_event");
+	if (h->what != NULL)
+		json_string(jw, h->what);
+	else
+		json_null(jw);
+	json_key(jw, "last_event_at");
+	if (h->what != NULL)
+		json_string(jw, timefmt_wall(h->at, at, sizeof(at)));
+	else
+		json_null(jw);
+	json_key(jw, "failing");
+	if (h->failing != NULL)
+		json_string(jw, h->failing);
+	else
+		json_null(jw);
+	json_object_end(jw);
+}
+
 static enum cmd_retval
 cmd_status_exec(struct cmd_ctx *ctx)
 {
@@ -439,6 +501,8 @@ cmd_status_exec(struct cmd_ctx *ctx)
 		if ((len = (int)strlen(bv[i]->name)) > width)
 			width = len;
 	}
+	if (!ctx->json)
+		cmd_status_state_db(ctx);
 	cmd_status_print(ctx, v, n, bv, nb, width, named);
 	if (!ctx->json)
 		cmd_status_no_fds(ctx, v, n);

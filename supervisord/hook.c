@@ -45,8 +45,9 @@
 
 /* One event, waiting for its hook. */
 struct hook_ev {
-	const char *event; /* "failed", "fatal", "dead" or "state" */
-	char *job;
+	const char *event; /* "failed", "fatal", "dead", "state"; vigild's */
+	char *job;         /* "" for an event of vigild's own */
+	char *detail;      /* VIGIL_DETAIL: what happened, or NULL */
 	int instance;
 	int status;     /* the run's wait status, or -1 */
 	int64_t msg_id; /* the message, or 0 */
@@ -111,6 +112,7 @@ static void
 hook_ev_free(struct hook_ev *ev)
 {
 	free(ev->job);
+	free(ev->detail);
 	free(ev);
 }
 
@@ -151,7 +153,7 @@ hook_inst(const struct job *j, const struct hook_ev *ev)
 static char **
 hook_env(const struct hook_ev *ev)
 {
-	char **env = xcalloc(7, sizeof(*env));
+	char **env = xcalloc(8, sizeof(*env));
 	size_t n = 0;
 	const char *sig;
 
@@ -173,6 +175,8 @@ hook_env(const struct hook_ev *ev)
 		xasprintf(&env[n++], "VIGIL_FROM=%s", job_state_name(ev->from));
 		xasprintf(&env[n++], "VIGIL_TO=%s", job_state_name(ev->to));
 	}
+	if (ev->detail != NULL)
+		xasprintf(&env[n++], "VIGIL_DETAIL=%s", ev->detail);
 	return (env);
 }
 
@@ -381,6 +385,25 @@ hook_changed(struct inst *in, enum job_state was)
 	ev = hook_ev_new(in, "state", status);
 	ev->from = was;
 	ev->to = in->state;
+	hook_queue(&hook_event_line, ev, HOOK_EVENT_QUEUE_MAX);
+}
+
+/*
+ * An event of vigild's own (event: a static name, as "state-db-lost";
+ * detail: what happened) for on_event, with an empty VIGIL_JOB.
+ */
+void
+hook_vigild(const char *event, const char *detail)
+{
+	struct hook_ev *ev;
+
+	if (vigild.conf == NULL || vigild.conf->event_argv == NULL)
+		return;
+	ev = xcalloc(1, sizeof(*ev));
+	ev->event = event;
+	ev->job = xstrdup("");
+	ev->status = -1;
+	ev->detail = detail != NULL ? xstrdup(detail) : NULL;
 	hook_queue(&hook_event_line, ev, HOOK_EVENT_QUEUE_MAX);
 }
 

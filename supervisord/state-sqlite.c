@@ -82,6 +82,9 @@ struct state_rec {
 };
 TAILQ_HEAD(state_recs, state_rec);
 
+/* Told of a corrupt file moved aside at open (state-watch.c). */
+void (*state_sqlite_aside)(const char *);
+
 static struct store *state_store;
 static struct queue *state_q; /* on state_store, opened on demand */
 static char *state_path;
@@ -256,6 +259,24 @@ state_fault_check(void)
 }
 
 /*
+ * Keep the queue's message ids above those ever given in this state
+ * directory (store_ids_keep: STATE/queue-ids), on a store just opened.
+ */
+static void
+state_ids_keep(struct store *s)
+{
+	char *file, *cause = NULL;
+
+	xasprintf(&file, "%s/queue-ids", vigild.state_dir);
+	if (store_ids_keep(s, file, 1, &cause) == -1) {
+		log_warnx("%s; message ids may repeat should state.db be lost",
+		    cause);
+		free(cause);
+	}
+	free(file);
+}
+
+/*
  * The store, opened again if need be, or NULL before the retry time and
  * when it cannot be opened.  Records may still wait: see state_get.
  */
@@ -276,9 +297,14 @@ state_store_ready(void)
 		return (NULL);
 	}
 	if (cause != NULL) {
-		log_warnx("%s: %s", state_path, cause);
+		/* Moved aside as corrupt: said as loudly as a loss. */
+		if (state_sqlite_aside != NULL)
+			state_sqlite_aside(cause);
+		else
+			log_warnx("%s: %s", state_path, cause);
 		free(cause);
 	}
+	state_ids_keep(state_store);
 	log_info("state: %s", state_path);
 	return (state_store);
 }
@@ -494,6 +520,41 @@ state_sqlite_open(void)
 		log_warnx("%zu runs of a previous vigild ended unseen: "
 		          "recorded as lost",
 		    n);
+}
+
+/* The store as it is open now, or NULL (state-watch.c). */
+struct store *
+state_sqlite_store(void)
+{
+	return (state_store);
+}
+
+/* The path of state.db, or NULL before start-up. */
+const char *
+state_sqlite_path(void)
+{
+	return (state_path);
+}
+
+/*
+ * Close the store (and the queue on it) for state-watch.c to put another
+ * file at its path; what is kept in memory stays, for the reopen.
+ */
+void
+state_sqlite_detach(void)
+{
+	queue_close(state_q);
+	state_q = NULL;
+	store_close(state_store);
+	state_store = NULL;
+}
+
+/* Open the store again now and write what was kept meanwhile. */
+void
+state_sqlite_reattach(void)
+{
+	state_retry_at = 0;
+	(void)state_get();
 }
 
 /*

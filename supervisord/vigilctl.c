@@ -720,9 +720,14 @@ vigilctl_direct_open(const struct vigilctl_where *w, struct store **s)
 		cause = NULL;
 	}
 	free(path);
-	free(dir);
 	/* vigild holds the write lock only briefly: wait for it. */
 	store_busy_timeout_set(*s, VIGILCTL_BUSY_MS);
+	/* Message ids never repeat in a state directory (store_ids_keep). */
+	xasprintf(&path, "%s/queue-ids", dir);
+	if (store_ids_keep(*s, path, 0, &cause) == -1)
+		errx(1, "%s", cause);
+	free(path);
+	free(dir);
 	if ((q = queue_open(*s, &cause)) == NULL)
 		errx(1, "%s", cause);
 	return (q);

@@ -734,6 +734,7 @@ main(int argc, char **argv)
 		fatalx("sd_event_default: %s", strerror(-r));
 	vigild_core_init();
 	(void)vigild_load_jobs(0);
+	state_watch_start();
 	state_open();
 	state_intents_load();
 	vigild_open_socket();
@@ -755,6 +756,7 @@ main(int argc, char **argv)
 	cluster_close();
 	vigild_core_free();
 	reload_broken_set(NULL, NULL);
+	state_watch_stop();
 	state_close();
 	conf_free(vigild.conf);
 	vigild.event = sd_event_unref(vigild.event);

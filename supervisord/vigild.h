@@ -413,6 +413,7 @@ void counters_free_all(void);
 /* hook.c */
 void hook_failure(struct inst *, const char *, int, int64_t);
 void hook_changed(struct inst *, enum job_state);
+void hook_vigild(const char *, const char *);
 int hook_reaped(pid_t, int);
 int hook_owns(pid_t);
 void hook_free_all(void);
@@ -564,6 +565,23 @@ struct state_ops {
 	    const char *, const char *, size_t);
 };
 extern const struct state_ops state_sqlite; /* state-sqlite.c */
+struct store *state_sqlite_store(void);
+const char *state_sqlite_path(void);
+void state_sqlite_detach(void);
+void state_sqlite_reattach(void);
+extern void (*state_sqlite_aside)(const char *);
+
+/* state-watch.c: state.db never lost without a word */
+struct state_health {
+	uint64_t lost;     /* found deleted, replaced or corrupt */
+	uint64_t restored; /* put back from the open database */
+	int64_t at;        /* the last event, wall usec; 0: none */
+	char *what;        /* what it was, or NULL */
+	char *failing;     /* why the last put-back failed, or NULL */
+};
+void state_watch_start(void);
+void state_watch_stop(void);
+const struct state_health *state_watch_health(void);
 
 void state_open(void);
 void state_close(void);

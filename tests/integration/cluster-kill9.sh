@@ -118,7 +118,7 @@ L=$(echo "$UP" | tr ' ' '\n' | grep -vx "$G" | grep .)
 pid=$(node_pid "$G")
 t0=$(now_ms)
 node_kill "$G" TERM
-retry 3 new_copy "$P2" || fail "no new copy of svc within 3 s of n$G's SIGTERM"
+RETRY_POLL=0.02 retry 3 new_copy "$P2" || fail "no new copy of svc within 3 s of n$G's SIGTERM"
 ttake=$(now_ms)
 UP=$L
 retry 5 one_runs || fail "svc does not run exactly once after the hand-over"

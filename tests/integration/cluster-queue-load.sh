@@ -179,7 +179,7 @@ awk -v t="$tk" '$1 == "END" && $3 == "n2" && $2 > t - 1000000 { print $4 }' "$S"
 sort -u -o "$T/killed" "$T/killed"
 log "SIGKILL of n2 while it ran $(open_n2 | tr '\n' ' ')(processes $(echo "$kids" | tr '\n' ' '))"
 n2_gone() { [ -z "$(procs_with VIGIL_NODE=n2)" ]; }
-retry 10 n2_gone || fail "n2's runs outlived it by $(slow_s 10) s: $(procs_with VIGIL_NODE=n2 | tr '\n' ' ')"
+RETRY_POLL=0.02 retry 10 n2_gone || fail "n2's runs outlived it by $(slow_s 10) s: $(procs_with VIGIL_NODE=n2 | tr '\n' ' ')"
 tg=$(now_us)
 log "n2's runs gone $(us_ms "$tk" "$tg") ms after the kill"
 # (Seen by a poll of every process's environment: within 1 s on an idle

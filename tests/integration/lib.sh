@@ -95,9 +95,10 @@ now_ms() {
 # (SECONDS times VIGIL_TEST_SLOW).  It polls every 20 ms for the first
 # second, every 50 ms to 5 s, then every 100 ms: most waits end soon,
 # and a long one should not cost a busy machine 50 processes a second
-# (CI is CPU-bound, issue 43).  The pause is a read with a timeout on a
-# pipe no one writes (bash's own clock, no sleep process); COMMAND runs
-# without that pipe.
+# (CI is CPU-bound, issue 43).  RETRY_POLL=SECONDS polls at that one
+# pace instead, for a wait whose end is itself measured.  The pause is a
+# read with a timeout on a pipe no one writes (bash's own clock, no sleep
+# process); COMMAND runs without that pipe.
 retry() {
 	local t0 now deadline nap fd
 	t0=${EPOCHREALTIME/./}
@@ -113,6 +114,7 @@ retry() {
 		nap=0.1
 		[ $((now - t0)) -ge 5000000 ] || nap=0.05
 		[ $((now - t0)) -ge 1000000 ] || nap=0.02
+		nap=${RETRY_POLL:-$nap}
 		read -r -t "$nap" -u "$fd" _ || :
 	done
 	exec {fd}<&-

@@ -29,6 +29,7 @@
 
 #include <sqlite3.h>
 
+#include "queue.h"
 #include "store.h"
 #include "test.h"
 
@@ -915,6 +916,182 @@ TEST(shm_fault)
 	return (0);
 }
 
+/* The number in file, or -1. */
+static long long
+read_mark(const char *file)
+{
+	FILE *f = fopen(file, "r");
+	long long v = -1;
+
+	if (f == NULL)
+		return (-1);
+	if (fscanf(f, "%lld", &v) != 1)
+		v = -1;
+	fclose(f);
+	return (v);
+}
+
+/* Enqueue one message on s; its id, or -1. */
+static int64_t
+enqueue_one(struct store *s)
+{
+	struct queue *q;
+	int64_t id = -1, existing = 0;
+	char *cause = NULL;
+
+	if ((q = queue_open(s, &cause)) == NULL)
+		return (-1);
+	if (queue_enqueue(
+	        q, "j", "x", 1, NULL, 0, 0, 0, &id, &existing, &cause) != 0)
+		id = -1;
+	free(cause);
+	queue_close(q);
+	return (id);
+}
+
+static void
+unlink_db(const char *p)
+{
+	char b[300];
+
+	unlink(p);
+	snprintf(b, sizeof(b), "%s-wal", p);
+	unlink(b);
+	snprintf(b, sizeof(b), "%s-shm", p);
+	unlink(b);
+}
+
+static int
+count_intents(const char *p)
+{
+	struct store *s;
+	struct intents is;
+
+	if ((s = store_open(p, NULL)) == NULL)
+		return (-1);
+	memset(&is, 0, sizeof(is));
+	if (store_intents(s, collect_intent, &is, NULL) == -1)
+		is.n = -1;
+	store_close(s);
+	return (is.n);
+}
+
+/*
+ * A database deleted under its store: seen, copied from the open
+ * connection, put back; the rows are all there.  Replaced by another
+ * file: seen, the stranger moved aside whole (its own rows kept, none of
+ * ours replayed into it).
+ */
+TEST(lost_and_put_back)
+{
+	struct store *s;
+	struct store_disk ours;
+	struct store_intent it;
+	sqlite3 *o;
+	char p[256], copy[300], other[256], *what = NULL, *aside = NULL;
+	char *cause = NULL;
+	int i;
+
+	tpath(p, sizeof(p), "lost.db");
+	snprintf(copy, sizeof(copy), "%s.restore", p);
+	ASSERT_OK((s = store_open(p, NULL)) != NULL);
+	memset(&it, 0, sizeof(it));
+	for (i = 0; i < 3; i++) {
+		snprintf(it.job, sizeof(it.job), "job%d", i);
+		it.held = 1;
+		ASSERT_EQ(store_intent_set(s, &it, NULL), 0);
+	}
+	ASSERT_EQ(store_files_check(s, &what), 0);
+	unlink_db(p);
+	ASSERT_EQ(store_files_check(s, &what), STORE_FILES_DELETED);
+	ASSERT_OK(strstr(what, "lost.db was deleted") != NULL);
+	free(what);
+	what = NULL;
+	ASSERT_EQ(store_copy(s, copy, &cause), 0);
+	store_disk_get(s, &ours);
+	store_close(s);
+	ASSERT_EQ(store_put_back(p, copy, &ours, &aside, &cause), 0);
+	ASSERT_OK(aside == NULL);
+	ASSERT_EQ(count_intents(p), 3);
+
+	/* Replaced by another database. */
+	ASSERT_OK((s = store_open(p, NULL)) != NULL);
+	tpath(other, sizeof(other), "other.db");
+	ASSERT_EQ(sqlite3_open(other, &o), SQLITE_OK);
+	ASSERT_EQ(
+	    sqlite3_exec(o, "CREATE TABLE t (a); INSERT INTO t VALUES (42)",
+	        NULL, NULL, NULL),
+	    SQLITE_OK);
+	sqlite3_close(o);
+	ASSERT_EQ(rename(other, p), 0);
+	ASSERT_EQ(store_files_check(s, &what), STORE_FILES_REPLACED);
+	free(what);
+	ASSERT_EQ(store_copy(s, copy, &cause), 0);
+	store_disk_get(s, &ours);
+	store_close(s);
+	ASSERT_EQ(store_put_back(p, copy, &ours, &aside, &cause), 0);
+	ASSERT_OK(aside != NULL);
+	ASSERT_EQ(count_intents(p), 3);
+	ASSERT_EQ(sqlite3_open(aside, &o), SQLITE_OK);
+	ASSERT_EQ(
+	    sqlite3_exec(o, "SELECT a FROM t", NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(o);
+	free(aside);
+	return (0);
+}
+
+/*
+ * Message ids never repeat: a clean close leaves the mark at the last
+ * id; a database lost after a crash (a mark left high) or a clean close
+ * starts above every id given.
+ */
+TEST(ids_mark)
+{
+	struct store *s;
+	char p[256], ids[256], *cause = NULL;
+
+	tpath(p, sizeof(p), "ids.db");
+	tpath(ids, sizeof(ids), "queue-ids");
+	ASSERT_OK((s = store_open(p, NULL)) != NULL);
+	ASSERT_EQ(store_ids_keep(s, ids, 1, &cause), 0);
+	ASSERT_EQ(read_mark(ids), 1000);
+	ASSERT_EQ(enqueue_one(s), 1);
+	ASSERT_EQ(enqueue_one(s), 2);
+	store_close(s);
+	ASSERT_EQ(read_mark(ids), 2); /* brought down: no gap */
+	unlink_db(p);
+	ASSERT_OK((s = store_open(p, NULL)) != NULL);
+	ASSERT_EQ(store_ids_keep(s, ids, 1, &cause), 0);
+	ASSERT_EQ(enqueue_one(s), 3);
+	/* Not the owner (a crash, for the mark): it stays high. */
+	store_close(s);
+	ASSERT_OK((s = store_open(p, NULL)) != NULL);
+	ASSERT_EQ(store_ids_keep(s, ids, 0, &cause), 0);
+	ASSERT_EQ(read_mark(ids), 1003);
+	ASSERT_EQ(enqueue_one(s), 4);
+	store_close(s);
+	ASSERT_EQ(read_mark(ids), 1003);
+	unlink_db(p);
+	ASSERT_OK((s = store_open(p, NULL)) != NULL);
+	ASSERT_EQ(store_ids_keep(s, ids, 1, &cause), 0);
+	ASSERT_EQ(enqueue_one(s), 1004);
+	store_close(s);
+	/* A mark that is not a number is refused, not guessed. */
+	{
+		FILE *f = fopen(ids, "w");
+
+		ASSERT_OK(f != NULL);
+		fputs("garbage\n", f);
+		fclose(f);
+	}
+	ASSERT_OK((s = store_open(p, NULL)) != NULL);
+	ASSERT_EQ(store_ids_keep(s, ids, 1, &cause), -1);
+	ASSERT_OK(cause != NULL && strstr(cause, "not a number") != NULL);
+	free(cause);
+	store_close(s);
+	return (0);
+}
+
 int
 main(void)
 {
@@ -940,6 +1117,8 @@ main(void)
 	RUN(batch);
 	RUN(measure);
 	RUN(shm_fault);
+	RUN(lost_and_put_back);
+	RUN(ids_mark);
 	chmod(tpath(d, sizeof(d), "ro"), 0755);
 	if (test_failed == 0)
 		test_rmtree(dir);
