@@ -781,6 +781,9 @@ conf_parse_node_name(struct conf_ctx *ctx, const struct conf_field *f,
 	CONF_FIELD(n, 0, conf_parse_signal, JOB_OFF(field), 0, 0, NULL)
 #define JOB_LIMIT(n, l) CONF_FIELD(n, 0, conf_parse_limit, 0, l, 0, NULL)
 
+static const char *const conf_limits_words[] = { "best-effort", "require",
+	NULL };
+
 /* Every option of a job file. */
 const struct conf_field conf_field_job[] = {
 	JOB_LIST("command", conf_parse_command),
@@ -855,6 +858,7 @@ const struct conf_field conf_field_job[] = {
 	JOB_INT("cpu_weight", cg.cpu_weight, 1, 10000),
 	{ "cpu_max", 0, conf_parse_percent, JOB_OFF(cg.cpu_max), 0, 0, NULL },
 	JOB_INT("io_weight", cg.io_weight, 1, 10000),
+	JOB_WORD("limits", limits_policy, conf_limits_words),
 };
 
 #define CONF_OFF(field) offsetof(struct conf, field)
@@ -875,6 +879,8 @@ const struct conf_field conf_field_main[] = {
 	    NULL },
 	{ "cgroup", 0, conf_parse_word, CONF_OFF(cgroup), 0, 0,
 	    conf_cgroup_words },
+	{ "limits", 0, conf_parse_word, CONF_OFF(limits_policy), 0, 0,
+	    conf_limits_words },
 	{ "on_event", 1, conf_parse_event_command, 0, 0, 0, NULL },
 	{ "hook_timeout", 0, conf_parse_duration, CONF_OFF(hook_timeout), 0, 0,
 	    NULL },

@@ -159,6 +159,9 @@ struct job_spec {
 	uint64_t retry_delay;
 	uint64_t retry_delay_max;
 	uint64_t drain_timeout; /* after a stop; defaults to stop_timeout */
+	/* CONF_LIMITS_*: what a limit that cannot be enforced does; -1:
+	 * vigil.conf's limits. */
+	int limits_policy;
 	/* cgroup limits (0: not set), applied where the controller is on. */
 	struct conf_cglimits {
 		uint64_t memory_max;  /* bytes */
@@ -209,10 +212,11 @@ struct conf {
 	char *socket_group; /* NULL: none */
 	int has_socket_gid;
 	gid_t socket_gid;
-	int socket_mode;       /* default 0600, 0660 with socket_group */
-	int history_keep;      /* default 1000 */
-	int cgroup;            /* CONF_CGROUP_AUTO (default) or _OFF */
-	char **event_argv;     /* on_event, or NULL */
+	int socket_mode;   /* default 0600, 0660 with socket_group */
+	int history_keep;  /* default 1000 */
+	int cgroup;        /* CONF_CGROUP_AUTO (default) or _OFF */
+	int limits_policy; /* CONF_LIMITS_BEST_EFFORT (default) or _REQUIRE */
+	char **event_argv; /* on_event, or NULL */
 	uint64_t hook_timeout; /* on_event's bound, default 30s */
 	char *http_listen;     /* as written, checked; NULL: no HTTP server */
 	char *http_token_file; /* NULL: none */
@@ -223,6 +227,12 @@ struct conf {
 enum conf_cgroup {
 	CONF_CGROUP_AUTO = 0, /* one cgroup per instance where possible */
 	CONF_CGROUP_OFF,      /* process groups only */
+};
+
+/* A cgroup limit whose controller is not there: */
+enum conf_limits {
+	CONF_LIMITS_BEST_EFFORT = 0, /* the job runs, and that is said */
+	CONF_LIMITS_REQUIRE,         /* the job does not run: BROKEN */
 };
 
 /* A loaded jobs.d: the specs that are valid, sorted by name. */

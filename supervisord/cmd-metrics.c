@@ -289,6 +289,33 @@ cmd_metrics_usage(struct metrics *m)
 	free(v);
 }
 
+/* Whether each cgroup limit set is enforced (the controller is there). */
+static void
+cmd_metrics_limits(struct metrics *m)
+{
+	const char *v[5] = { "job", NULL, "limit", NULL, NULL };
+	char buf[64];
+	unsigned int mask, b, set;
+	struct job *j;
+
+	metrics_family(m, "vigil_job_limit_enforced", "gauge", NULL,
+	    "1 for each cgroup limit of a job that is enforced, 0 for one "
+	    "whose controller is not there.");
+	RB_FOREACH(j, job_tree, &vigild.jobs) {
+		set = track_limits_set(j->spec);
+		if (set == 0)
+			continue;
+		mask = track_limits_missing(j->spec, buf, sizeof(buf));
+		v[1] = j->name;
+		for (b = 0; track_limit_name(b) != NULL; b++) {
+			if (!(set & (1U << b)))
+				continue;
+			v[3] = track_limit_name(b);
+			metrics_sample_u64(m, "", v, !(mask & (1U << b)));
+		}
+	}
+}
+
 /* What happened to state.db (state-watch.c). */
 static void
 cmd_metrics_state_db(struct metrics *m)
@@ -324,6 +351,7 @@ cmd_metrics_exec(struct cmd_ctx *ctx)
 	cmd_metrics_periodic(&m);
 	cmd_metrics_queues(&m);
 	cmd_metrics_usage(&m);
+	cmd_metrics_limits(&m);
 	cmd_metrics_state_db(&m);
 	metrics_end(&m);
 	return (CMD_OK);

@@ -10,6 +10,7 @@
 
 #include <sys/types.h>
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +28,7 @@
 
 static enum cmd_retval cmd_status_exec(struct cmd_ctx *);
 static void cmd_status_state_db_json(struct cmd_ctx *);
+static void cmd_status_limits_json(struct json *, const struct inst *);
 static enum cmd_retval cmd_pid_exec(struct cmd_ctx *);
 
 const struct cmd_entry cmd_status_entry = {
@@ -190,6 +192,7 @@ cmd_status_json_one(struct cmd_ctx *ctx, const struct inst *in, uint64_t now)
 	json_string(jw, in->last.what);
 	json_key(jw, "kind");
 	json_string(jw, cmd_status_kind(in));
+	cmd_status_limits_json(jw, in);
 	if (cluster_view(in, &cv) == 0) {
 		json_key(jw, "node");
 		json_string(jw, cv.node);
@@ -262,6 +265,35 @@ cmd_status_row(
 }
 
 /* The detail lines of status for one named instance. */
+/* The job's cgroup limits that are not enforced here, and why. */
+static void
+cmd_status_limits_line(struct cmd_ctx *ctx, const struct inst *in)
+{
+	char why[PATH_MAX + 64];
+	unsigned int mask;
+
+	if ((mask = track_limits_missing(in->job->spec, why, sizeof(why))) == 0)
+		return;
+	cmd_print(ctx, "  limits not enforced: %s (%s)\n",
+	    track_limit_list(mask), why);
+}
+
+/* The same for --json: "limits_not_enforced": [option, ...]. */
+static void
+cmd_status_limits_json(struct json *jw, const struct inst *in)
+{
+	unsigned int mask, b;
+
+	mask = track_limits_missing(in->job->spec, NULL, 0);
+	json_key(jw, "limits_not_enforced");
+	json_array_begin(jw);
+	for (b = 0; track_limit_name(b) != NULL; b++) {
+		if (mask & (1U << b))
+			json_string(jw, track_limit_name(b));
+	}
+	json_array_end(jw);
+}
+
 static void
 cmd_status_detail(struct cmd_ctx *ctx, const struct inst *in, uint64_t now)
 {
@@ -287,6 +319,7 @@ cmd_status_detail(struct cmd_ctx *ctx, const struct inst *in, uint64_t now)
 	if (in->run.status != NULL)
 		cmd_print(ctx, "  status: %s\n", in->run.status);
 	cmd_status_usage_line(ctx, in);
+	cmd_status_limits_line(ctx, in);
 	if (in->run.notify_errno != 0)
 		cmd_print(ctx, "  errno: %d (%s)\n", in->run.notify_errno,
 		    strerror(in->run.notify_errno));

@@ -214,8 +214,10 @@ reload_run(int dry_run, struct reload_report *r)
 		(void)sd_notifyf(
 		    0, "RELOADING=1\nMONOTONIC_USEC=%" PRIu64, monotime_now());
 	loaded = conf_jobs_load(vigild.jobs_dir, &jobs, &r->errors);
-	if (loaded != -1)
+	if (loaded != -1) {
 		cluster_jobs_check(&jobs, &r->errors);
+		track_jobs_check(&jobs, &r->errors, 0, NULL);
+	}
 	if (loaded == -1 || r->errors.n > 0) {
 		conf_jobs_clear(&jobs);
 		/* The jobs stay as they were; status shows the broken files. */

@@ -78,6 +78,17 @@ static const struct track_limit track_limits[] = {
 	{ "cpu_max", "cpu", "cpu.max" },
 	{ "io_weight", "io", "io.weight" },
 };
+#define TRACK_NLIMITS (sizeof(track_limits) / sizeof(track_limits[0]))
+
+/* The controllers of the limits, and whether each can be had (-1: not
+ * asked since the last load). */
+static const char *const track_ctls[] = { "memory", "pids", "cpu", "io" };
+#define TRACK_NCTL (sizeof(track_ctls) / sizeof(track_ctls[0]))
+static int track_ctl_ok[TRACK_NCTL] = { -1, -1, -1, -1 };
+
+/* vigild -t: the cgroup vigild would have (track_check_init), or -1. */
+static int track_probe = -1;
+static char track_probe_where[PATH_MAX];
 
 /* FNV-1a of s, for the name of a runtime directory's BASE. */
 static uint64_t
@@ -280,24 +291,249 @@ track_limit_value(const struct job_spec *spec, size_t i, char *buf, size_t len)
 	return (buf);
 }
 
+/* The policy of spec for a limit that cannot be enforced. */
+static int
+track_policy(const struct job_spec *spec)
+{
+	if (spec->limits_policy != -1)
+		return (spec->limits_policy);
+	return (vigild.conf != NULL ? vigild.conf->limits_policy :
+	                              CONF_LIMITS_BEST_EFFORT);
+}
+
+/* The slot of controller ctl in track_ctl_ok. */
+static int
+track_ctl_index(const char *ctl)
+{
+	size_t i;
+
+	for (i = 0; i < TRACK_NCTL; i++) {
+		if (strcmp(track_ctls[i], ctl) == 0)
+			return ((int)i);
+	}
+	return (-1);
+}
+
+/*
+ * Can controller ctl be had for the instances' cgroups?  Asked once per
+ * load (track_jobs_check forgets the answers) and kept: with tracking
+ * on, by enabling it (track_enable); for vigild -t, by the controllers of
+ * the cgroup vigild would use (track_check_init); without tracking, no.
+ */
+static int
+track_ctl_available(const char *ctl)
+{
+	int i = track_ctl_index(ctl);
+
+	if (i == -1)
+		return (0);
+	if (track_ctl_ok[i] == -1) {
+		if (track_base != -1)
+			track_ctl_ok[i] = track_enable(ctl) == 0;
+		else if (track_probe != -1)
+			track_ctl_ok[i] = cgroup_lists(
+			    track_probe, "cgroup.controllers", ctl);
+		else
+			track_ctl_ok[i] = 0;
+	}
+	return (track_ctl_ok[i]);
+}
+
+/*
+ * The limits of spec that cannot be enforced here: a mask of
+ * track_limits' bits (0: all can, or none is set), and in why (len
+ * bytes) what is missing, "no cpu controller in /sys/fs/cgroup/vigil" or
+ * "no cgroup: jobs are tracked by process group".
+ */
+unsigned int
+track_limits_missing(const struct job_spec *spec, char *why, size_t len)
+{
+	char buf[64], ctls[64] = "";
+	const char *last = NULL;
+	unsigned int mask = 0;
+	size_t i;
+
+	if (why != NULL && len > 0)
+		*why = '\0';
+	/* "cpu", "pids or cpu", "memory, pids or cpu". */
+	for (i = 0; i < TRACK_NLIMITS; i++) {
+		if (track_limit_value(spec, i, buf, sizeof(buf)) == NULL ||
+		    track_ctl_available(track_limits[i].controller))
+			continue;
+		mask |= 1U << i;
+		if (last != NULL &&
+		    strcmp(last, track_limits[i].controller) == 0)
+			continue;
+		if (last != NULL) {
+			if (*ctls != '\0')
+				strlcat(ctls, ", ", sizeof(ctls));
+			strlcat(ctls, last, sizeof(ctls));
+		}
+		last = track_limits[i].controller;
+	}
+	if (last != NULL) {
+		if (*ctls != '\0')
+			strlcat(ctls, " or ", sizeof(ctls));
+		strlcat(ctls, last, sizeof(ctls));
+	}
+	if (mask == 0 || why == NULL)
+		return (mask);
+	if (vigild.conf != NULL && vigild.conf->cgroup == CONF_CGROUP_OFF)
+		snprintf(why, len, "cgroup = \"off\": no cgroups");
+	else if (track_base == -1 && track_probe == -1)
+		snprintf(
+		    why, len, "no cgroup: jobs are tracked by process group");
+	else
+		snprintf(why, len, "no %s controller in %s", ctls,
+		    track_base != -1 ? track_where : track_probe_where);
+	return (mask);
+}
+
+/* The limits spec sets: a mask of track_limits' bits. */
+unsigned int
+track_limits_set(const struct job_spec *spec)
+{
+	char buf[64];
+	unsigned int mask = 0;
+	size_t i;
+
+	for (i = 0; i < TRACK_NLIMITS; i++) {
+		if (track_limit_value(spec, i, buf, sizeof(buf)) != NULL)
+			mask |= 1U << i;
+	}
+	return (mask);
+}
+
+/* The option name of limit bit i, or NULL past the last. */
+const char *
+track_limit_name(unsigned int i)
+{
+	return (i < TRACK_NLIMITS ? track_limits[i].option : NULL);
+}
+
+/*
+ * The limits of the jobs of a loaded jobs.d, with the controllers as they
+ * are now: a job with limits = "require" whose limits cannot all be
+ * enforced is an error, named by file (status shows it BROKEN; a reload
+ * with one changes nothing), and taken out of jobs; for the others, each
+ * limit that will not be enforced is a warning, in vigild's log (warn
+ * set) or for vigild -t (counted in *nwarn, on standard error).
+ */
+void
+track_jobs_check(
+    struct conf_jobs *jobs, struct conf_errors *errs, int check, size_t *nwarn)
+{
+	struct job_spec *spec;
+	char why[PATH_MAX + 64];
+	unsigned int mask, b;
+	size_t i, k = 0;
+
+	memset(track_ctl_ok, -1, sizeof(track_ctl_ok));
+	for (i = 0; i < jobs->n; i++) {
+		spec = jobs->specs[i];
+		if ((mask = track_limits_missing(spec, why, sizeof(why))) ==
+		    0) {
+			jobs->specs[k++] = spec;
+			continue;
+		}
+		if (track_policy(spec) == CONF_LIMITS_REQUIRE) {
+			conf_errors_add(errs,
+			    "%s: limits = \"require\": %s cannot be enforced "
+			    "(%s)",
+			    spec->path, track_limit_list(mask), why);
+			job_spec_free(spec);
+			continue;
+		}
+		jobs->specs[k++] = spec;
+		for (b = 0; b < TRACK_NLIMITS; b++) {
+			if (!(mask & (1U << b)))
+				continue;
+			if (check) {
+				fprintf(stderr,
+				    "%s: warning: %s: not enforced here (%s)\n",
+				    spec->path, track_limits[b].option, why);
+				(*nwarn)++;
+			} else
+				log_warnx("%s: %s not enforced (%s); "
+				          "limits = \"require\" would not run "
+				          "it",
+				    spec->name, track_limits[b].option, why);
+		}
+	}
+	jobs->n = k;
+}
+
+/* The options of mask, "cpu_max, tasks_max" (a static buffer). */
+const char *
+track_limit_list(unsigned int mask)
+{
+	static char buf[128];
+	unsigned int b;
+
+	*buf = '\0';
+	for (b = 0; b < TRACK_NLIMITS; b++) {
+		if (!(mask & (1U << b)))
+			continue;
+		if (*buf != '\0')
+			strlcat(buf, ", ", sizeof(buf));
+		strlcat(buf, track_limits[b].option, sizeof(buf));
+	}
+	return (buf);
+}
+
+/*
+ * For vigild -t: the cgroup whose controllers vigild would have (its own
+ * when delegated, else the hierarchy's root), read but not touched.
+ */
+void
+track_check_init(void)
+{
+	struct cgroup_where w;
+	char *cause = NULL;
+
+	if (vigild.conf->cgroup == CONF_CGROUP_OFF)
+		return;
+	if (cgroup_find(&w, &cause) == -1) {
+		free(cause);
+		return;
+	}
+	strlcpy(track_probe_where, w.delegated ? w.self : w.mount,
+	    sizeof(track_probe_where));
+	track_probe =
+	    open(track_probe_where, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+}
+
 /*
  * Write the job's limits into the instance's new cgroup.  A limit whose
- * controller is not there is said once per job, never an error.
+ * controller is not there (found at load, or only now) is said once per
+ * job; with limits = "require" it fails the start: -1 with *cause.
  */
-static void
-track_limits_apply(struct job *job, int fd)
+static int
+track_limits_apply(struct job *job, int fd, char **cause)
 {
 	char buf[64];
 	const char *v;
 	size_t i;
+	int ctl;
 
-	for (i = 0; i < sizeof(track_limits) / sizeof(track_limits[0]); i++) {
+	for (i = 0; i < TRACK_NLIMITS; i++) {
 		if ((v = track_limit_value(job->spec, i, buf, sizeof(buf))) ==
 		    NULL)
 			continue;
 		if (track_enable(track_limits[i].controller) == 0 &&
 		    cgroup_write(fd, track_limits[i].file, v) == 0)
 			continue;
+		if ((ctl = track_ctl_index(track_limits[i].controller)) != -1)
+			track_ctl_ok[ctl] = 0;
+		if (cause != NULL &&
+		    track_policy(job->spec) == CONF_LIMITS_REQUIRE) {
+			xasprintf(cause,
+			    "limits = \"require\": %s cannot be enforced (the "
+			    "%s controller in %s: %s)",
+			    track_limits[i].option, track_limits[i].controller,
+			    track_where, strerror(errno));
+			return (-1);
+		}
 		if (job->cg_warned & (1U << i))
 			continue;
 		job->cg_warned |= 1U << i;
@@ -306,6 +542,7 @@ track_limits_apply(struct job *job, int fd)
 		    job->name, track_limits[i].option,
 		    track_limits[i].controller, track_where, strerror(errno));
 	}
+	return (0);
 }
 
 /*
@@ -342,7 +579,10 @@ track_prepare(struct inst *in, char **cause)
 	}
 	in->cg_files = xmalloc(sizeof(*in->cg_files));
 	*in->cg_files = (struct cgroup_files)CGROUP_FILES_INIT;
-	track_limits_apply(in->job, in->cg_fd);
+	if (track_limits_apply(in->job, in->cg_fd, cause) == -1) {
+		track_release(in);
+		return (-1);
+	}
 	return (in->cg_fd);
 }
 
@@ -465,7 +705,7 @@ track_hook_cgroup(const char *name, struct job *job, char **cause)
 	}
 	/* Again each time: a reload may have changed the job's limits. */
 	if (job != NULL)
-		track_limits_apply(job, h->fd);
+		(void)track_limits_apply(job, h->fd, NULL);
 	return (h->fd);
 }
 

@@ -313,18 +313,21 @@ vigild_load_jobs(int check)
 {
 	struct conf_jobs jobs;
 	struct conf_errors errs;
-	size_t i, nerr, nwarn;
+	size_t i, nerr, nwarn = 0;
 
 	conf_errors_init(&errs);
 	memset(&jobs, 0, sizeof(jobs));
 	(void)conf_jobs_load(vigild.jobs_dir, &jobs, &errs);
 	cluster_jobs_check(&jobs, &errs);
+	if (check)
+		track_check_init();
+	track_jobs_check(&jobs, &errs, check, &nwarn);
 	nerr = vigild_print_errors(&errs, stderr);
 	if (!check)
 		reload_broken_set(vigild.jobs_dir, &errs);
 	conf_errors_clear(&errs);
 	if (check) {
-		nwarn = vigild_check_commands(&jobs);
+		nwarn += vigild_check_commands(&jobs);
 		printf("%s: %zu job%s valid, %zu error%s", vigild.jobs_dir,
 		    jobs.n, jobs.n == 1 ? "" : "s", nerr, nerr == 1 ? "" : "s");
 		if (nwarn > 0)

@@ -425,6 +425,12 @@ int prober_reaped(pid_t, int);
 int prober_owns(pid_t);
 
 void track_init(void);
+void track_check_init(void);
+unsigned int track_limits_missing(const struct job_spec *, char *, size_t);
+unsigned int track_limits_set(const struct job_spec *);
+const char *track_limit_name(unsigned int);
+const char *track_limit_list(unsigned int);
+void track_jobs_check(struct conf_jobs *, struct conf_errors *, int, size_t *);
 void track_free(void);
 int track_enabled(void);
 int track_prepare(struct inst *, char **);
