@@ -86,12 +86,13 @@ t_run=$(date +%s)
 
 note() { printf '\n=== %s\n' "$*"; }
 
-# cpu_s: the CPU seconds (user + system) of every process this shell has
-# waited for so far: bash's `times`, second line, "XmY.ZZZs XmY.ZZZs".
-cpu_s() {
+# cpu_now: CPU_S, the CPU seconds (user + system) of every process this
+# shell has waited for so far: bash's `times`, second line, "XmY.ZZZs
+# XmY.ZZZs".  Not in $(...): a subshell's children are not this shell's.
+cpu_now() {
 	times >"$sum/times.now"
-	awk 'NR == 2 { s = 0; for (i = 1; i <= 2; i++) { split($i, a, "m"); sub("s", "", a[2]); s += a[1] * 60 + a[2] }
-		printf "%d\n", s }' "$sum/times.now"
+	CPU_S=$(awk 'NR == 2 { s = 0; for (i = 1; i <= 2; i++) { split($i, a, "m"); sub("s", "", a[2]); s += a[1] * 60 + a[2] }
+		printf "%d\n", s }' "$sum/times.now")
 }
 
 # The CPU hog of --load, stopped (by its pid) however the run ends.
@@ -255,7 +256,8 @@ summary() {
 	note "wall and CPU time per stage"
 	awk -F '\t' '{ printf "  %-9s %4d min %02d s  cpu %5d s\n", $1, $2 / 60, $2 % 60, $3 }' "$sum/stages"
 	t=$(($(date +%s) - t_run))
-	printf '  %-9s %4d min %02d s  cpu %5d s\n' all $((t / 60)) $((t % 60)) "$(cpu_s)"
+	cpu_now
+	printf '  %-9s %4d min %02d s  cpu %5d s\n' all $((t / 60)) $((t % 60)) "$CPU_S"
 	[ -n "$hog" ] || return 0
 	if kill -0 "$hog" 2>/dev/null; then
 		printf '  under load: %s ran beside the whole run\n' "$hog_what"
@@ -411,7 +413,8 @@ case " $stages " in
 esac
 for st in $stages; do
 	st0=$(date +%s)
-	cpu0=$(cpu_s)
+	cpu_now
+	cpu0=$CPU_S
 	case $st in
 	1)
 		label=gcc
@@ -493,7 +496,8 @@ for st in $stages; do
 		esac
 		;;
 	esac
-	printf '%s\t%d\t%d\n' "$label" $(($(date +%s) - st0)) $(($(cpu_s) - cpu0)) >>"$sum/stages"
+	cpu_now
+	printf '%s\t%d\t%d\n' "$label" $(($(date +%s) - st0)) $((CPU_S - cpu0)) >>"$sum/stages"
 done
 
 if [ -n "$rootfs" ]; then

@@ -5,6 +5,8 @@
 # vigil refuses) becomes job files that vigild --check accepts and runs:
 # the reports name file, line and option; --dry-run writes nothing; an
 # existing job is kept unless --force; exit 0, 1 and 2 as documented.
+# vigilctl is the subject: LeakSanitizer checks it too (lib.sh).
+VIGIL_CTL_LEAKS=1
 . "$(dirname "$0")/lib.sh"
 
 SV=$T/sv

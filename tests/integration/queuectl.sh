@@ -8,6 +8,8 @@
 # enqueue --direct writes state.db while vigild is down (and kicks it when
 # it is up); dead messages (made in state.db) are listed, retried,
 # deleted and purged; every --json output parses.
+# vigilctl is the subject: LeakSanitizer checks it too (lib.sh).
+VIGIL_CTL_LEAKS=1
 . "$(dirname "$0")/lib.sh"
 python3 -c 'import json, sqlite3' 2>/dev/null ||
 	skip_fixable "python3 with its sqlite3 module not installed (Debian package python3)"

@@ -143,8 +143,8 @@ nspawn_rootfs || nspawn_skip
 nspawn_prepare || nspawn_skip
 R=$NSPAWN_ROOT
 install -D -m 0755 "$VIGILD" "$R/usr/local/sbin/vigild"
-install -D -m 0755 "$VIGILCTL" "$R/usr/local/bin/vigilctl"
-copy_libs "$VIGILD" "$VIGILCTL"
+install -D -m 0755 "$VIGILCTL_BIN" "$R/usr/local/bin/vigilctl"
+copy_libs "$VIGILD" "$VIGILCTL_BIN"
 # The unit runs vigild and vigilctl (its ExecReload=) with an explicit
 # -c: their built-in default follows the configure prefix of this build
 # (distcheck installs under _inst/).
