@@ -792,6 +792,7 @@ const struct conf_field conf_field_job[] = {
 	JOB_LIST("exec_stop_post", conf_parse_hook_command),
 	JOB_LIST("on_failure", conf_parse_hook_command),
 	JOB_DUR("hook_timeout", hook_timeout),
+	JOB_DUR("alert_repeat", alert_repeat),
 	JOB_WORD("kind", kind, conf_field_kind_words),
 	JOB_INT("instances", instances, 1, CONF_INSTANCES_MAX),
 	JOB_BOOL("autostart", autostart),

@@ -162,6 +162,7 @@ struct job_spec {
 	/* CONF_LIMITS_*: what a limit that cannot be enforced does; -1:
 	 * vigil.conf's limits. */
 	int limits_policy;
+	uint64_t alert_repeat; /* a failing instance's reminder, at most */
 	/* cgroup limits (0: not set), applied where the controller is on. */
 	struct conf_cglimits {
 		uint64_t memory_max;  /* bytes */

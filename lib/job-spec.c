@@ -78,6 +78,7 @@ job_spec_create(const char *name, const char *path)
 	spec->retry_delay_max = 600 * DURATION_USEC_PER_SEC;
 	spec->hook_timeout = 30 * DURATION_USEC_PER_SEC;
 	spec->limits_policy = -1;
+	spec->alert_repeat = 3600 * DURATION_USEC_PER_SEC;
 	return (spec);
 }
 

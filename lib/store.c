@@ -91,6 +91,16 @@ static const char *store_sql[STORE_NSTMT] = {
 	                      "started, ended, reason) VALUES (?1, ?2, '', "
 	                      "?3, ?3, 'skipped')",
 	[STORE_LAST_START] = "SELECT max(started) FROM runs WHERE job = ?1",
+	[STORE_ALERT_SET] =
+	    "INSERT INTO alert (job, instance, state, since, failures, said, "
+	    "delay) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7) ON CONFLICT (job, "
+	    "instance) DO UPDATE SET state = excluded.state, since = "
+	    "excluded.since, failures = excluded.failures, said = "
+	    "excluded.said, delay = excluded.delay",
+	[STORE_ALERT_CLEAR] = "DELETE FROM alert WHERE job = ?1 AND "
+	                      "instance = ?2",
+	[STORE_ALERTS] = "SELECT job, instance, state, since, failures, said, "
+	                 "delay FROM alert ORDER BY job, instance",
 };
 
 /*
@@ -139,6 +149,14 @@ static const char *store_migrations[] = {
 	"CREATE UNIQUE INDEX queue_unique ON queue (job, unique_key) "
 	"WHERE unique_key IS NOT NULL AND state < 2;"
 	"CREATE INDEX queue_due ON queue (job, due) WHERE state = 0;",
+	/*
+	 * 4 -> 5: the alert state of failing instances (store-alert.c), so
+	 * that a restart of vigild is not a fresh burst of alerts and starts.
+	 */
+	"CREATE TABLE alert (job TEXT NOT NULL, instance INTEGER NOT NULL, "
+	"state INTEGER NOT NULL, since INTEGER NOT NULL, "
+	"failures INTEGER NOT NULL, said INTEGER NOT NULL, "
+	"delay INTEGER NOT NULL, PRIMARY KEY (job, instance));",
 };
 #define STORE_VERSION                                                          \
 	((int)(sizeof(store_migrations) / sizeof(store_migrations[0])))

@@ -49,7 +49,19 @@ struct store_intent {
 	int64_t at;  /* when, microseconds since the epoch */
 };
 
+/* The alert state of a failing instance (store-alert.c). */
+struct store_alert {
+	char job[65];
+	int instance;
+	int state;             /* 1 failing, 2 crash loop */
+	int64_t since;         /* failing since, wall usec */
+	unsigned int failures; /* failed runs since */
+	int64_t said;          /* the last alert said, wall usec */
+	uint64_t delay;        /* the restart delay then, usec */
+};
+
 typedef void (*store_run_cb)(const struct store_run *, void *);
+typedef void (*store_alert_cb)(const struct store_alert *, void *);
 typedef void (*store_intent_cb)(const struct store_intent *, void *);
 
 struct store *store_open(const char *, char **);
@@ -70,6 +82,9 @@ int store_history_instance(
 int store_intent_set(struct store *, const struct store_intent *, char **);
 int store_intent_clear(struct store *, const char *, int, char **);
 int store_intents(struct store *, store_intent_cb, void *, char **);
+int store_alert_set(struct store *, const struct store_alert *, char **);
+int store_alert_clear(struct store *, const char *, int, char **);
+int store_alerts(struct store *, store_alert_cb, void *, char **);
 struct sqlite3 *store_db(struct store *);
 int store_in_batch(const struct store *);
 int store_txn_begin(struct store *, char **);

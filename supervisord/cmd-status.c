@@ -192,6 +192,13 @@ cmd_status_json_one(struct cmd_ctx *ctx, const struct inst *in, uint64_t now)
 	json_string(jw, in->last.what);
 	json_key(jw, "kind");
 	json_string(jw, cmd_status_kind(in));
+	json_key(jw, "alert");
+	if (in->alert.state == ALERT_OK)
+		json_null(jw);
+	else
+		json_string(jw,
+		    in->alert.state == ALERT_CRASHLOOP ? "crash-loop" :
+		                                         "failing");
 	cmd_status_limits_json(jw, in);
 	if (cluster_view(in, &cv) == 0) {
 		json_key(jw, "node");
@@ -312,6 +319,12 @@ cmd_status_detail(struct cmd_ctx *ctx, const struct inst *in, uint64_t now)
 		    in->per.skipped);
 	if (in->reason != NULL)
 		cmd_print(ctx, "  reason: %s\n", in->reason);
+	if (in->alert.state != ALERT_OK)
+		cmd_print(ctx, "  %s since %s: %u failed runs\n",
+		    in->alert.state == ALERT_CRASHLOOP ? "in a crash loop" :
+		                                         "failing",
+		    cmd_format_time(in->alert.since, when, sizeof(when)),
+		    in->alert.failures);
 	if (in->held || in->by_hand)
 		cmd_print(ctx, "  %s by uid %ld at %s\n",
 		    in->held ? "stopped" : "started", in->intent_uid,

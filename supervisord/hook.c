@@ -36,6 +36,7 @@
 #include "log.h"
 #include "signame.h"
 #include "spawn.h"
+#include "timefmt.h"
 #include "vigild.h"
 #include "words.h"
 #include "xmalloc.h"
@@ -48,6 +49,8 @@ struct hook_ev {
 	const char *event; /* "failed", "fatal", "dead", "state"; vigild's */
 	char *job;         /* "" for an event of vigild's own */
 	char *detail;      /* VIGIL_DETAIL: what happened, or NULL */
+	unsigned int failures; /* an alert: VIGIL_FAILURES */
+	int64_t since;         /* an alert: VIGIL_FAILING_SINCE, or 0 */
 	int instance;
 	int status;     /* the run's wait status, or -1 */
 	int64_t msg_id; /* the message, or 0 */
@@ -153,7 +156,8 @@ hook_inst(const struct job *j, const struct hook_ev *ev)
 static char **
 hook_env(const struct hook_ev *ev)
 {
-	char **env = xcalloc(8, sizeof(*env));
+	char **env = xcalloc(10, sizeof(*env));
+	char at[TIMEFMT_LEN];
 	size_t n = 0;
 	const char *sig;
 
@@ -177,6 +181,11 @@ hook_env(const struct hook_ev *ev)
 	}
 	if (ev->detail != NULL)
 		xasprintf(&env[n++], "VIGIL_DETAIL=%s", ev->detail);
+	if (ev->since != 0) {
+		xasprintf(&env[n++], "VIGIL_FAILURES=%u", ev->failures);
+		xasprintf(&env[n++], "VIGIL_FAILING_SINCE=%s",
+		    timefmt_wall(ev->since, at, sizeof(at)));
+	}
 	return (env);
 }
 
@@ -329,6 +338,8 @@ hook_queue(struct hook_line *l, struct hook_ev *ev, size_t max)
 	hook_next(l);
 }
 
+static struct hook_line *hook_job_line(struct inst *);
+
 static struct hook_ev *
 hook_ev_new(const struct inst *in, const char *event, int status)
 {
@@ -342,18 +353,14 @@ hook_ev_new(const struct inst *in, const char *event, int status)
 	return (ev);
 }
 
-/*
- * Run the on_failure of in's job for event ("failed", "fatal", "dead"),
- * with the wait status of the run (-1: none) and the message (0: none).
- */
-void
-hook_failure(struct inst *in, const char *event, int status, int64_t msg_id)
+/* The line of in's job's on_failure, made at first use; NULL: none. */
+static struct hook_line *
+hook_job_line(struct inst *in)
 {
 	struct hook_line key, *l;
-	struct hook_ev *ev;
 
 	if (in->job->spec->failure_argv == NULL)
-		return;
+		return (NULL);
 	memset(&key, 0, sizeof(key));
 	key.job = in->job->name;
 	if ((l = RB_FIND(hook_job_tree, &hook_jobs, &key)) == NULL) {
@@ -362,6 +369,21 @@ hook_failure(struct inst *in, const char *event, int status, int64_t msg_id)
 		TAILQ_INIT(&l->pending);
 		RB_INSERT(hook_job_tree, &hook_jobs, l);
 	}
+	return (l);
+}
+
+/*
+ * Run the on_failure of in's job for event ("fatal", "dead"), with the
+ * wait status of the run (-1: none) and the message (0: none).
+ */
+void
+hook_failure(struct inst *in, const char *event, int status, int64_t msg_id)
+{
+	struct hook_line *l;
+	struct hook_ev *ev;
+
+	if ((l = hook_job_line(in)) == NULL)
+		return;
 	ev = hook_ev_new(in, event, status);
 	ev->msg_id = msg_id;
 	hook_queue(l, ev, HOOK_QUEUE_MAX);
@@ -385,6 +407,36 @@ hook_changed(struct inst *in, enum job_state was)
 	ev = hook_ev_new(in, "state", status);
 	ev->from = was;
 	ev->to = in->state;
+	hook_queue(&hook_event_line, ev, HOOK_EVENT_QUEUE_MAX);
+}
+
+/*
+ * An alert about in (alert.c: event "failing", "crash-loop",
+ * "still-failing", "recovered"; "failed" with alert_repeat = "0"), with
+ * the wait status of the run it is about (-1: none) and its message (0:
+ * none), the failed runs so far and since when it fails: to the job's
+ * on_failure and to on_event.
+ */
+void
+hook_alert(struct inst *in, const char *event, int status, int64_t msg_id,
+    unsigned int failures, int64_t since)
+{
+	struct hook_line *l;
+	struct hook_ev *ev;
+
+	if ((l = hook_job_line(in)) != NULL) {
+		ev = hook_ev_new(in, event, status);
+		ev->msg_id = msg_id;
+		ev->failures = failures;
+		ev->since = since;
+		hook_queue(l, ev, HOOK_QUEUE_MAX);
+	}
+	if (vigild.conf == NULL || vigild.conf->event_argv == NULL)
+		return;
+	ev = hook_ev_new(in, event, status);
+	ev->msg_id = msg_id;
+	ev->failures = failures;
+	ev->since = since;
 	hook_queue(&hook_event_line, ev, HOOK_EVENT_QUEUE_MAX);
 }
 

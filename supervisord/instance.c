@@ -391,6 +391,7 @@ inst_start_failed(struct inst *in, const char *cause)
 	joblog_mark(in, "cannot start: %s", cause);
 	inst_reason(in, "%s", cause);
 	free(why);
+	alert_failed(in, -1, 0);
 }
 
 /* The effects of the actions in the first half: before the run's. */

@@ -118,11 +118,12 @@ run_end(
 	state_run_end(in, status, end);
 	cluster_run_end(in, status, end);
 	/* A failure: not a stop asked for, unless for a cause of the run's. */
-	if (st->decision.success)
+	if (st->decision.success) {
 		counters_run(in, COUNT_RUN_SUCCESS);
-	else if (!st->stop_asked || run_cause(in, "timeout") != NULL) {
+		alert_succeeded(in);
+	} else if (!st->stop_asked || run_cause(in, "timeout") != NULL) {
 		counters_run(in, COUNT_RUN_FAILURE);
-		hook_failure(in, "failed", status, in->q.msg.id);
+		alert_failed(in, status, in->q.msg.id);
 	} else
 		counters_run(in, COUNT_RUN_STOPPED);
 	if (inst_kind(in)->run_end != NULL)

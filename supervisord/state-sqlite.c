@@ -57,6 +57,7 @@ enum state_op {
 	STATE_END,     /* the end of a row written */
 	STATE_SKIPPED, /* a periodic slot skipped */
 	STATE_INTENT,  /* the operator's held or started, or neither */
+	STATE_ALERT,   /* the alert state of an instance (state 0: none) */
 	STATE_DONE,    /* queue: the message's run succeeded */
 	STATE_RELEASE, /* queue: stopped or never started, attempt not counted */
 	STATE_FAIL,    /* queue: the run failed, retry or dead */
@@ -67,6 +68,7 @@ struct state_rec {
 	int64_t seq; /* STATE_RUN: the instance's run_row is -seq till then */
 	int64_t row; /* STATE_READY, STATE_END; STATE_RUN once inserted */
 	struct store_intent it; /* job, instance; the rest: STATE_INTENT */
+	struct store_alert al;  /* STATE_ALERT */
 	char run_id[17];
 	long pid;
 	int64_t started, ready, ended; /* usec, 0: not (yet) */
@@ -359,6 +361,10 @@ state_rec_write(struct store *s, struct state_rec *r, char **cause)
 			return (store_intent_set(s, &r->it, cause));
 		return (
 		    store_intent_clear(s, r->it.job, r->it.instance, cause));
+	case STATE_ALERT:
+		if (r->al.state != 0)
+			return (store_alert_set(s, &r->al, cause));
+		return (store_alert_clear(s, r->it.job, r->it.instance, cause));
 	case STATE_DONE:
 		return (queue_done(q, r->msg, cause));
 	case STATE_RELEASE:
@@ -698,6 +704,63 @@ state_sqlite_intent(struct inst *in, int held, int started, long uid)
 	}
 	state_rec_add(r);
 }
+/*
+ * Remember the alert state of an instance (alert.c); an earlier one not
+ * written yet is replaced.
+ */
+static void
+state_sqlite_alert(const struct inst *in)
+{
+	struct state_rec *r, *old, *next;
+
+	r = state_rec_new(STATE_ALERT, in);
+	strlcpy(r->al.job, in->job->name, sizeof(r->al.job));
+	r->al.instance = in->index;
+	r->al.state = in->alert.state;
+	r->al.since = in->alert.since;
+	r->al.failures = in->alert.failures;
+	r->al.said = in->alert.said;
+	r->al.delay = in->alert.delay;
+	TAILQ_FOREACH_SAFE(old, &state_recs, entry, next) {
+		if (old->op == STATE_ALERT &&
+		    strcmp(old->it.job, r->it.job) == 0 &&
+		    old->it.instance == r->it.instance)
+			state_rec_remove(old);
+	}
+	state_rec_add(r);
+}
+
+static void
+state_alert_apply(const struct store_alert *a, void *arg)
+{
+	struct job *j;
+	struct inst *in;
+
+	(void)arg;
+	if ((j = job_find(a->job)) == NULL || a->instance < 0 ||
+	    a->instance >= j->ninsts)
+		return;
+	in = j->insts[a->instance];
+	in->alert.state = a->state;
+	in->alert.since = a->since;
+	in->alert.failures = a->failures;
+	in->alert.said = a->said;
+	in->alert.delay = a->delay;
+}
+
+/* At start-up: give each instance the alert state recorded for it. */
+static void
+state_sqlite_alerts_load(void)
+{
+	struct store *s;
+	char *cause = NULL;
+
+	if ((s = state_get()) == NULL)
+		return;
+	if (store_alerts(s, state_alert_apply, NULL, &cause) == -1)
+		state_failed("state.db", cause);
+}
+
 static void
 state_intent_apply(const struct store_intent *it, void *arg)
 {
@@ -872,6 +935,8 @@ const struct state_ops state_sqlite = {
 	.history = state_sqlite_history,
 	.intent = state_sqlite_intent,
 	.intents_load = state_sqlite_intents_load,
+	.alert = state_sqlite_alert,
+	.alerts_load = state_sqlite_alerts_load,
 	.queue = state_sqlite_queue,
 	.queue_failed = state_sqlite_queue_failed,
 	.queue_done = state_sqlite_queue_done,

@@ -165,6 +165,25 @@ state_intent(struct inst *in, int held, int started, long uid)
 	state_of(in->job)->intent(in, held, started, uid);
 }
 
+/*
+ * Record the alert state of in (alert.c): in the default backend, for
+ * every job (it is this node's, also for a cluster job).
+ */
+void
+state_alert(const struct inst *in)
+{
+	if (state_backends[0]->alert != NULL)
+		state_backends[0]->alert(in);
+}
+
+/* At start-up: give each instance the alert state recorded for it. */
+void
+state_alerts_load(void)
+{
+	if (state_backends[0]->alerts_load != NULL)
+		state_backends[0]->alerts_load();
+}
+
 /* At start-up: give each instance the intent recorded for it. */
 void
 state_intents_load(void)

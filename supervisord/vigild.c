@@ -640,6 +640,7 @@ vigild_changed(struct inst *in, enum job_state was)
 	waiters_notify(in);
 	registry_changed(in, was);
 	hook_changed(in, was);
+	alert_changed(in, was);
 }
 
 /* An instance is freed: its waiters are told, its counts kept. */
@@ -649,6 +650,23 @@ vigild_gone(struct inst *in)
 	waiters_cancel(in);
 	counters_retire(in);
 	cluster_inst_free(in);
+	alert_free(in);
+}
+
+/*
+ * Once every instance had its start: those that were failing when the
+ * last vigild stopped go on from their failures (alert.c).
+ */
+static void
+vigild_alerts_resume(void)
+{
+	struct job *j;
+	int i;
+
+	RB_FOREACH(j, job_tree, &vigild.jobs) {
+		for (i = 0; i < j->ninsts; i++)
+			alert_resume(j->insts[i]);
+	}
 }
 
 /* The supervision core: its modules, wired together. */
@@ -740,12 +758,14 @@ main(int argc, char **argv)
 	state_watch_start();
 	state_open();
 	state_intents_load();
+	state_alerts_load();
 	vigild_open_socket();
 	if (cluster_open(&cause) == -1)
 		fatalx("%s", cause);
 	log_info("vigild %s started: %zu jobs from %s", PACKAGE_VERSION,
 	    vigild.njobs, vigild.jobs_dir);
 	registry_start_all();
+	vigild_alerts_resume();
 	sdnotify_ready();
 
 	if ((r = sd_event_loop(vigild.event)) < 0)

@@ -153,6 +153,16 @@ struct inst {
 	sd_event_source *stable;   /* wakes start waiters at min_uptime */
 	struct prober *probe;      /* its ready or health probe (prober.c) */
 
+	/* Its alert state (alert.c), kept in state.db while not ALERT_OK. */
+	struct inst_alert {
+		int state;               /* ALERT_OK, _FAILING, _CRASHLOOP */
+		int64_t since;           /* failing since, wall usec */
+		unsigned int failures;   /* failed runs since */
+		int64_t said;            /* the last alert said, wall usec */
+		uint64_t delay;          /* the restart delay reached */
+		sd_event_source *stable; /* recovered at min_uptime */
+	} alert;
+
 	struct lease_slot *lease; /* cluster = true: its lease (cluster.c) */
 
 	struct periodic_slot per; /* kind = "periodic" */
@@ -414,6 +424,18 @@ void counters_free_all(void);
 void hook_failure(struct inst *, const char *, int, int64_t);
 void hook_changed(struct inst *, enum job_state);
 void hook_vigild(const char *, const char *);
+void hook_alert(
+    struct inst *, const char *, int, int64_t, unsigned int, int64_t);
+
+/* alert.c */
+#define ALERT_OK 0
+#define ALERT_FAILING 1
+#define ALERT_CRASHLOOP 2
+void alert_failed(struct inst *, int, int64_t);
+void alert_succeeded(struct inst *);
+void alert_changed(struct inst *, enum job_state);
+void alert_free(struct inst *);
+void alert_resume(struct inst *);
 int hook_reaped(pid_t, int);
 int hook_owns(pid_t);
 void hook_free_all(void);
@@ -559,9 +581,11 @@ struct state_ops {
 	void (*run_skipped)(struct inst *, int64_t);
 	int64_t (*last_start)(const char *);
 	int (*history)(const char *, int, int, store_run_cb, void *, char **);
-	/* the operator's intent */
+	/* the operator's intent; the alert state (the default backend's) */
 	void (*intent)(struct inst *, int, int, long);
 	void (*intents_load)(void);
+	void (*alert)(const struct inst *);
+	void (*alerts_load)(void);
 	/* the queue: its handle, the outcomes of its runs */
 	struct queue *(*queue)(void);
 	void (*queue_failed)(char *);
@@ -598,6 +622,8 @@ void state_run_skipped(struct inst *, int64_t);
 int64_t state_last_start(const char *);
 void state_intent(struct inst *, int, int, long);
 void state_intents_load(void);
+void state_alert(const struct inst *);
+void state_alerts_load(void);
 int state_history(const char *, int, int, store_run_cb, void *, char **);
 struct queue *state_queue(void);
 void state_batch_begin(void);

@@ -1,6 +1,8 @@
 #!/bin/bash
 # on_failure and on_event (issue 23): a run that fails runs the job's
-# on_failure with its variables (exit status or signal, instance, run id),
+# on_failure (with alert_repeat = "0": each failed run; alerts.sh has the
+# transitions of the default) with its variables (exit status or signal,
+# instance, run id),
 # into the job's log after a marker; FATAL and a dead queue message are
 # events too; a stop asked for is not; hooks of one job never overlap and
 # keep their order; a hook that hangs is killed at hook_timeout and the
@@ -15,21 +17,21 @@ rec() {
 	printf 'on_failure = {"sh", "-c", "env | grep ^VIGIL_ | sort >>%s; echo hook says hello; echo -- >>%s"}' \
 		"$T/$1.env" "$T/$1.env"
 }
-job crash 'command = "sh -c \"exit 3\""' 'restart_delay = "30s"' "$(rec crash)"
-job fatal 'command = "false"' 'max_restarts = 1' 'restart_delay = "50ms"' \
+job crash 'alert_repeat = "0"' 'command = "sh -c \"exit 3\""' 'restart_delay = "30s"' "$(rec crash)"
+job fatal 'alert_repeat = "0"' 'command = "false"' 'max_restarts = 1' 'restart_delay = "50ms"' \
 	"on_failure = {\"sh\", \"-c\", \"echo \$VIGIL_EVENT >>$T/fatal.events\"}"
-job killed 'command = "sleep 100000"' 'restart_delay = "30s"' "$(rec killed)"
-job hang 'command = "false"' 'restart_delay = "30s"' \
+job killed 'alert_repeat = "0"' 'command = "sleep 100000"' 'restart_delay = "30s"' "$(rec killed)"
+job hang 'alert_repeat = "0"' 'command = "false"' 'restart_delay = "30s"' \
 	'on_failure = "sleep 100000"' 'hook_timeout = "500ms"'
 # Each hook takes 200ms; five failures come faster than that.
-job serial 'command = "false"' 'max_restarts = 4' 'restart_delay = "10ms"' \
+job serial 'alert_repeat = "0"' 'command = "false"' 'max_restarts = 4' 'restart_delay = "10ms"' \
 	'restart_delay_max = "10ms"' \
 	"on_failure = {\"sh\", \"-c\", \"echo start \$(date +%s%N) \$VIGIL_EVENT >>$T/serial; sleep 0.2; echo end \$(date +%s%N) >>$T/serial\"}"
-job q 'kind = "queue"' 'command = "sh -c \"cat >/dev/null; exit 4\""' \
+job q 'alert_repeat = "0"' 'kind = "queue"' 'command = "sh -c \"cat >/dev/null; exit 4\""' \
 	'max_attempts = 1' "$(rec q)"
 job ev 'command = "sleep 100000"' 'autostart = false'
 # A periodic run stopped at its timeout has failed.
-job slow 'kind = "periodic"' 'every = "1h"' 'command = "sleep 100000"' \
+job slow 'alert_repeat = "0"' 'kind = "periodic"' 'every = "1h"' 'command = "sleep 100000"' \
 	'timeout = "200ms"' "$(rec slow)"
 start_vigild
 
@@ -77,11 +79,11 @@ check "hang: said in vigild's log" grep -q "hang: on_failure: pid $hp still runn
 check "hang: said in the job's log" grep -q "on_failure: pid $hp still running after hook_timeout" "$LOGS/hang.log"
 check "hang: the job goes on" is_state hang BACKOFF
 
-# serial: five events, never two hooks at once, in order.
+# serial: seven events, never two hooks at once, in order.
 wait_state serial FATAL
-retry 10 count_is 6 '^end' "$T/serial" ||
+retry 10 count_is 7 '^end' "$T/serial" ||
 	fail "serial: $(cat "$T/serial" 2>/dev/null)"
-check "serial: failed x5 then fatal" test "$(awk '/^start/ { print $3 }' "$T/serial" | tr '\n' ' ')" = "failed failed failed failed failed fatal "
+check "serial: failed x5 (a crash loop from the second) then fatal" test "$(awk '/^start/ { print $3 }' "$T/serial" | tr '\n' ' ')" = "failed failed crash-loop failed failed failed fatal "
 # shellcheck disable=SC2016 # awk's own $2
 check "serial: no overlap" awk '
 	/^start/ { if (open) bad = 1; open = 1; if ($2 < last) bad = 1 }

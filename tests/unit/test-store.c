@@ -209,13 +209,13 @@ TEST(open_creates_schema)
 	ASSERT_OK((s = store_open(p, &cause)) != NULL);
 	ASSERT_OK(cause == NULL);
 	store_close(s);
-	ASSERT_EQ(header_field(p, 60, 4), 4); /* user_version */
+	ASSERT_EQ(header_field(p, 60, 4), 5); /* user_version */
 	ASSERT_EQ(header_field(p, 18, 1), 2); /* WAL */
 	/* Opening it again migrates nothing and loses nothing. */
 	ASSERT_OK((s = store_open(p, &cause)) != NULL);
 	ASSERT_OK(cause == NULL);
 	store_close(s);
-	ASSERT_EQ(header_field(p, 60, 4), 4);
+	ASSERT_EQ(header_field(p, 60, 4), 5);
 	store_close(NULL);
 	ASSERT_OK((s = store_open(":memory:", &cause)) != NULL);
 	ASSERT_OK(cause == NULL);

@@ -1,0 +1,70 @@
+#!/bin/bash
+# shellcheck disable=SC2317 # predicates called through retry
+# Alerts with state (issue 38): a job that fails for ever is said to be
+# failing once and in a crash loop once (its restart delay at
+# restart_delay_max), then reminded at most every alert_repeat, not at
+# every attempt; it is said to have recovered once a run lasts min_uptime
+# again.  on_failure and on_event hear the same.  A restart of vigild in
+# the middle starts neither the alerts nor the backoff over.  (A crash
+# loop of minutes, compressed: delays of milliseconds, alert_repeat 3 s.)
+. "$(dirname "$0")/lib.sh"
+
+cat >"$T/vigil.conf" <<EOF
+on_event = {"sh", "-c", "case \$VIGIL_EVENT in state) ;; *) echo \"\$VIGIL_EVENT \$VIGIL_JOB \$VIGIL_FAILURES\" >>$T/events;; esac"}
+EOF
+job flap "command = {\"sh\", \"-c\", \"[ -e $T/fix ] && exec sleep 100000; exit 3\"}" \
+	'restart_delay = "20ms"' 'restart_delay_max = "300ms"' 'min_uptime = "1s"' \
+	'alert_repeat = "3s"' \
+	"on_failure = {\"sh\", \"-c\", \"echo \$(date +%s%N) \$VIGIL_EVENT \$VIGIL_FAILURES \$VIGIL_FAILING_SINCE >>$T/alerts\"}"
+start_vigild
+
+said() { grep -c " $1 " "$T/alerts" 2>/dev/null || true; }
+said_at_least() { [ "$(said "$1")" -ge "$2" ]; }
+failures() { awk 'END { print $3 }' "$T/alerts"; }
+
+# --- The loop: failing, crash-loop, then reminders 3 s apart.
+retry 30 said_at_least still-failing 2 || fail "no two reminders: $(cat "$T/alerts" 2>/dev/null)"
+n=$(failures)
+[ "$(said failing)" = 1 ] || fail "failing said $(said failing) times: $(cat "$T/alerts")"
+[ "$(said crash-loop)" = 1 ] || fail "crash-loop said $(said crash-loop) times: $(cat "$T/alerts")"
+[ "$n" -ge 15 ] || fail "only $n failed runs: the job did not loop"
+alerts=$(wc -l <"$T/alerts")
+[ "$alerts" -le 5 ] || fail "$alerts alerts for $n failed runs: $(cat "$T/alerts")"
+# Reminders at least alert_repeat after the alert before them.
+awk '$2 == "still-failing" && $1 - prev < 3000000000 { bad = 1; print "too soon:", $0 } { prev = $1 } END { exit bad }' \
+	"$T/alerts" || fail "a reminder came early: $(cat "$T/alerts")"
+grep -q "crash-loop [0-9]* 20[0-9-]*T" "$T/alerts" || fail "no VIGIL_FAILING_SINCE: $(cat "$T/alerts")"
+grep -q "flap: crash loop: .* restarted every 300ms" "$VLOG" || fail "the crash loop is not in the log"
+ctl status flap | grep -q "^  in a crash loop since 20[0-9T:.+-]*: [0-9]* failed runs$" ||
+	fail "status does not say it: $(ctl status flap)"
+[ "$(ctl --json status flap | jq -r '.jobs[0].alert')" = crash-loop ] ||
+	fail "status --json: $(ctl --json status flap | jq -c '.jobs[0]')"
+log "$n failed runs, $alerts alerts: $(awk '{ print $2 }' "$T/alerts" | tr '\n' ' ')"
+
+# --- A restart of vigild: no new burst of alerts, the backoff goes on.
+before=$(wc -l <"$T/alerts")
+stop_vigild
+start_vigild
+backing_off() { ctl status flap | grep -q 'failed starts in a row'; }
+retry 10 backing_off || fail "flap does not back off: $(ctl status flap)"
+again=$(ctl status flap | sed -n 's/.*, \([0-9]*\) failed starts in a row.*/\1/p')
+[ "$again" -gt "$n" ] || fail "after the restart, the failures start over: $again (before: $n)"
+ctl status flap | grep -q "(delay 2[0-9][0-9]ms\|(delay 300ms" ||
+	fail "after the restart, the delay starts over: $(ctl status flap)"
+grep -q "flap: in a crash loop since before this vigild started" "$VLOG" || fail "the resume is not in the log"
+new=$(tail -n +"$((before + 1))" "$T/alerts" | awk '{ print $2 }' | grep -v still-failing || true)
+[ -z "$new" ] || fail "after the restart: $new"
+
+# --- Fixed: recovered once a run lasts min_uptime (1 s).
+touch "$T/fix"
+recovered() { [ "$(said recovered)" = 1 ]; }
+retry 20 recovered || fail "no recovered: $(cat "$T/alerts")"
+[ "$(is_state flap RUNNING && echo y)" = y ] || fail "flap is $(state flap)"
+# on_event heard the same transitions (not one per attempt).
+for e in failing crash-loop recovered; do
+	[ "$(grep -c "^$e flap " "$T/events" || true)" = 1 ] || fail "on_event: $e: $(cat "$T/events")"
+done
+! ctl status flap | grep -q 'failed starts in a row\|failed runs' || fail "still failing: $(ctl status flap)"
+[ "$(ctl --json status flap | jq -r '.jobs[0].alert')" = null ] || fail "status --json after the recovery"
+stop_vigild
+log "alerts: $(awk '{ print $2 }' "$T/alerts" | tr '\n' ' ')"
