@@ -92,6 +92,11 @@ slow_factor() {
 	[ "$f" -le 12 ] || f=12
 	echo "$f"
 }
+# VIGIL_ASAN: vigild is built with AddressSanitizer (a test may do less
+# of what costs much CPU there and was done in full in the gcc stage).
+VIGIL_ASAN=
+# shellcheck disable=SC2034 # for the tests
+if grep -qa __asan_init "$VIGILD" 2>/dev/null; then VIGIL_ASAN=1; fi
 SLOW_WHY=
 slow_factor >"$T/slow"
 read -r VIGIL_TEST_SLOW <"$T/slow"
