@@ -433,6 +433,36 @@ vigild_tighten(int fd, const char *shown, mode_t max, gid_t gid)
 }
 
 /*
+ * With socket_group, the state directory and state.db's files are that
+ * group's to read (0750, 0640), also when they were made before, or by
+ * systemd's StateDirectoryMode=0700: give fd (at shown) group gid and the
+ * group bits of want it lacks, said in the log.  Wider bits are
+ * vigild_tighten's.
+ */
+static void
+vigild_share(int fd, const char *shown, mode_t want, gid_t gid)
+{
+	struct stat st;
+	mode_t mode;
+
+	if (gid == (gid_t)-1 || fstat(fd, &st) == -1)
+		return;
+	mode = (st.st_mode & 07707) | (want & 070);
+	if (st.st_gid == gid && (st.st_mode & 07777) == mode)
+		return;
+	if (fchown(fd, (uid_t)-1, gid) == -1 || fchmod(fd, mode) == -1) {
+		log_warn(
+		    "%s: cannot make it group %lu's to read (socket_group)",
+		    shown, (unsigned long)gid);
+		return;
+	}
+	log_info("%s: mode %04o group %lu, now %04o group %lu "
+	         "(socket_group)",
+	    shown, (unsigned int)(st.st_mode & 07777), (unsigned long)st.st_gid,
+	    (unsigned int)mode, (unsigned long)gid);
+}
+
+/*
  * state.db and its -wal and -shm hold queue payloads and output tails:
  * narrow their modes to max (0600, or 0640 with socket_group), one warning
  * for each file changed.  A symbolic link is left alone (store_open
@@ -454,8 +484,10 @@ vigild_state_files(mode_t max, gid_t gid)
 		if (fd == -1)
 			continue;
 		xasprintf(&shown, "%s/%s", vigild.state_dir, names[i]);
-		if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode))
+		if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
 			vigild_tighten(fd, shown, max, gid);
+			vigild_share(fd, shown, max, gid);
+		}
 		free(shown);
 		close(fd);
 	}
@@ -503,6 +535,7 @@ vigild_state_dir(void)
 	    fchown(vigild.state_dirfd, (uid_t)-1, gid) == -1)
 		log_warn("%s: chgrp %lu", vigild.state_dir, (unsigned long)gid);
 	vigild_tighten(vigild.state_dirfd, vigild.state_dir, mode, gid);
+	vigild_share(vigild.state_dirfd, vigild.state_dir, mode, gid);
 	vigild_state_files(mode & 0666, gid);
 }
 

@@ -91,6 +91,19 @@ if getent group adm >/dev/null; then
 	no_warning() { ! grep -q 'was open to more' "$VLOG"; }
 	check "no warning for a new state dir" no_warning
 	stop_vigild
+	# A state dir and state.db made without it (or by systemd's
+	# StateDirectoryMode=0700) become the group's to read too (issue 38).
+	chmod 0700 "$STATE"
+	chmod 0600 "$DB" "$DB-wal" "$DB-shm" 2>/dev/null || true
+	chgrp root "$STATE" "$DB"
+	: >"$VLOG"
+	start_vigild
+	check "an old state dir 0750 adm" mode_is "$STATE" 750 adm
+	check "an old state.db 0640 adm" mode_is "$DB" 640 adm
+	said() { grep -q "$STATE/state.db: mode 0600 group 0, now 0640 group [0-9]* (socket_group)" "$VLOG"; }
+	check "said in the log" said
+	check "nobody (not in adm) still cannot read the queue" secret_safe
+	stop_vigild
 fi
 
 checks_passed
