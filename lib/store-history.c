@@ -45,6 +45,21 @@ store_run_begin(struct store *s, const char *job, int instance,
 }
 
 /*
+ * Record the message (its id) that run id of a queue job works.  Return
+ * 0, or -1 with *cause.
+ */
+int
+store_run_message(struct store *s, int64_t id, int64_t msg, char **cause)
+{
+	sqlite3_stmt *st = s->st[STORE_RUN_MESSAGE];
+
+	if (sqlite3_bind_int64(st, 1, id) != SQLITE_OK ||
+	    sqlite3_bind_int64(st, 2, msg) != SQLITE_OK)
+		return (store_fail(s, st, cause));
+	return (store_done(s, st, cause));
+}
+
+/*
  * Record when run id became ready (usec since the epoch).  A run that is
  * no longer recorded is not an error.  Return 0, or -1 with *cause.
  */
@@ -189,6 +204,7 @@ store_run_fill(sqlite3_stmt *st, struct store_run *r)
 	r->exit_code = (int)store_column_opt(st, 8, -1);
 	r->signal = (int)store_column_opt(st, 9, -1);
 	store_column_text(st, 10, r->reason, sizeof(r->reason));
+	r->message = store_column_opt(st, 11, 0);
 }
 
 /*

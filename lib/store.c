@@ -62,6 +62,7 @@ static const char *store_sql[STORE_NSTMT] = {
 	[STORE_RUN_INSERT] = "INSERT INTO runs (job, instance, run_id, pid, "
 	                     "started) VALUES (?1, ?2, ?3, ?4, ?5)",
 	[STORE_RUN_READY] = "UPDATE runs SET ready = ?2 WHERE id = ?1",
+	[STORE_RUN_MESSAGE] = "UPDATE runs SET message = ?2 WHERE id = ?1",
 	[STORE_RUN_END] = "UPDATE runs SET ended = ?2, exit_code = ?3, "
 	                  "signal = ?4, reason = ?5 WHERE id = ?1",
 	[STORE_RUN_PRUNE] = "DELETE FROM runs WHERE job = "
@@ -73,7 +74,8 @@ static const char *store_sql[STORE_NSTMT] = {
 	[STORE_RUNS_CLOSE] = "UPDATE runs SET ended = ?1, reason = ?2 "
 	                     "WHERE ended IS NULL",
 	[STORE_HISTORY] = "SELECT id, job, instance, run_id, pid, started, "
-	                  "ready, ended, exit_code, signal, reason FROM "
+	                  "ready, ended, exit_code, signal, reason, message "
+	                  "FROM "
 	                  "(SELECT * FROM runs WHERE job = ?1 "
 	                  "AND (?3 < 0 OR instance = ?3) "
 	                  "ORDER BY id DESC LIMIT ?2) ORDER BY id",
@@ -151,12 +153,15 @@ static const char *store_migrations[] = {
 	"CREATE INDEX queue_due ON queue (job, due) WHERE state = 0;",
 	/*
 	 * 4 -> 5: the alert state of failing instances (store-alert.c), so
-	 * that a restart of vigild is not a fresh burst of alerts and starts.
+	 * that a restart of vigild is not a fresh burst of alerts and starts;
+	 * the message of a queue run.
 	 */
 	"CREATE TABLE alert (job TEXT NOT NULL, instance INTEGER NOT NULL, "
 	"state INTEGER NOT NULL, since INTEGER NOT NULL, "
 	"failures INTEGER NOT NULL, said INTEGER NOT NULL, "
-	"delay INTEGER NOT NULL, PRIMARY KEY (job, instance));",
+	"delay INTEGER NOT NULL, PRIMARY KEY (job, instance));"
+	/* and the message of a queue job's run, for history */
+	"ALTER TABLE runs ADD COLUMN message INTEGER;",
 };
 #define STORE_VERSION                                                          \
 	((int)(sizeof(store_migrations) / sizeof(store_migrations[0])))

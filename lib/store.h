@@ -37,6 +37,7 @@ struct store_run {
 	int exit_code;               /* -1 when it did not exit normally */
 	int signal;                  /* -1 when it was not killed by a signal */
 	char reason[PATH_MAX + 128]; /* whole: an exec error names a path */
+	int64_t message;             /* a queue run's message, or 0 */
 };
 
 /* What the operator asked of one instance. */
@@ -69,6 +70,7 @@ void store_close(struct store *);
 int store_run_begin(struct store *, const char *, int, const char *, long,
     int64_t, int64_t *, char **);
 int store_run_ready(struct store *, int64_t, int64_t, char **);
+int store_run_message(struct store *, int64_t, int64_t, char **);
 int store_run_end(
     struct store *, int64_t, int64_t, int, int, const char *, int, char **);
 int store_run_skipped(struct store *, const char *, int, int64_t, int, char **);

@@ -4,7 +4,7 @@
 /*
  * history [-n N] JOB|JOB@N: past runs of a job (or of one of its
  * instances) from state.db, oldest first: start, end, duration, exit code
- * or signal, and why it ended.
+ * or signal, the message of a queue job's run, and why it ended.
  */
 
 #include "config.h"
@@ -49,6 +49,7 @@ const struct cmd_entry cmd_history_entry = {
 struct cmd_history {
 	struct cmd_ctx *ctx;
 	int count;
+	int queue; /* a queue job: a MESSAGE column */
 };
 
 /* key: a time in usec, or null for none (0). */
@@ -94,6 +95,11 @@ cmd_history_json(struct cmd_ctx *ctx, const struct store_run *r)
 	json_string(jw, r->signal > 0 ? signame_name(r->signal) : NULL);
 	json_key(jw, "reason");
 	json_string(jw, r->reason[0] != '\0' ? r->reason : NULL);
+	json_key(jw, "message");
+	if (r->message > 0)
+		json_int(jw, r->message);
+	else
+		json_null(jw);
 	json_object_end(jw);
 }
 
@@ -101,7 +107,7 @@ static void
 cmd_history_row(const struct store_run *r, void *arg)
 {
 	struct cmd_history *h = arg;
-	char start[TIMEFMT_LEN], end[TIMEFMT_LEN], dur[32], ex[32];
+	char start[TIMEFMT_LEN], end[TIMEFMT_LEN], dur[32], ex[32], msg[32];
 
 	if (h->ctx->json)
 		cmd_history_json(h->ctx, r);
@@ -112,10 +118,16 @@ cmd_history_row(const struct store_run *r, void *arg)
 			    dur, sizeof(dur));
 		else
 			strlcpy(dur, "-", sizeof(dur));
-		cmd_print(h->ctx, "%-29s %-29s %9s %-12s %s\n",
+		if (h->queue && r->message > 0)
+			snprintf(msg, sizeof(msg), "%lld ",
+			    (long long)r->message);
+		else
+			strlcpy(msg, h->queue ? "- " : "", sizeof(msg));
+		cmd_print(h->ctx, "%-29s %-29s %9s %-12s %*s%s\n",
 		    cmd_format_time(r->started, start, sizeof(start)),
 		    cmd_format_time(r->ended, end, sizeof(end)), dur,
 		    cmd_format_exit(r->exit_code, r->signal, ex, sizeof(ex)),
+		    h->queue ? -14 : 0, msg,
 		    r->reason[0] != '\0' ? r->reason : "running");
 	}
 	h->count++;
@@ -133,11 +145,15 @@ cmd_history_exec(struct cmd_ctx *ctx)
 	instance = job_find(ctx->argv[0]) == NULL ? in->index : -1;
 	h.ctx = ctx;
 	h.count = 0;
+	h.queue = in->job->spec->kind == CONF_KIND_QUEUE;
 	if (ctx->json) {
 		json_object_begin(&ctx->jw);
 		json_key(&ctx->jw, "runs");
 		json_array_begin(&ctx->jw);
-	} else
+	} else if (h.queue)
+		cmd_print(ctx, "%-29s %-29s %9s %-12s %-13s %s\n", "START",
+		    "END", "DURATION", "EXIT", "MESSAGE", "REASON");
+	else
 		cmd_print(ctx, "%-29s %-29s %9s %-12s %s\n", "START", "END",
 		    "DURATION", "EXIT", "REASON");
 	if (state_history(in->job->name, instance,

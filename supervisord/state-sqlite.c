@@ -327,6 +327,8 @@ state_rec_write_run(struct store *s, struct state_rec *r, char **cause)
 	if (store_run_begin(s, r->it.job, r->it.instance, r->run_id, r->pid,
 	        r->started, &r->row, cause) == -1)
 		return (-1);
+	if (r->msg != 0 && store_run_message(s, r->row, r->msg, cause) == -1)
+		return (-1);
 	if (r->ready != 0 && store_run_ready(s, r->row, r->ready, cause) == -1)
 		return (-1);
 	if (r->ended != 0 &&
@@ -600,6 +602,7 @@ state_sqlite_run_started(struct inst *in)
 	r->seq = ++state_seq;
 	memcpy(r->run_id, in->run.id, sizeof(r->run_id));
 	r->pid = (long)in->run.pid;
+	r->msg = in->q.msg.id; /* a queue run's message, else 0 */
 	r->started = store_now();
 	in->run.row = -r->seq;
 	state_rec_add(r);

@@ -16,6 +16,8 @@ job held 'command = "sleep 1001"'
 job manual 'command = "sleep 1002"' 'autostart = false'
 job crash 'command = "false"' 'restart_delay = "10ms"' 'restart_delay_max = "20ms"'
 job two 'command = {"sh", "-c", "exit 3"}' 'instances = 2' 'restart = "never"'
+job hq 'kind = "queue"' 'command = {"sh", "-c", "cat >/dev/null; exit $((VIGIL_MESSAGE_ID % 2))"}' \
+	'max_attempts = 1'
 # An exec error names the path: its whole reason is kept (issue 38).
 long=$T/$(printf 'd%.0s' $(seq 1 120))/cmd
 job longwhy "command = \"$long\"" 'restart = "never"'
@@ -106,6 +108,22 @@ wait_state held RUNNING
 ctl --json history held | jq -e '[.runs[] | select(.reason == "lost")] | length >= 1' \
 	>/dev/null || fail "no lost run: $(ctl --json history held)"
 grep -q "recorded as lost" "$VLOG" || fail "no lost message"
+
+# A queue job's history has the message of each run (issue 38).
+m1=$(ctl enqueue hq one) && m2=$(ctl enqueue hq two) || fail "enqueue"
+two_runs() { [ "$(ctl --json history hq | jq '[.runs[] | select(.ended_us != null)] | length')" -ge 2 ]; }
+retry 10 two_runs || fail "hq did not run twice: $(ctl history hq)"
+ctl history hq >"$T/hq"
+head -n 1 "$T/hq" | grep -q '^START  *END  *DURATION EXIT  *MESSAGE  *REASON$' ||
+	fail "no MESSAGE column: $(head -n 1 "$T/hq")"
+for m in "$m1" "$m2"; do
+	grep -Eq "(exit [01]|-) +$m +exited [01]$" "$T/hq" || fail "no run of message $m: $(cat "$T/hq")"
+done
+[ "$(ctl --json history hq | jq -c '[.runs[].message]')" = "[$m1,$m2]" ] ||
+	fail "history --json: $(ctl --json history hq | jq -c '[.runs[].message]')"
+[ "$(ctl --json history seven | jq -c '[.runs[].message] | unique')" = '[null]' ] ||
+	fail "a service run has a message: $(ctl --json history seven)"
+ctl history seven | head -n 1 | grep -q MESSAGE && fail "a service's history has a MESSAGE column"
 
 # Corrupt state.db under a running vigild: crash restarts go on.
 wait_state crash BACKOFF
