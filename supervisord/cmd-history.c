@@ -119,8 +119,8 @@ cmd_history_row(const struct store_run *r, void *arg)
 		else
 			strlcpy(dur, "-", sizeof(dur));
 		if (h->queue && r->message > 0)
-			snprintf(msg, sizeof(msg), "%lld ",
-			    (long long)r->message);
+			snprintf(
+			    msg, sizeof(msg), "%lld ", (long long)r->message);
 		else
 			strlcpy(msg, h->queue ? "- " : "", sizeof(msg));
 		cmd_print(h->ctx, "%-29s %-29s %9s %-12s %*s%s\n",

@@ -8,7 +8,9 @@
 # and changes nothing),
 # `systemctl stop` ends every job with result success, the watchdog is
 # fed (WatchdogSec=2s) and fires when vigild hangs (Restart=on-failure
-# brings it back), and no job inherits NOTIFY_SOCKET or WATCHDOG_*.
+# brings it back), and no job inherits NOTIFY_SOCKET or WATCHDOG_*; after
+# kill -9 of vigild its jobs get SIGTERM and time to clean up, and vigild
+# comes back.
 # Skips (77) without root or overlayfs, when the built binaries cannot
 # run in Debian 12, under VIGILD_WRAPPER (no valgrind in there) and
 # VIGIL_SKIP_SLOW; and without systemd-nspawn or debootstrap, when the
@@ -151,6 +153,7 @@ copy_libs "$VIGILD" "$VIGILCTL_BIN"
 sed -e 's|@sbindir@|/usr/local/sbin|g' -e 's|@bindir@|/usr/local/bin|g' \
 	-e 's|^ExecStart=\(.*\)$|ExecStart=\1 -c /etc/vigil/vigil.conf|' \
 	-e 's|^ExecReload=\(.*/vigilctl\) \(.*\)$|ExecReload=\1 -c /etc/vigil/vigil.conf \2|' \
+	-e 's|^ExecStop=\(.*/vigilctl\) \(.*\)$|ExecStop=\1 -c /etc/vigil/vigil.conf \2|' \
 	"$SRC/contrib/vigild.service.in" >"$R/etc/systemd/system/$UNIT"
 grep -q '^ExecStart=.* -c /etc/vigil/vigil.conf$' "$R/etc/systemd/system/$UNIT" &&
 	grep -q '^ExecReload=/usr/local/bin/vigilctl -c /etc/vigil/vigil.conf reload$' \
@@ -388,6 +391,24 @@ vprio() {
 [ "$(vprio)" = 6 ] || bad "vigild's start line: priority '$(vprio)', want 6"
 nspawn_run journalctl --no-pager -o cat -u "$UNIT" | grep -q '^<[0-9]>' &&
 	bad "vigild's lines carry a raw <N> prefix in the journal"
+
+# ---------------------------------------------------------------- crash
+# vigild killed (-9): its jobs get their parent_death_signal and systemd's
+# SIGTERM, and time to finish (ExecStop= finds no vigild; KillMode=
+# control-group, TimeoutStopSec), not an instant SIGKILL; then vigild is
+# started again, with its jobs (issue 38).
+sdjob t "command = {\"sh\", \"-c\", \"trap 'echo term >>/var/lib/vigil/t.marks; sleep 1; echo cleaned >>/var/lib/vigil/t.marks; exit 0' TERM; echo up >>/var/lib/vigil/t.marks; while :; do sleep 0.1; done\"}"
+sc reload "$UNIT" || bad "systemctl reload failed (crash job)"
+retry 10 is_cstate t RUNNING || bad "job t is '$(cstate t)'"
+pid1=$(prop MainPID)
+SINCE=$(date +%s.%6N)
+nspawn_run kill -KILL "$pid1"
+marks() { nspawn_run cat /var/lib/vigil/t.marks 2>/dev/null | tr '\n' ' '; }
+cleaned() { case $(marks) in *"term cleaned"*) return 0 ;; esac; return 1; }
+retry 15 cleaned || bad "the job of a killed vigild had no time to clean up: marks '$(marks)'; $(journal | tail -n 5)"
+back() { is_active && [ "$(prop MainPID)" != "$pid1" ] && is_cstate t RUNNING; }
+retry 20 back || bad "vigild not back after kill -9: $(sc status "$UNIT" 2>&1 | head -n 5)"
+log "kill -9 of vigild: the job got '$(marks)'"
 
 SINCE=$(date +%s.%6N)
 sc stop "$UNIT" || bad "systemctl stop failed (after restart)"

@@ -31,6 +31,17 @@ case $exec_reload in
 *) fail "ExecReload=$exec_reload is not the installed vigilctl's reload" ;;
 esac
 [ -x "$D${exec_reload% reload}" ] || fail "ExecReload=$exec_reload: not installed at that path"
+# ExecStop= is the installed vigilctl's shutdown, with the default
+# KillMode=control-group: a stop is vigild's own, and jobs of a vigild
+# that died get SIGTERM and TimeoutStopSec, not an instant SIGKILL
+# (issue 38).
+exec_stop=$(sed -n 's/^ExecStop=//p' "$inst")
+case $exec_stop in
+/*/vigilctl\ shutdown) ;;
+*) fail "ExecStop=$exec_stop is not the installed vigilctl's shutdown" ;;
+esac
+[ -x "$D${exec_stop% shutdown}" ] || fail "ExecStop=$exec_stop: not installed at that path"
+grep -qx 'KillMode=control-group' "$inst" || fail "KillMode is not control-group: $(grep KillMode "$inst")"
 
 # The unit as installed, but with ExecStart= pointing into DESTDIR: verify
 # checks that the command exists.  --man=no: the manuals are not installed
@@ -38,7 +49,8 @@ esac
 # host's; only lines about ours count.
 mkdir -p "$T/unit"
 unit=$T/unit/vigild.service
-sed -e "s|^ExecStart=/|ExecStart=$D/|" -e "s|^ExecReload=/|ExecReload=$D/|" "$inst" >"$unit"
+sed -e "s|^ExecStart=/|ExecStart=$D/|" -e "s|^ExecReload=/|ExecReload=$D/|" \
+	-e "s|^ExecStop=/|ExecStop=$D/|" "$inst" >"$unit"
 opts=(--man=no)
 v=$(systemd-analyze --version | awk 'NR == 1 { print $2 }')
 [ "${v:-0}" -ge 250 ] 2>/dev/null && opts+=(--recursive-errors=no)
