@@ -405,7 +405,7 @@ SINCE=$(date +%s.%6N)
 nspawn_run kill -KILL "$pid1"
 marks() { nspawn_run cat /var/lib/vigil/t.marks 2>/dev/null | tr '\n' ' '; }
 cleaned() { case $(marks) in *"term cleaned"*) return 0 ;; esac; return 1; }
-retry 15 cleaned || bad "the job of a killed vigild had no time to clean up: marks '$(marks)'; $(journal | tail -n 5)"
+retry 15 cleaned || bad "the job of a killed vigild had no time to clean up: marks '$(marks)'; $(journal | grep -v "jout-line\|jerr-line\|jlevel-line" | tail -n 40)"
 back() { is_active && [ "$(prop MainPID)" != "$pid1" ] && is_cstate t RUNNING; }
 retry 20 back || bad "vigild not back after kill -9: $(sc status "$UNIT" 2>&1 | head -n 5)"
 log "kill -9 of vigild: the job got '$(marks)'"

@@ -658,7 +658,7 @@ TEST(migration_from_v1)
 	ASSERT_OK((e.s = store_open(e.path, &cause)) != NULL);
 	ASSERT_OK(cause == NULL);
 	ASSERT_OK((e.q = queue_open(e.s, &cause)) != NULL);
-	ASSERT_EQ(query_int(&e, "PRAGMA user_version"), 4);
+	ASSERT_EQ(query_int(&e, "PRAGMA user_version"), 5);
 	memset(&rs, 0, sizeof(rs));
 	ASSERT_EQ(store_history(e.s, "old", -1, see_run, &rs, NULL), 0);
 	ASSERT_EQ(rs.n, 1);
@@ -672,7 +672,7 @@ TEST(migration_from_v1)
 	ASSERT_OK((e.s = store_open(e.path, &cause)) != NULL);
 	ASSERT_OK(cause == NULL);
 	ASSERT_OK((e.q = queue_open(e.s, &cause)) != NULL);
-	ASSERT_EQ(query_int(&e, "PRAGMA user_version"), 4);
+	ASSERT_EQ(query_int(&e, "PRAGMA user_version"), 5);
 	ASSERT_EQ(
 	    query_int(&e, "SELECT count(*) FROM queue WHERE state = 1"), 1);
 	ASSERT_EQ(query_int(&e, "SELECT count(*) FROM runs"), 1);
