@@ -397,7 +397,17 @@ nspawn_run journalctl --no-pager -o cat -u "$UNIT" | grep -q '^<[0-9]>' &&
 # SIGTERM, and time to finish (ExecStop= finds no vigild; KillMode=
 # control-group, TimeoutStopSec), not an instant SIGKILL; then vigild is
 # started again, with its jobs (issue 38).
-sdjob t "command = {\"sh\", \"-c\", \"trap 'echo term >>/var/lib/vigil/t.marks; sleep 1; echo cleaned >>/var/lib/vigil/t.marks; exit 0' TERM; echo up >>/var/lib/vigil/t.marks; while :; do sleep 0.1; done\"}"
+# (Its output has no reader once vigild is gone: it ignores SIGPIPE, as
+# vigild.8 says a job must that writes to its output as it cleans up.)
+cat >"$R/usr/local/bin/tjob" <<'EOF'
+#!/bin/sh
+trap '' PIPE
+trap 'echo term >>/var/lib/vigil/t.marks; sleep 1; echo cleaned >>/var/lib/vigil/t.marks; exit 0' TERM
+echo up >>/var/lib/vigil/t.marks
+while :; do echo tick; sleep 0.1; done
+EOF
+chmod 0755 "$R/usr/local/bin/tjob"
+sdjob t 'command = "/usr/local/bin/tjob"' 
 sc reload "$UNIT" || bad "systemctl reload failed (crash job)"
 retry 10 is_cstate t RUNNING || bad "job t is '$(cstate t)'"
 pid1=$(prop MainPID)
