@@ -56,6 +56,7 @@ enum queue_stmt {
 	QUEUE_RECOVER,
 	QUEUE_COUNTS,
 	QUEUE_LIST_DEAD,
+	QUEUE_DEAD_OUTPUT,
 	QUEUE_RETRY,
 	QUEUE_DELETE,
 	QUEUE_PURGE,
@@ -111,6 +112,10 @@ static const char *queue_sql[QUEUE_NSTMT] = {
 	                    "last_error, updated, length(payload), priority, "
 	                    "due, created FROM queue WHERE job = ?1 AND "
 	                    "state = 2 ORDER BY id LIMIT ?2",
+	[QUEUE_DEAD_OUTPUT] = "SELECT id, attempts, last_exit, last_signal, "
+	                      "last_error, updated, length(payload), priority, "
+	                      "due, created, output FROM queue WHERE id = ?1 "
+	                      "AND job = ?2 AND state = 2",
 	[QUEUE_RETRY] = "UPDATE queue SET state = 0, due = ?2, attempts = 0, "
 	                "updated = ?2 WHERE id = ?1 AND state <> 1",
 	[QUEUE_DELETE] = "DELETE FROM queue WHERE id = ?1",
@@ -560,6 +565,42 @@ queue_sqlite_list_dead(void *be, const char *job, int limit, queue_msg_cb cb,
 }
 
 static int
+queue_sqlite_dead_output(void *be, const char *job, int64_t id,
+    struct queue_msg *m, void **out, size_t *olen, int *found, char **cause)
+{
+	struct queue_sqlite *q = be;
+	sqlite3_stmt *st = q->st[QUEUE_DEAD_OUTPUT];
+	const void *p;
+	int rc;
+
+	if (sqlite3_bind_int64(st, 1, id) != SQLITE_OK ||
+	    sqlite3_bind_text(st, 2, job, -1, SQLITE_STATIC) != SQLITE_OK)
+		return (queue_error(q, st, cause));
+	if ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		*found = 1;
+		queue_dead_fill(st, m);
+		p = sqlite3_column_blob(st, 10);
+		*olen = (size_t)sqlite3_column_bytes(st, 10);
+		if (*olen > 0) {
+			*out = xmalloc(*olen);
+			memcpy(*out, p, *olen);
+		}
+		rc = sqlite3_step(st);
+	}
+	if (rc != SQLITE_DONE) {
+		if (*found)
+			queue_msg_clear(m);
+		free(*out);
+		*out = NULL;
+		*olen = 0;
+		*found = 0;
+		return (queue_error(q, st, cause));
+	}
+	sqlite3_reset(st);
+	return (0);
+}
+
+static int
 queue_sqlite_retry(void *arg, int64_t id, int64_t now, int *found, char **cause)
 {
 	struct queue_sqlite *q = arg;
@@ -631,6 +672,7 @@ static const struct queue_ops queue_sqlite_ops = {
 	.recover = queue_sqlite_recover,
 	.counts = queue_sqlite_counts,
 	.list_dead = queue_sqlite_list_dead,
+	.dead_output = queue_sqlite_dead_output,
 	.retry = queue_sqlite_retry,
 	.delete = queue_sqlite_delete,
 	.purge = queue_sqlite_purge,

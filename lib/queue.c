@@ -199,6 +199,27 @@ queue_list_dead(struct queue *q, const char *job, int limit, queue_msg_cb cb,
 }
 
 /*
+ * Dead message id of job: *m as queue_list_dead gives it, and the end of
+ * the output of its last run (*out, *olen bytes, malloc'd; NULL and 0
+ * when none was kept).  *found is 0 when job has no such dead message.
+ * A backend without it fails.  Return 0, or -1 with *cause.
+ */
+int
+queue_dead_output(struct queue *q, const char *job, int64_t id,
+    struct queue_msg *m, void **out, size_t *olen, int *found, char **cause)
+{
+	*out = NULL;
+	*olen = 0;
+	*found = 0;
+	if (q->ops->dead_output == NULL) {
+		xasprintf(cause, "the %s queue keeps no output", q->ops->name);
+		return (-1);
+	}
+	return (
+	    q->ops->dead_output(q->be, job, id, m, out, olen, found, cause));
+}
+
+/*
  * Make dead or delayed message id available now, its attempts back to 0.
  * *found is 0 when there is no such message (or it is running).  A dead
  * message whose unique key a live one has taken since fails.  Return 0,

@@ -80,6 +80,8 @@ struct queue_ops {
 	    void *, const char *, int64_t, struct queue_counts *, char **);
 	int (*list_dead)(
 	    void *, const char *, int, queue_msg_cb, void *, char **);
+	int (*dead_output)(void *, const char *, int64_t, struct queue_msg *,
+	    void **, size_t *, int *, char **);
 	int (*retry)(void *, int64_t, int64_t, int *, char **);
 	int (*delete)(void *, int64_t, int *, char **);
 	int (*purge)(void *, const char *, int, size_t *, char **);
@@ -104,6 +106,8 @@ int queue_release(struct queue *, int64_t, char **);
 int queue_recover(struct queue *, const char *, size_t *, char **);
 int queue_counts(
     struct queue *, const char *, int64_t, struct queue_counts *, char **);
+int queue_dead_output(struct queue *, const char *, int64_t, struct queue_msg *,
+    void **, size_t *, int *, char **);
 int queue_list_dead(
     struct queue *, const char *, int, queue_msg_cb, void *, char **);
 int queue_retry(struct queue *, int64_t, int64_t, int *, char **);

@@ -40,6 +40,7 @@ static enum cmd_retval cmd_kick_exec(struct cmd_ctx *);
 
 static const struct cmd_opt cmd_queue_opts[] = {
 	{ 'n', CMD_OPT_INT, 1, CMD_QUEUE_DEAD_MAX },
+	{ 'o', CMD_OPT_INT, 1, INT64_MAX },
 	{ 0, CMD_OPT_STRING, 0, 0 },
 };
 
@@ -60,9 +61,9 @@ const struct cmd_entry cmd_enqueue_entry = {
 
 const struct cmd_entry cmd_queue_entry = {
 	.name = "queue",
-	.usage = "[--dead [-n N]] [job ...]",
-	.optstring = "Dn:",
-	.longopts = "dead=D,limit=n",
+	.usage = "[--dead [-n N | --output ID]] [job ...]",
+	.optstring = "Dn:o:",
+	.longopts = "dead=D,limit=n,output=o",
 	.typed = cmd_queue_opts,
 	.min_args = 0,
 	.max_args = -1,
@@ -70,7 +71,8 @@ const struct cmd_entry cmd_queue_entry = {
 	.target = CMD_TARGET_QUEUES,
 	.target_flags = CMD_TARGET_DEFAULT_ALL,
 	.check = cmd_queue_check,
-	.help = "count the messages of queue jobs (-D: list a job's dead ones)",
+	.help = "count the messages of queue jobs (-D: list a job's dead "
+	        "ones; -o ID: one's kept output)",
 	.exec = cmd_queue_exec,
 };
 
@@ -317,12 +319,84 @@ cmd_queue_counts(struct cmd_ctx *ctx, struct queue *q, struct job **v, size_t n)
 	return (CMD_OK);
 }
 
-/* Before the targets: -n goes with --dead, which takes one job. */
+/*
+ * queue --dead --output ID job: the end of the output of the last run of
+ * dead message ID (what state.db keeps of it, up to 4 KiB), as it was, on
+ * standard output; on standard error a line with what the message was.
+ * With --json, {"id", "job", "attempts", "last_exit", "error",
+ * "payload_bytes", "output"}.
+ */
+static enum cmd_retval
+cmd_queue_output(
+    struct cmd_ctx *ctx, struct queue *q, struct job *j, int64_t id)
+{
+	struct queue_msg m;
+	struct json *jw = &ctx->jw;
+	void *out = NULL;
+	size_t olen = 0;
+	char *cause = NULL, ex[32];
+	int found = 0;
+
+	memset(&m, 0, sizeof(m));
+	if (queue_dead_output(
+	        q, j->name, id, &m, &out, &olen, &found, &cause) == -1) {
+		cmd_error(ctx, "queue: %s", cause);
+		free(cause);
+		ctx->code = CMD_EXIT_FAILED;
+		return (CMD_ERROR);
+	}
+	if (!found) {
+		cmd_error(ctx,
+		    "%s: no dead message %lld (vigilctl queue --dead %s lists "
+		    "them)",
+		    j->name, (long long)id, j->name);
+		ctx->code = CMD_EXIT_FAILED;
+		return (CMD_ERROR);
+	}
+	cmd_format_exit(m.last_exit, m.last_signal, ex, sizeof(ex));
+	if (ctx->json) {
+		json_object_begin(jw);
+		json_key(jw, "id");
+		json_int(jw, m.id);
+		json_key(jw, "job");
+		json_string(jw, j->name);
+		json_key(jw, "attempts");
+		json_int(jw, m.attempts);
+		json_key(jw, "last_exit");
+		json_string(jw, ex);
+		json_key(jw, "error");
+		json_string(jw, m.last_error);
+		json_key(jw, "payload_bytes");
+		json_uint(jw, m.len);
+		json_key(jw, "output");
+		json_string_len(jw, out != NULL ? out : "", olen);
+		json_object_end(jw);
+		cmd_json_end(ctx);
+	} else {
+		cmd_print_err(ctx,
+		    "%s: message %lld: %d attempts, last %s%s%s; payload %zu "
+		    "bytes; output %zu bytes (the end of its last run's)\n",
+		    j->name, (long long)m.id, m.attempts, ex,
+		    m.last_error != NULL ? ", " : "",
+		    m.last_error != NULL ? m.last_error : "", m.len, olen);
+		if (olen > 0)
+			proto_buf_add(&ctx->out, out, olen);
+	}
+	free(out);
+	queue_msg_clear(&m);
+	return (CMD_OK);
+}
+
+/* Before the targets: -n and -o go with --dead, which takes one job. */
 static enum cmd_retval
 cmd_queue_check(struct cmd_ctx *ctx)
 {
 	if (ctx->opts['n'] && !ctx->opts['D'])
 		return (cmd_usage_error(ctx, "-n", "only with --dead"));
+	if (ctx->opts['o'] && !ctx->opts['D'])
+		return (cmd_usage_error(ctx, "--output", "only with --dead"));
+	if (ctx->opts['o'] && ctx->opts['n'])
+		return (cmd_usage_error(ctx, "--output", "not with -n"));
 	if (ctx->opts['D'] && ctx->argc != 1)
 		return (cmd_usage_error(ctx, "--dead", "takes one job"));
 	return (CMD_OK);
@@ -334,6 +408,15 @@ cmd_queue_exec(struct cmd_ctx *ctx)
 	struct queue *q;
 	size_t i;
 
+	if (ctx->opts['o'] && ctx->jobs[0]->spec->cluster) {
+		cmd_error(ctx,
+		    "queue --output: a cluster queue job's output is in its "
+		    "database: SELECT convert_from(output, 'UTF8') FROM "
+		    "vigil.message WHERE id = %lld",
+		    (long long)cmd_opt_num(ctx, 'o', 0));
+		ctx->code = CMD_EXIT_FAILED;
+		return (CMD_ERROR);
+	}
 	if (ctx->opts['D'] && ctx->jobs[0]->spec->cluster)
 		return (cmd_cq_dead(ctx, ctx->jobs[0],
 		    cmd_opt_num(ctx, 'n', CMD_QUEUE_DEAD_DEFAULT)));
@@ -343,6 +426,9 @@ cmd_queue_exec(struct cmd_ctx *ctx)
 	}
 	if ((q = cmd_queue_get(ctx)) == NULL)
 		return (CMD_ERROR);
+	if (ctx->opts['o'])
+		return (cmd_queue_output(
+		    ctx, q, ctx->jobs[0], cmd_opt_num(ctx, 'o', 0)));
 	if (ctx->opts['D'])
 		return (cmd_queue_dead(ctx, q, ctx->jobs[0],
 		    cmd_opt_num(ctx, 'n', CMD_QUEUE_DEAD_DEFAULT)));

@@ -102,6 +102,23 @@ case $tail in
 *"boom at attempt 3"*) ;;
 *) fail "dead message's output tail: '$tail'" ;;
 esac
+# queue --dead --output ID shows it without sqlite3 (issue 38): the
+# output as kept on standard output, what the message was on standard
+# error; --json has both.
+ctl queue --dead --output "$id" failing >"$T/out.o" 2>"$T/out.e" || fail "queue --dead --output $id"
+[ "$(cat "$T/out.o")" = "boom at attempt 3" ] || fail "queue --dead --output: '$(cat "$T/out.o")'"
+grep -qx "failing: message $id: 3 attempts, last exit 3; payload 1 bytes; output 18 bytes (the end of its last run's)" "$T/out.e" ||
+	fail "queue --dead --output, standard error: $(cat "$T/out.e")"
+ctl --json queue --dead --output "$id" failing | jq -e --argjson id "$id" \
+	'.id == $id and .payload_bytes == 1 and .output == "boom at attempt 3\n" and .attempts == 3' >/dev/null ||
+	fail "queue --dead --output --json: $(ctl --json queue --dead --output "$id" failing)"
+rc=0
+ctl queue --dead --output 999999 failing >/dev/null 2>"$T/out.e" || rc=$?
+[ "$rc" = 1 ] && grep -q "failing: no dead message 999999 (vigilctl queue --dead failing lists them)" "$T/out.e" ||
+	fail "queue --dead --output of no such message: rc $rc: $(cat "$T/out.e")"
+rc=0
+ctl queue --output "$id" failing >/dev/null 2>&1 || rc=$?
+[ "$rc" = 2 ] || fail "queue --output without --dead: exit $rc, want 2"
 # Nothing runs it again on its own.
 sleep 0.5
 [ "$(grep -c "^$id " "$T/fail-runs")" = 3 ] || fail "a dead message ran again"
