@@ -45,12 +45,16 @@ log "$n failed runs, $alerts alerts: $(awk '{ print $2 }' "$T/alerts" | tr '\n' 
 before=$(wc -l <"$T/alerts")
 stop_vigild
 start_vigild
-backing_off() { ctl status flap | grep -q 'failed starts in a row'; }
+# One status, taken while it backs off (between, it is STARTING).
+backing_off() {
+	st=$(ctl status flap)
+	again=$(sed -n 's/.*, \([0-9]*\) failed starts in a row.*/\1/p' <<<"$st")
+	[ -n "$again" ]
+}
 retry 10 backing_off || fail "flap does not back off: $(ctl status flap)"
-again=$(ctl status flap | sed -n 's/.*, \([0-9]*\) failed starts in a row.*/\1/p')
 [ "$again" -gt "$n" ] || fail "after the restart, the failures start over: $again (before: $n)"
-ctl status flap | grep -q "(delay 2[0-9][0-9]ms\|(delay 300ms" ||
-	fail "after the restart, the delay starts over: $(ctl status flap)"
+grep -q "(delay 2[0-9][0-9]ms\|(delay 300ms" <<<"$st" ||
+	fail "after the restart, the delay starts over: $st"
 grep -q "flap: in a crash loop since before this vigild started" "$VLOG" || fail "the resume is not in the log"
 new=$(tail -n +"$((before + 1))" "$T/alerts" | awk '{ print $2 }' | grep -v still-failing || true)
 [ -z "$new" ] || fail "after the restart: $new"
