@@ -925,31 +925,33 @@ timed_parse(const char *buf, size_t n, double *secs, char **cause)
 
 TEST(big_files)
 {
+	/* A tenth under valgrind: still hours if quadratic. */
+	size_t big = test_under_valgrind() ? BIG / 10 : BIG;
 	char *buf, *cause = NULL;
 	size_t n = 0, i;
 	double secs;
 
-	buf = xmalloc(BIG + 64);
+	buf = xmalloc(big + 64);
 	/* Many distinct sections and options, some continued. */
-	for (i = 0; n < BIG; i++)
+	for (i = 0; n < big; i++)
 		n += (size_t)snprintf(
 		    buf + n, 64, "[s%zu]\nk%zu = v ; c\n  w\n", i % 50000, i);
 	ASSERT_EQ(timed_parse(buf, n, &secs, &cause), 0);
 	ASSERT_OK(secs < time_limit());
 	/* One 10 MB line, then one 10 MB continued value. */
 	memcpy(buf, "[s]\nk = ", 8);
-	memset(buf + 8, 'x', BIG - 8);
-	ASSERT_EQ(timed_parse(buf, BIG, &secs, &cause), 0);
+	memset(buf + 8, 'x', big - 8);
+	ASSERT_EQ(timed_parse(buf, big, &secs, &cause), 0);
 	ASSERT_OK(secs < time_limit());
-	for (i = 8; i + 2 < BIG; i += 3)
+	for (i = 8; i + 2 < big; i += 3)
 		memcpy(buf + i, "\n y", 3);
 	ASSERT_EQ(timed_parse(buf, i, &secs, &cause), 0);
 	ASSERT_OK(secs < time_limit());
 	/* 10 MB of "%(x)s" to expand, and of ';' and '#' to scan. */
-	memset(buf + 8, ';', BIG - 8);
-	ASSERT_EQ(timed_parse(buf, BIG, &secs, &cause), 0);
+	memset(buf + 8, ';', big - 8);
+	ASSERT_EQ(timed_parse(buf, big, &secs, &cause), 0);
 	ASSERT_OK(secs < time_limit());
-	for (i = 8; i + 2 < BIG; i += 2)
+	for (i = 8; i + 2 < big; i += 2)
 		memcpy(buf + i, "x#", 2);
 	ASSERT_EQ(timed_parse(buf, i, &secs, &cause), 0);
 	ASSERT_OK(secs < time_limit());
@@ -959,13 +961,15 @@ TEST(big_files)
 
 TEST(big_expand)
 {
+	/* A tenth under valgrind: still hours if quadratic. */
+	size_t big = test_under_valgrind() ? BIG / 10 : BIG;
 	struct ini_var v = { "x", INI_VAR_STRING, "%(x)s%(x)s", 0 };
 	struct timespec t0;
 	char *buf, *r, *cause = NULL;
 	size_t i;
 
-	buf = xmalloc(BIG + 1);
-	for (i = 0; i + 5 <= BIG; i += 5)
+	buf = xmalloc(big + 1);
+	for (i = 0; i + 5 <= big; i += 5)
 		memcpy(buf + i, "%(x)s", 5);
 	buf[i] = '\0';
 	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t0);
@@ -975,9 +979,9 @@ TEST(big_expand)
 	ASSERT_EQ(strlen(r), 2 * i);
 	free(r);
 	/* An unterminated key at the end of 10 MB of "((((". */
-	memset(buf, '(', BIG);
+	memset(buf, '(', big);
 	buf[0] = '%';
-	buf[BIG] = '\0';
+	buf[big] = '\0';
 	r = ini_expand(buf, &v, 1, &cause);
 	ASSERT_OK(r == NULL);
 	ASSERT_STREQ(cause, "incomplete format key");

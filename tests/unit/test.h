@@ -14,6 +14,7 @@
 
 #include <ftw.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static int test_passed, test_failed;
@@ -82,6 +83,20 @@ static inline int
 test_rmtree(const char *dir)
 {
 	return (nftw(dir, test_rm_entry, 16, FTW_DEPTH | FTW_PHYS));
+}
+
+/*
+ * Does the test run under valgrind (make check-valgrind: its preload)?  A
+ * test that loops many thousands of times for a measure or a complexity
+ * check loops fewer times there: valgrind is many times slower, and the
+ * loop's logic is the same (CI is CPU-bound, issue 43).
+ */
+static inline int
+test_under_valgrind(void)
+{
+	const char *p = getenv("LD_PRELOAD");
+
+	return (p != NULL && strstr(p, "vgpreload") != NULL);
 }
 
 #define TEST_MAIN_END()                                                        \
