@@ -356,6 +356,37 @@ conf_parse_percent(struct conf_ctx *ctx, const struct conf_field *f,
 	return (0);
 }
 
+/*
+ * start_limit = "N/INTERVAL": give up (FATAL) at the Nth failed start
+ * within INTERVAL, as "5/10m"; N from 1 to 1000, INTERVAL above 0.
+ */
+static int
+conf_parse_start_limit(struct conf_ctx *ctx, const struct conf_field *f,
+    cfg_opt_t *opt, char **cause)
+{
+	struct job_spec *spec = ctx->obj;
+	const char *s = conf_str(opt);
+	char *end, *why = NULL;
+	uint64_t iv;
+	long n;
+
+	(void)f;
+	errno = 0;
+	n = strtol(s, &end, 10);
+	if (end == s || *end != '/' || errno != 0 || n < 1 || n > 1000 ||
+	    duration_parse(end + 1, &iv, &why) == -1 || iv == 0) {
+		xasprintf(cause,
+		    "invalid value \"%s\" (failed starts/interval: \"5/10m\", "
+		    "1 to 1000 starts)",
+		    s);
+		free(why);
+		return (-1);
+	}
+	spec->start_limit_burst = (int)n;
+	spec->start_limit_interval = iv;
+	return (0);
+}
+
 static int
 conf_parse_signal(struct conf_ctx *ctx, const struct conf_field *f,
     cfg_opt_t *opt, char **cause)
@@ -793,6 +824,7 @@ const struct conf_field conf_field_job[] = {
 	JOB_LIST("on_failure", conf_parse_hook_command),
 	JOB_DUR("hook_timeout", hook_timeout),
 	JOB_DUR("alert_repeat", alert_repeat),
+	JOB_FN("start_limit", conf_parse_start_limit),
 	JOB_WORD("kind", kind, conf_field_kind_words),
 	JOB_INT("instances", instances, 1, CONF_INSTANCES_MAX),
 	JOB_BOOL("autostart", autostart),

@@ -163,6 +163,8 @@ struct job_spec {
 	 * vigil.conf's limits. */
 	int limits_policy;
 	uint64_t alert_repeat; /* a failing instance's reminder, at most */
+	int start_limit_burst; /* start_limit N: give up, 0: never */
+	uint64_t start_limit_interval; /* ... at N failed starts in this */
 	/* cgroup limits (0: not set), applied where the controller is on. */
 	struct conf_cglimits {
 		uint64_t memory_max;  /* bytes */

@@ -111,6 +111,7 @@ job_spec_check_kinds(struct conf_ctx *ctx, struct job_spec *spec)
 		{ "exec_start_post", 1U << CONF_KIND_SERVICE },
 		{ "exec_stop_post", 1U << CONF_KIND_SERVICE },
 		{ "watch_delay", 1U << CONF_KIND_SERVICE },
+		{ "start_limit", 1U << CONF_KIND_SERVICE },
 		{ "every", 1U << CONF_KIND_PERIODIC },
 		{ "schedule", 1U << CONF_KIND_PERIODIC },
 		{ "catch_up", 1U << CONF_KIND_PERIODIC },

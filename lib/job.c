@@ -103,7 +103,9 @@ job_wants_restart(const struct job_spec *spec, int success)
  * never reached exec, or never sent READY=1) is a failed start: the count of consecutive failed
  * starts grows and the restart waits backoff_next(); a longer run resets the
  * count and restarts at once.  With max_restarts = N > 0, the job turns
- * FATAL once a failed start would need restart number N + 1.  rnd feeds the
+ * FATAL once a failed start would need restart number N + 1; with
+ * start_limit, once it is the Nth in the interval (the caller counts the
+ * window: limit_reached).  rnd feeds the
  * jitter.  The restart policy decides between a restart and EXITED.
  * A periodic job waits for its next slot (WAITING), whatever happened; so
  * does a queue job's slot for its next message.
@@ -143,6 +145,11 @@ job_decide(const struct job_spec *spec, const struct job_outcome *o,
 	}
 	if (d->failed_start && spec->max_restarts > 0 &&
 	    d->failures > (unsigned int)spec->max_restarts) {
+		d->state = JOB_FATAL;
+		return;
+	}
+	/* start_limit: the Nth failed start within its interval. */
+	if (d->failed_start && o->limit_reached) {
 		d->state = JOB_FATAL;
 		return;
 	}

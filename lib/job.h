@@ -37,6 +37,7 @@ struct job_outcome {
 	int stop_requested;    /* an operator or shutdown stop was under way */
 	int never_ready;       /* ready = "notify" and no READY=1 came */
 	int watchdog;          /* stopped by the watchdog: a failure */
+	int limit_reached;     /* start_limit: N - 1 failed in its window */
 };
 
 /* What to do next. */

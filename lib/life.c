@@ -195,6 +195,7 @@ life_start_failed(struct life_ctx *c)
 	memset(&o, 0, sizeof(o));
 	o.exec_failed = 1;
 	o.failures = c->l->failures;
+	o.limit_reached = c->in->limit_reached;
 	o.stop_requested = !c->l->want || c->p->shutdown;
 	job_decide(c->p->spec, &o, c->in->rnd, &d);
 	c->l->failures = d.failures;
@@ -687,6 +688,7 @@ life_exit(struct life_ctx *c)
 	o.status = c->in->status;
 	o.uptime = c->in->uptime;
 	o.failures = l->failures;
+	o.limit_reached = c->in->limit_reached;
 	o.stop_requested = life_stop_asked(l, c->p);
 	c->out->stop_asked = o.stop_requested;
 	c->out->then = l->then;

@@ -152,15 +152,16 @@ struct life_params {
 /* The facts an event brings. */
 struct life_input {
 	enum life_event ev;
-	uint64_t now;    /* monotonic usec */
-	uint32_t rnd;    /* random number for the backoff's jitter */
-	int status;      /* EXIT: wait(2) status */
-	uint64_t uptime; /* EXIT: usec from fork to exit */
-	int group_left;  /* EXIT: the group outlived its leader */
-	int group_alive; /* KILL_POLL: the run's group is still there */
-	int same;        /* LOCK_LEFTOVER: the leftover already signalled */
-	int spawning;    /* LOCK_FOREIGN: children between fork and exec */
-	int missed;      /* ARM: a slot passed while vigild was down */
+	uint64_t now;      /* monotonic usec */
+	uint32_t rnd;      /* random number for the backoff's jitter */
+	int status;        /* EXIT: wait(2) status */
+	uint64_t uptime;   /* EXIT: usec from fork to exit */
+	int group_left;    /* EXIT: the group outlived its leader */
+	int group_alive;   /* KILL_POLL: the run's group is still there */
+	int same;          /* LOCK_LEFTOVER: the leftover already signalled */
+	int spawning;      /* LOCK_FOREIGN: children between fork and exec */
+	int missed;        /* ARM: a slot passed while vigild was down */
+	int limit_reached; /* EXIT, start failed: start_limit's Nth failure */
 };
 
 /* Actions, carried out in this order by the effect layer. */

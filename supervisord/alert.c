@@ -33,10 +33,13 @@
 
 #include "duration.h"
 #include "log.h"
+#include "monotime.h"
 #include "store.h"
 #include "vigild.h"
+#include "xmalloc.h"
 
 static int alert_stable(sd_event_source *, uint64_t, void *);
+static void alert_limit_note(struct inst *);
 
 /*
  * Say event for in to its hooks (status: the wait status of the run it
@@ -78,6 +81,7 @@ alert_failed(struct inst *in, int status, int64_t msg_id)
 	int64_t now = store_now();
 
 	in->alert.failures++;
+	alert_limit_note(in);
 	if (in->alert.state == ALERT_OK) {
 		in->alert.state = ALERT_FAILING;
 		in->alert.since = now;
@@ -91,6 +95,52 @@ alert_failed(struct inst *in, int status, int64_t msg_id)
 		alert_say(in, "still-failing", status, msg_id);
 	else
 		state_alert(in); /* the count, for a restart of vigild */
+}
+
+/*
+ * start_limit = "N/INTERVAL": would a failed start now be the Nth within
+ * INTERVAL?  The caller passes it to the decision (life_input's
+ * limit_reached), which gives up then (FATAL).
+ */
+int
+alert_limit_reached(const struct inst *in)
+{
+	const struct job_spec *spec = in->job->spec;
+	const struct inst_alert *a = &in->alert;
+	uint64_t now = monotime_now();
+	int i, n = 0;
+
+	if (spec->start_limit_burst <= 0 || a->fails == NULL)
+		return (spec->start_limit_burst == 1);
+	for (i = 0; i < a->nfails; i++) {
+		if (now - a->fails[i] < spec->start_limit_interval)
+			n++;
+	}
+	return (n + 1 >= spec->start_limit_burst);
+}
+
+/* Note the time of a failed start, for start_limit's window. */
+static void
+alert_limit_note(struct inst *in)
+{
+	const struct job_spec *spec = in->job->spec;
+	struct inst_alert *a = &in->alert;
+	int cap = spec->start_limit_burst;
+
+	if (cap <= 0)
+		return;
+	if (a->fails == NULL || a->capfails != cap) {
+		free(a->fails);
+		a->fails = xcalloc((size_t)cap, sizeof(*a->fails));
+		a->capfails = cap;
+		a->nfails = 0;
+	}
+	if (a->nfails == cap) {
+		memmove(a->fails, a->fails + 1,
+		    (size_t)(cap - 1) * sizeof(*a->fails));
+		a->nfails--;
+	}
+	a->fails[a->nfails++] = monotime_now();
 }
 
 /* A run of in succeeded: it is well. */
@@ -140,7 +190,15 @@ alert_changed(struct inst *in, enum job_state was)
 	const struct job_spec *spec = in->job->spec;
 	char d[32];
 
-	(void)was;
+	if (in->state == JOB_FATAL && was != JOB_FATAL &&
+	    spec->start_limit_burst > 0 &&
+	    in->alert.nfails >= spec->start_limit_burst &&
+	    monotime_now() - in->alert.fails[0] < spec->start_limit_interval)
+		log_warnx("%s: gave up: %d failed starts within %s "
+		          "(start_limit); vigilctl start %s tries again",
+		    in->label, spec->start_limit_burst,
+		    duration_format(spec->start_limit_interval, d, sizeof(d)),
+		    in->label);
 	if (in->state == JOB_BACKOFF && in->alert.state == ALERT_FAILING &&
 	    in->alert.failures >= 2 &&
 	    in->life.delay * 10 >= spec->restart_delay_max * 9) {
@@ -166,6 +224,9 @@ void
 alert_free(struct inst *in)
 {
 	in->alert.stable = sd_event_source_disable_unref(in->alert.stable);
+	free(in->alert.fails);
+	in->alert.fails = NULL;
+	in->alert.nfails = in->alert.capfails = 0;
 }
 
 /*

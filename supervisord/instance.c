@@ -629,6 +629,7 @@ inst_exited(struct inst *in, int status, uint64_t uptime)
 	e.in.ev = LIFE_EV_EXIT;
 	e.in.status = status;
 	e.in.uptime = uptime;
+	e.in.limit_reached = alert_limit_reached(in);
 	e.in.rnd = arc4random();
 	e.in.group_left = inst_hooks.alive(in);
 	if (e.in.group_left)

@@ -161,6 +161,8 @@ struct inst {
 		int64_t said;            /* the last alert said, wall usec */
 		uint64_t delay;          /* the restart delay reached */
 		sd_event_source *stable; /* recovered at min_uptime */
+		uint64_t *fails; /* start_limit: failed starts (monotonic) */
+		int nfails, capfails;
 	} alert;
 
 	struct lease_slot *lease; /* cluster = true: its lease (cluster.c) */
@@ -436,6 +438,7 @@ void alert_succeeded(struct inst *);
 void alert_changed(struct inst *, enum job_state);
 void alert_free(struct inst *);
 void alert_resume(struct inst *);
+int alert_limit_reached(const struct inst *);
 int hook_reaped(pid_t, int);
 int hook_owns(pid_t);
 void hook_free_all(void);

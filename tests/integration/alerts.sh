@@ -7,6 +7,8 @@
 # again.  on_failure and on_event hear the same.  A restart of vigild in
 # the middle starts neither the alerts nor the backoff over.  (A crash
 # loop of minutes, compressed: delays of milliseconds, alert_repeat 3 s.)
+# With start_limit, a service gives up at its Nth failed start within the
+# interval.
 . "$(dirname "$0")/lib.sh"
 
 cat >"$T/vigil.conf" <<EOF
@@ -16,6 +18,10 @@ job flap "command = {\"sh\", \"-c\", \"[ -e $T/fix ] && exec sleep 100000; exit 
 	'restart_delay = "20ms"' 'restart_delay_max = "300ms"' 'min_uptime = "1s"' \
 	'alert_repeat = "3s"' \
 	"on_failure = {\"sh\", \"-c\", \"echo \$(date +%s%N) \$VIGIL_EVENT \$VIGIL_FAILURES \$VIGIL_FAILING_SINCE >>$T/alerts\"}"
+# start_limit: a service that should give up does, at its third failed
+# start within a minute (FATAL, said); the default never gives up.
+job giveup 'command = "false"' 'restart_delay = "10ms"' 'start_limit = "3/1m"' \
+	"on_failure = {\"sh\", \"-c\", \"echo \$VIGIL_EVENT >>$T/giveup\"}"
 start_vigild
 
 said() { grep -c " $1 " "$T/alerts" 2>/dev/null || true; }
@@ -40,6 +46,21 @@ ctl status flap | grep -q "^  in a crash loop since 20[0-9T:.+-]*: [0-9]* failed
 [ "$(ctl --json status flap | jq -r '.jobs[0].alert')" = crash-loop ] ||
 	fail "status --json: $(ctl --json status flap | jq -c '.jobs[0]')"
 log "$n failed runs, $alerts alerts: $(awk '{ print $2 }' "$T/alerts" | tr '\n' ' ')"
+
+wait_state giveup FATAL
+[ "$(grep -c 'giveup: started pid' "$VLOG")" = 3 ] ||
+	fail "giveup started $(grep -c 'giveup: started pid' "$VLOG") times, not 3"
+grep -q "giveup: gave up: 3 failed starts within 1m (start_limit); vigilctl start giveup tries again" "$VLOG" ||
+	fail "giving up is not said: $(grep giveup "$VLOG")"
+fatal_said() { grep -qx fatal "$T/giveup" 2>/dev/null; }
+retry 10 fatal_said || fail "no fatal alert: $(cat "$T/giveup" 2>/dev/null)"
+printf 'kind = "periodic"\nevery = "1h"\ncommand = "true"\nstart_limit = "3/1m"\n' >"$T/p.conf"
+mkdir -p "$T/pj" && mv "$T/p.conf" "$T/pj/p.conf"
+printf 'command = "true"\nstart_limit = "3"\n' >"$T/pj/q.conf"
+! "$VIGILD" -t -c "$T/vigil.conf" -j "$T/pj" >"$T/check.out" 2>&1 || fail "vigild -t took a bad start_limit"
+grep -q 'p.conf:4: start_limit: not valid for kind "periodic"' "$T/check.out" &&
+	grep -q 'q.conf:2: start_limit: invalid value "3"' "$T/check.out" ||
+	fail "vigild -t: $(cat "$T/check.out")"
 
 # --- A restart of vigild: no new burst of alerts, the backoff goes on.
 before=$(wc -l <"$T/alerts")

@@ -121,6 +121,31 @@ TEST(max_restarts_gives_fatal)
 	return (0);
 }
 
+/* start_limit: the caller says the window is full; a failed start gives up. */
+TEST(start_limit_gives_fatal)
+{
+	struct job_outcome o;
+	struct job_decision d;
+
+	spec_reset();
+	outcome(&o, EXITED(1), 0, 1);
+	o.limit_reached = 1;
+	job_decide(&spec, &o, MID, &d);
+	ASSERT_EQ(d.state, JOB_FATAL);
+	/* Not a failed start (a long run): it goes on. */
+	outcome(&o, EXITED(1), 2 * SEC, 1);
+	o.limit_reached = 1;
+	job_decide(&spec, &o, MID, &d);
+	ASSERT_EQ(d.state, JOB_STARTING);
+	/* A stop asked for is never a give-up. */
+	outcome(&o, EXITED(1), 0, 1);
+	o.limit_reached = 1;
+	o.stop_requested = 1;
+	job_decide(&spec, &o, MID, &d);
+	ASSERT_EQ(d.state, JOB_STOPPED);
+	return (0);
+}
+
 TEST(exec_failure_is_failed_start)
 {
 	struct job_outcome o;
@@ -333,6 +358,7 @@ main(void)
 	RUN(failed_start_backs_off_and_grows);
 	RUN(never_gives_up_by_default);
 	RUN(max_restarts_gives_fatal);
+	RUN(start_limit_gives_fatal);
 	RUN(exec_failure_is_failed_start);
 	RUN(on_failure_policy);
 	RUN(late_ready_or_watchdog_is_a_failure);
