@@ -14,8 +14,12 @@ job outside 'command = "sleep 1003"' 'restart = "never"'
 job many 'command = "true"' 'min_uptime = "0"' 'restart_delay = "0"'
 job held 'command = "sleep 1001"'
 job manual 'command = "sleep 1002"' 'autostart = false'
-job crash 'command = "false"' 'restart_delay = "10ms"' 'restart_delay_max = "20ms"'
+# (Started only for the last case: it restarts every 20 ms, and CI is
+# CPU-bound, issue 43.)
+job crash 'command = "false"' 'restart_delay = "10ms"' 'restart_delay_max = "20ms"' \
+	'autostart = false'
 job two 'command = {"sh", "-c", "exit 3"}' 'instances = 2' 'restart = "never"'
+# shellcheck disable=SC2016 # the job's shell expands it
 job hq 'kind = "queue"' 'command = {"sh", "-c", "cat >/dev/null; exit $((VIGIL_MESSAGE_ID % 2))"}' \
 	'max_attempts = 1'
 # An exec error names the path: its whole reason is kept (issue 38).
@@ -126,6 +130,7 @@ done
 ctl history seven | head -n 1 | grep -q MESSAGE && fail "a service's history has a MESSAGE column"
 
 # Corrupt state.db under a running vigild: crash restarts go on.
+ctl start --no-wait crash >/dev/null
 wait_state crash BACKOFF
 dd if=/dev/zero of="$STATE/state.db" bs=4096 count=4 conv=notrunc status=none
 rm -f "$STATE/state.db-wal" "$STATE/state.db-shm"
