@@ -79,8 +79,7 @@ conf_jobs_reject(struct conf_jobs *jobs, int *lines, size_t i,
 	char *msg;
 
 	va_start(ap, fmt);
-	if (vasprintf(&msg, fmt, ap) == -1)
-		fatalx("%s: out of memory", __func__);
+	(void)xvasprintf(&msg, fmt, ap);
 	va_end(ap);
 	if (lines[i] > 0)
 		conf_errors_add(

@@ -78,8 +78,7 @@ conf_errors_add(struct conf_errors *errs, const char *fmt, ...)
 	char *msg;
 
 	va_start(ap, fmt);
-	if (vasprintf(&msg, fmt, ap) == -1)
-		fatalx("%s: out of memory", __func__);
+	(void)xvasprintf(&msg, fmt, ap);
 	va_end(ap);
 	errs->msgs = xreallocarray(errs->msgs, errs->n + 1, sizeof *errs->msgs);
 	errs->msgs[errs->n++] = msg;

@@ -59,6 +59,7 @@ int store_done(struct store *, sqlite3_stmt *, char **);
 int store_bind_opt(sqlite3_stmt *, int, int64_t);
 void store_column_text(sqlite3_stmt *, int, char *, size_t);
 int64_t store_column_opt(sqlite3_stmt *, int, int64_t);
+char *store_dir_of(const char *);
 int store_file_create(const char *, char **);
 int store_move_aside(const char *, const char *, char **, char **);
 void store_files_note(struct store *);

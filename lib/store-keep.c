@@ -207,15 +207,10 @@ store_copy(struct store *s, const char *to, char **cause)
 static void
 store_dir_sync(const char *path)
 {
-	char *dir, *slash;
+	char *dir;
 	int fd;
 
-	dir = xstrdup(path);
-	if ((slash = strrchr(dir, '/')) == NULL) {
-		free(dir);
-		dir = xstrdup(".");
-	} else
-		slash[slash == dir ? 1 : 0] = '\0';
+	dir = store_dir_of(path);
 	if ((fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) != -1) {
 		(void)fsync(fd);
 		close(fd);

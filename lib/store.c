@@ -272,6 +272,21 @@ fail:
 	return (-1);
 }
 
+/* The directory of path ("." for a bare name), a new string. */
+char *
+store_dir_of(const char *path)
+{
+	char *dir, *slash;
+
+	dir = xstrdup(path);
+	if ((slash = strrchr(dir, '/')) == NULL) {
+		free(dir);
+		return (xstrdup("."));
+	}
+	slash[slash == dir ? 1 : 0] = '\0';
+	return (dir);
+}
+
 /*
  * The mode of a new state.db in the directory of path: 0600, or 0640 with
  * the directory's group when only that group may read the directory (0750,
@@ -281,16 +296,11 @@ static mode_t
 store_file_mode(const char *path, gid_t *gid)
 {
 	struct stat st;
-	char *dir, *slash;
+	char *dir;
 	mode_t mode = 0600;
 
 	*gid = (gid_t)-1;
-	dir = xstrdup(path);
-	if ((slash = strrchr(dir, '/')) == NULL) {
-		free(dir);
-		dir = xstrdup(".");
-	} else
-		slash[slash == dir ? 1 : 0] = '\0';
+	dir = store_dir_of(path);
 	if (stat(dir, &st) == 0 && (st.st_mode & 0077) == 0050) {
 		mode = 0640;
 		*gid = st.st_gid;

@@ -87,9 +87,18 @@ xasprintf(char **ret, const char *fmt, ...)
 	int n;
 
 	va_start(ap, fmt);
-	n = vasprintf(ret, fmt, ap);
+	n = xvasprintf(ret, fmt, ap);
 	va_end(ap);
-	if (n < 0)
+	return (n);
+}
+
+/* xasprintf with the arguments in ap. */
+int
+xvasprintf(char **ret, const char *fmt, va_list ap)
+{
+	int n;
+
+	if ((n = vasprintf(ret, fmt, ap)) < 0)
 		fatal("xasprintf");
 	return (n);
 }

@@ -6,6 +6,7 @@
 #ifndef VIGIL_XMALLOC_H
 #define VIGIL_XMALLOC_H
 
+#include <stdarg.h>
 #include <stddef.h>
 
 void *xmalloc(size_t);
@@ -14,6 +15,8 @@ void *xreallocarray(void *, size_t, size_t);
 char *xstrdup(const char *);
 char *xstrndup(const char *, size_t);
 int xasprintf(char **, const char *, ...) __attribute__((format(printf, 2, 3)));
+int xvasprintf(char **, const char *, va_list)
+    __attribute__((format(printf, 2, 0)));
 void xsetf(char **, const char *, ...) __attribute__((format(printf, 2, 3)));
 
 #endif

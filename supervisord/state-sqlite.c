@@ -592,6 +592,23 @@ state_sqlite_close(void)
 	state_path = NULL;
 }
 
+/*
+ * Keep r (an intent or an alert state: what the instance is now) in place
+ * of a record of the same kind for the same instance not written yet.
+ */
+static void
+state_rec_replace(struct state_rec *r)
+{
+	struct state_rec *old, *next;
+
+	TAILQ_FOREACH_SAFE(old, &state_recs, entry, next) {
+		if (old->op == r->op && strcmp(old->it.job, r->it.job) == 0 &&
+		    old->it.instance == r->it.instance)
+			state_rec_remove(old);
+	}
+	state_rec_add(r);
+}
+
 /* A run started: record it (its row id comes once it is written). */
 static void
 state_sqlite_run_started(struct inst *in)
@@ -690,7 +707,7 @@ state_sqlite_last_start(const char *job)
 static void
 state_sqlite_intent(struct inst *in, int held, int started, long uid)
 {
-	struct state_rec *r, *old, *next;
+	struct state_rec *r;
 
 	in->intent_uid = uid;
 	in->intent_at = store_now();
@@ -699,14 +716,9 @@ state_sqlite_intent(struct inst *in, int held, int started, long uid)
 	r->it.started = started;
 	r->it.uid = uid;
 	r->it.at = in->intent_at;
-	TAILQ_FOREACH_SAFE(old, &state_recs, entry, next) {
-		if (old->op == STATE_INTENT &&
-		    strcmp(old->it.job, r->it.job) == 0 &&
-		    old->it.instance == r->it.instance)
-			state_rec_remove(old);
-	}
-	state_rec_add(r);
+	state_rec_replace(r);
 }
+
 /*
  * Remember the alert state of an instance (alert.c); an earlier one not
  * written yet is replaced.
@@ -714,7 +726,7 @@ state_sqlite_intent(struct inst *in, int held, int started, long uid)
 static void
 state_sqlite_alert(const struct inst *in)
 {
-	struct state_rec *r, *old, *next;
+	struct state_rec *r;
 
 	r = state_rec_new(STATE_ALERT, in);
 	strlcpy(r->al.job, in->job->name, sizeof(r->al.job));
@@ -724,13 +736,7 @@ state_sqlite_alert(const struct inst *in)
 	r->al.failures = in->alert.failures;
 	r->al.said = in->alert.said;
 	r->al.delay = in->alert.delay;
-	TAILQ_FOREACH_SAFE(old, &state_recs, entry, next) {
-		if (old->op == STATE_ALERT &&
-		    strcmp(old->it.job, r->it.job) == 0 &&
-		    old->it.instance == r->it.instance)
-			state_rec_remove(old);
-	}
-	state_rec_add(r);
+	state_rec_replace(r);
 }
 
 static void

@@ -102,8 +102,7 @@ watch_say(const char *event, const char *fmt, ...)
 	char *msg;
 
 	va_start(ap, fmt);
-	if (vasprintf(&msg, fmt, ap) == -1)
-		fatalx("%s: out of memory", __func__);
+	(void)xvasprintf(&msg, fmt, ap);
 	va_end(ap);
 	log_warnx("%s", msg);
 	free(watch_health.what);

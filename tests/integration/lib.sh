@@ -65,6 +65,11 @@ fail() {
 
 ctl() { "$VIGILCTL" -s "$SOCK" "$@"; }
 
+# VIGIL_ASAN: vigild is built with AddressSanitizer (a test may do less
+# of what costs much CPU there and was done in full in the gcc stage).
+VIGIL_ASAN=
+if grep -qa __asan_init "$VIGILD" 2>/dev/null; then VIGIL_ASAN=1; fi
+
 # VIGIL_TEST_SLOW: one factor for every wait's deadline (retry,
 # wait_state, slow_s), so that a busy or instrumented machine slows the
 # tests, not fails them (issue 43).  What the environment gives (default
@@ -80,7 +85,7 @@ slow_factor() {
 	if [ -n "$VIGILD_WRAPPER" ]; then
 		[ "$f" -ge 4 ] || f=4
 		SLOW_WHY=", vigild under ${VIGILD_WRAPPER%% *}"
-	elif grep -qa __asan_init "$VIGILD" 2>/dev/null; then
+	elif [ -n "$VIGIL_ASAN" ]; then
 		[ "$f" -ge 2 ] || f=2
 		SLOW_WHY=", vigild built with ASan"
 	fi
@@ -92,11 +97,6 @@ slow_factor() {
 	[ "$f" -le 12 ] || f=12
 	echo "$f"
 }
-# VIGIL_ASAN: vigild is built with AddressSanitizer (a test may do less
-# of what costs much CPU there and was done in full in the gcc stage).
-VIGIL_ASAN=
-# shellcheck disable=SC2034 # for the tests
-if grep -qa __asan_init "$VIGILD" 2>/dev/null; then VIGIL_ASAN=1; fi
 SLOW_WHY=
 slow_factor >"$T/slow"
 read -r VIGIL_TEST_SLOW <"$T/slow"
