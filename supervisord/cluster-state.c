@@ -114,7 +114,16 @@ cluster_hold_apply(struct inst *in, int held, const char *by)
 	} else if (!held && in->held) {
 		log_info("%s: started cluster-wide%s%s", in->label,
 		    by != NULL ? " by " : "", by != NULL ? by : "");
-		inst_start(in);
+		/*
+		 * A periodic job's "run it now" is the asking node's alone
+		 * (one run, not one per node); here its slots resume.
+		 */
+		if (in->job->spec->kind == CONF_KIND_PERIODIC &&
+		    in->job->next_spec == NULL) {
+			in->held = 0;
+			inst_arm(in);
+		} else
+			inst_start(in);
 	}
 }
 

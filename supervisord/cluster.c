@@ -196,6 +196,17 @@ cluster_slot_run(struct lease_slot *s)
 	struct inst *in = s->in;
 
 	s->slot = 0;
+	if (in->life.phase == LIFE_LEASE) {
+		/*
+		 * A start waits for this very lease: its run is the slot's.
+		 * (As a slot it would be skipped as busy, and the lease given
+		 * back, at every slot while the start waits for ever.)
+		 */
+		inst_feed(in, LIFE_EV_RECHECK);
+		if (in->per.src == NULL)
+			cluster_slot_next(s);
+		return;
+	}
 	s->want = 0;
 	inst_feed(in, LIFE_EV_SLOT);
 	/* Not launched (stopped meanwhile): the lease goes back. */
@@ -355,7 +366,9 @@ cluster_lost_bid(struct lease_slot *s, const struct pgres *res)
 
 	if (s->slot != 0) {
 		cluster_slot_skipped(s, holder);
-		return;
+		/* A start waiting for the lease bids again, as a standby. */
+		if (!s->want || s->in->life.phase != LIFE_LEASE)
+			return;
 	}
 	free(s->holder);
 	s->holder = holder != NULL ? xstrdup(holder) : NULL;

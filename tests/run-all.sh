@@ -89,7 +89,7 @@ done
 # What the summary at the end lists: skips (STAGE, TEST, REASON), times
 # (MS, STAGE, TEST) and stages (STAGE, SECONDS), tab-separated.
 sum=$top/build/summary
-rm -rf "$sum" && mkdir -p "$sum" && touch "$sum/skips" "$sum/times" "$sum/cpu" "$sum/stages" || exit 1
+rm -rf "$sum" && mkdir -p "$sum" && touch "$sum/skips" "$sum/fails" "$sum/times" "$sum/cpu" "$sum/stages" || exit 1
 t_run=$(date +%s)
 
 note() { printf '\n=== %s\n' "$*"; }
@@ -250,6 +250,10 @@ collect() {
 		[ -z "$ms" ] || printf '%s\t%s\t%s\n' "$ms" "$label" "${t#"$1"/}" >>"$sum/times"
 		ms=$(sed -n 's/^# cpu-ms: //p' "$t.log" 2>/dev/null | tail -n 1)
 		[ -z "$ms" ] || printf '%s\t%s\t%s\n' "$ms" "$label" "${t#"$1"/}" >>"$sum/cpu"
+		grep -q '^:test-result: \(FAIL\|ERROR\|XPASS\)' "$trs" || continue
+		why=$(grep -a -m 1 -e '^FAIL: ' -e 'assertion failed' -e 'ERROR: AddressSanitizer' \
+			-e 'runtime error:' "$t.log" 2>/dev/null | cut -c 1-300)
+		printf '%s\t%s\t%s\n' "$label" "${t#"$1"/}" "${why:-(see its log above)}" >>"$sum/fails"
 	done
 }
 
@@ -274,12 +278,17 @@ summary() {
 	t=$(($(date +%s) - t_run))
 	cpu_now
 	printf '  %-9s %4d min %02d s  cpu %5d s\n' all $((t / 60)) $((t % 60)) "$CPU_S"
-	[ -n "$hog" ] || return 0
-	if kill -0 "$hog" 2>/dev/null; then
+	if [ -z "$hog" ]; then
+		:
+	elif kill -0 "$hog" 2>/dev/null; then
 		printf '  under load: %s ran beside the whole run\n' "$hog_what"
 	else
 		printf 'FAIL: --load: %s ended early: %s\n' "$hog_what" "$(tail -n 3 "$sum/stress-ng.out")"
 		failed=$((failed + 1))
+	fi
+	if [ -s "$sum/fails" ]; then
+		note "failed: $(wc -l <"$sum/fails") tests (each with the first line that says why)"
+		awk -F '\t' '{ printf "  %s %s: %s\n", $1, $2, $3 }' "$sum/fails"
 	fi
 }
 

@@ -75,3 +75,33 @@ skipped=$(cat "$T"/n*/vigild.log | grep -c 'skipped: the last run is still going
 [ "$skipped" -ge 2 ] || fail "no slot was skipped cluster-wide ($skipped)"
 sampler_stop
 log "ok: long runs never overlap; $skipped slots skipped while one ran"
+
+# --- A start cluster-wide: the asking node runs it now, once; the other
+# nodes resume its slots, and neither run it too nor wait for the lease
+# (each waited, then ran it again in turn, and a slot that came while one
+# waited was skipped for ever, its lease given back at every slot).
+for i in 1 2 3; do nctl "$i" stop tick >/dev/null; done
+: >"$runs"
+cluster_job tick <<EOF2
+kind = "periodic"
+every = "1h"
+cluster = true
+stop_timeout = "500ms"
+command = {"bash", "$T/tick.sh", "$runs", "1.5", "tick-$$"}
+EOF2
+for i in 1 2 3; do nctl "$i" reload >/dev/null; done
+nctl 1 start tick >/dev/null
+armed() { [ "$(node_status "$1" tick state)" = WAITING ] && [ "$(node_status "$1" tick pid)" = null ]; }
+one_run() { [ "$(wc -l <"$runs")" -ge 1 ]; }
+retry 10 one_run || fail "start: no run: $(node_status 1 tick reason)"
+retry 10 armed 1 && retry 10 armed 2 && retry 10 armed 3 ||
+	fail "start: the nodes did not go back to their slots: $(for i in 1 2 3; do node_status "$i" tick state; node_status "$i" tick reason; done)"
+free() { [ "$(pg_sql "SELECT count(*) FROM vigil.lease l JOIN vigil.job j ON j.id = l.job_id WHERE j.name = 'tick' AND l.holder IS NOT NULL")" = 0 ]; }
+retry 10 free || fail "start: the lease is still held: $(pg_sql "TABLE vigil.lease")"
+# Runs at an hour's slot (within 2 s of it) are the schedule's, not the start's.
+started=$(awk '{ if ($1 % 3600000000 > 2000000) print }' "$runs")
+[ "$(echo "$started" | wc -l)" = 1 ] && [ "$(echo "$started" | awk '{ print $3 }')" = n1 ] ||
+	fail "start on n1: not one run, on n1: $started"
+! grep -h 'slot of .* skipped: the last run is still going$' "$T"/n*/vigild.log ||
+	fail "a slot was skipped for a run that was not there"
+log "ok: a start runs once, on the asking node; the others resume their slots"
