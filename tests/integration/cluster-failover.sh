@@ -21,9 +21,14 @@
 
 cluster_need
 
-CLUSTER_LEASE_TTL=3s CLUSTER_RENEW_INTERVAL=500ms CLUSTER_QUERY_TIMEOUT=500ms
+# The fast failover must fit in the trust window: a crash, a promotion
+# and three reconnections took up to 3.1 s at a load of 12 on two cores
+# (and the I/O of other tests slows PostgreSQL more), so the lease lasts
+# 5 s, or 3 s per VIGIL_TEST_SLOW (at most 4) on a busier machine.
+SLOW=$((VIGIL_TEST_SLOW > 4 ? 4 : VIGIL_TEST_SLOW))
+TTL_MS=$((3000 * SLOW > 5000 ? 3000 * SLOW : 5000)) MARGIN_MS=500 STOP_MS=500 RENEW_MS=500
+CLUSTER_LEASE_TTL=${TTL_MS}ms CLUSTER_RENEW_INTERVAL=500ms CLUSTER_QUERY_TIMEOUT=500ms
 CLUSTER_CONNECT_TIMEOUT=500ms CLUSTER_FENCE_MARGIN=500ms
-TTL_MS=3000 MARGIN_MS=500 STOP_MS=500 RENEW_MS=500
 TRUST_MS=$((TTL_MS - MARGIN_MS))
 
 beat_job svc 'stop_timeout = "500ms"' | cluster_job svc
@@ -113,7 +118,8 @@ grep -q "svc: cluster lease not renewed in time .*: fencing: stopping it before 
 log "slow failover: node 1's TERM +$(us_ms "$t0" "$term") ms, last beat +$(us_ms "$t0" "$last") ms"
 [ $((term - t0)) -ge $(((TRUST_MS - STOP_MS - RENEW_MS - 300) * 1000)) ] ||
 	fail "slow failover: fenced too early"
-[ $((last - t0)) -le $(((TRUST_MS + 1000) * 1000)) ] ||
+# (vigild's KILL at the trust deadline comes when it gets the CPU.)
+[ $((last - t0)) -le $(((TRUST_MS + 1000 * SLOW) * 1000)) ] ||
 	fail "slow failover: the child outlived its trust deadline"
 # No database: nobody may start svc; the promotion waits until lease_ttl
 # + 1 s after the crash.
@@ -136,7 +142,7 @@ q=$(quarantined 3) || fail "slow failover: no node logged the quarantine of time
 log "slow failover: promoted at +$(us_ms "$t0" "$tp0") .. +$(us_ms "$t0" "$tp") ms; $(echo "$q" | head -n 1); $n's first beat +$(us_ms "$t0" "$first") ms (+$(us_ms "$tp0" "$first") ms after the promotion began), token $new"
 [ $((first - tp0)) -ge $((TTL_MS * 1000)) ] ||
 	fail "slow failover: a copy started $(us_ms "$tp0" "$first") ms after the promotion began, inside the quarantine ($TTL_MS ms)"
-[ $((first - tp)) -le $(((TTL_MS + 3000) * 1000)) ] ||
+[ $((first - tp)) -le $(((TTL_MS + 3000 * SLOW) * 1000)) ] ||
 	fail "slow failover: the takeover took $(us_ms "$tp" "$first") ms after the promotion"
 [ "$new" -ge $(((tl - 1) * (1 << 40) + 1)) ] && [ "$new" -gt "$tok" ] ||
 	fail "slow failover: token $new is not in timeline $tl's range (>= $(((tl - 1) * (1 << 40) + 1)))"
