@@ -873,6 +873,7 @@ const struct conf_field conf_field_job[] = {
 	JOB_BOOL("log_timestamps", log_timestamps),
 	JOB_DUR("watchdog", watchdog),
 	JOB_BOOL("cluster", cluster),
+	JOB_INT("cluster_handover_after", cluster_handover_after, 1, 1000),
 	JOB_DUR("every", every),
 	JOB_FN("schedule", conf_parse_schedule),
 	JOB_BOOL("catch_up", catch_up),

@@ -143,6 +143,8 @@ struct job_spec {
 	int log_timestamps;
 	uint64_t watchdog; /* 0: none */
 	int cluster;       /* one copy across every vigild (cluster mode) */
+	int cluster_handover_after; /* service: failed starts in a row on
+	                               the holder before the lease moves */
 
 	/* periodic */
 	uint64_t every;       /* 0: not set */

@@ -79,6 +79,7 @@ job_spec_create(const char *name, const char *path)
 	spec->hook_timeout = 30 * DURATION_USEC_PER_SEC;
 	spec->limits_policy = -1;
 	spec->alert_repeat = 3600 * DURATION_USEC_PER_SEC;
+	spec->cluster_handover_after = 3;
 	return (spec);
 }
 
@@ -112,6 +113,7 @@ job_spec_check_kinds(struct conf_ctx *ctx, struct job_spec *spec)
 		{ "exec_stop_post", 1U << CONF_KIND_SERVICE },
 		{ "watch_delay", 1U << CONF_KIND_SERVICE },
 		{ "start_limit", 1U << CONF_KIND_SERVICE },
+		{ "cluster_handover_after", 1U << CONF_KIND_SERVICE },
 		{ "every", 1U << CONF_KIND_PERIODIC },
 		{ "schedule", 1U << CONF_KIND_PERIODIC },
 		{ "catch_up", 1U << CONF_KIND_PERIODIC },
@@ -149,6 +151,9 @@ job_spec_check_kinds(struct conf_ctx *ctx, struct job_spec *spec)
 	if (conf_ctx_given(ctx, "cluster_concurrency") && !spec->cluster)
 		conf_ctx_error(
 		    ctx, "cluster_concurrency", "needs cluster = true");
+	if (conf_ctx_given(ctx, "cluster_handover_after") && !spec->cluster)
+		conf_ctx_error(
+		    ctx, "cluster_handover_after", "needs cluster = true");
 	if (spec->kind == CONF_KIND_QUEUE && spec->ready == CONF_READY_NOTIFY)
 		conf_ctx_error(
 		    ctx, "ready", "\"notify\" is not valid for kind \"queue\"");
@@ -399,6 +404,7 @@ job_spec_equal_policy(const struct job_spec *a, const struct job_spec *b)
 	    a->kill_group == b->kill_group &&
 	    a->pdeath_signal == b->pdeath_signal &&
 	    a->watchdog == b->watchdog && a->cluster == b->cluster &&
+	    a->cluster_handover_after == b->cluster_handover_after &&
 	    a->every == b->every && job_spec_str_eq(a->schedule, b->schedule) &&
 	    a->catch_up == b->catch_up && a->random_delay == b->random_delay &&
 	    a->timeout == b->timeout && a->concurrency == b->concurrency &&

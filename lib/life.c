@@ -246,11 +246,48 @@ life_settle(struct life_ctx *c, enum job_state s)
 	life_phase(c, to[s]);
 }
 
+/*
+ * Does a failed start make a cluster service hand its lease over?  At
+ * handover_after failed starts in a row here, or when the policy gives up
+ * here (max_restarts, start_limit): FATAL is this node's, never the
+ * cluster's.
+ */
+static int
+life_hands_over(const struct life_ctx *c, const struct job_decision *d)
+{
+	unsigned int n = c->p->handover_after;
+
+	if (n == 0 || !d->failed_start || !c->l->want || c->p->shutdown)
+		return (0);
+	return (d->state == JOB_FATAL ||
+	    ((d->state == JOB_BACKOFF || d->state == JOB_STARTING) &&
+	        d->failures >= n));
+}
+
+/*
+ * The lease goes, marked as failed here, and the start waits for it
+ * again as a standby: another node, one that has not failed it, takes it
+ * first; this one only if none does (cluster.c).
+ */
+static void
+life_handover(struct life_ctx *c)
+{
+	c->l->restarts++;
+	c->l->failures = 0;
+	life_do(c, LIFE_A_HANDOVER | LIFE_A_RELEASE);
+	c->l->lock = 0;
+	life_try_start(c);
+}
+
 /* Carry out a decision taken when a run ended (or failed to begin). */
 static void
 life_apply(struct life_ctx *c, struct job_decision d)
 {
 	life_do(c, LIFE_A_CANCEL_DEADLINE);
+	if (life_hands_over(c, &d)) {
+		life_handover(c);
+		return;
+	}
 	switch (d.state) {
 	case JOB_STARTING:
 		c->l->restarts++;

@@ -142,11 +142,13 @@ struct life {
 /* The numbers of the job (from its spec) and of vigild that matter. */
 struct life_params {
 	const struct job_spec *spec;
-	int shutdown;           /* vigild is shutting down */
-	uint64_t quick_retry;   /* LOCKWAIT interval */
-	unsigned int quick_max; /* LOCKWAIT looks at most */
-	uint64_t recheck_min;   /* BLOCKED poll: first interval */
-	uint64_t recheck_max;   /* ... doubling up to this */
+	int shutdown;                /* vigild is shutting down */
+	uint64_t quick_retry;        /* LOCKWAIT interval */
+	unsigned int quick_max;      /* LOCKWAIT looks at most */
+	uint64_t recheck_min;        /* BLOCKED poll: first interval */
+	uint64_t recheck_max;        /* ... doubling up to this */
+	unsigned int handover_after; /* cluster service: failed starts in
+	                                a row before the lease moves on */
 };
 
 /* The facts an event brings. */
@@ -194,6 +196,8 @@ struct life_input {
 #define LIFE_A_ARM_WATCHDOG 0x00400000   /* the watchdog timer */
 #define LIFE_A_ARM_DEADLINE 0x00800000   /* the run's timeout */
 #define LIFE_A_KICK 0x01000000           /* queue: claim a message */
+/* cluster: the RELEASE with it says the run failed here (handover) */
+#define LIFE_A_HANDOVER 0x02000000
 /* Then at most one of these, each answered with an event: */
 #define LIFE_A_DEPS 0x10000000  /* -> LIFE_EV_DEPS_WAIT or _DEPS_OK */
 #define LIFE_A_LOCK 0x20000000  /* -> LIFE_EV_LOCK_* */

@@ -36,6 +36,7 @@
  */
 const char pg_schema[] =
     "BEGIN;\n"
+    "SET LOCAL statement_timeout = '10s';\n"
     "SELECT pg_advisory_xact_lock(" PG_LOCK_NS ", 0);\n"
     "CREATE SCHEMA IF NOT EXISTS vigil;\n"
     "CREATE TABLE IF NOT EXISTS vigil.cluster (\n"
@@ -99,10 +100,23 @@ const char pg_schema[] =
     "  exit_code int,\n"
     "  signal int,\n"
     "  reason text);\n"
-    "CREATE INDEX IF NOT EXISTS run_by_job ON vigil.run (job_id, id DESC);\n"
+    /*
+     * An index or column is only made where it is missing: CREATE INDEX
+     * and ALTER TABLE lock their table even when there is nothing to do,
+     * and the renews and claims of the other nodes would wait for this
+     * transaction's end.
+     */
+    "DO $d$ BEGIN\n"
+    "  IF to_regclass('vigil.run_by_job') IS NULL THEN\n"
+    "    CREATE INDEX run_by_job ON vigil.run (job_id, id DESC);\n"
+    "  END IF;\n"
     /* version 2: the queue */
-    "ALTER TABLE vigil.job ADD COLUMN IF NOT EXISTS max_attempts int NOT "
-    "NULL DEFAULT 5;\n"
+    "  IF NOT EXISTS (SELECT FROM pg_attribute WHERE attrelid =\n"
+    "      'vigil.job'::regclass AND attname = 'max_attempts') THEN\n"
+    "    ALTER TABLE vigil.job ADD COLUMN max_attempts int NOT NULL\n"
+    "      DEFAULT 5;\n"
+    "  END IF;\n"
+    "END $d$;\n"
     "CREATE TABLE IF NOT EXISTS vigil.message (\n"
     "  id bigint GENERATED ALWAYS AS IDENTITY (START WITH " PG_MSG_ID_MIN
     ") PRIMARY KEY,\n"
@@ -123,14 +137,19 @@ const char pg_schema[] =
     "  output bytea)\n"
     "  WITH (fillfactor = 90, autovacuum_vacuum_scale_factor = 0.02,\n"
     "        autovacuum_vacuum_cost_delay = 1);\n"
-    "CREATE INDEX IF NOT EXISTS message_claim ON vigil.message\n"
-    "  (job_id, priority DESC, due, id) WHERE state = 0;\n"
-    "CREATE INDEX IF NOT EXISTS message_running ON vigil.message\n"
-    "  (job_id, lease_until) WHERE state = 1;\n"
-    "CREATE INDEX IF NOT EXISTS message_dead ON vigil.message (job_id, id)\n"
-    "  WHERE state = 2;\n"
-    "CREATE UNIQUE INDEX IF NOT EXISTS message_unique ON vigil.message\n"
-    "  (job_id, unique_key) WHERE unique_key IS NOT NULL AND state < 2;\n"
+    "DO $d$ BEGIN\n"
+    "  IF to_regclass('vigil.message_unique') IS NULL THEN\n"
+    "    CREATE INDEX IF NOT EXISTS message_claim ON vigil.message\n"
+    "      (job_id, priority DESC, due, id) WHERE state = 0;\n"
+    "    CREATE INDEX IF NOT EXISTS message_running ON vigil.message\n"
+    "      (job_id, lease_until) WHERE state = 1;\n"
+    "    CREATE INDEX IF NOT EXISTS message_dead ON vigil.message\n"
+    "      (job_id, id) WHERE state = 2;\n"
+    "    CREATE UNIQUE INDEX message_unique ON vigil.message\n"
+    "      (job_id, unique_key) WHERE unique_key IS NOT NULL\n"
+    "      AND state < 2;\n"
+    "  END IF;\n"
+    "END $d$;\n"
     /*
      * The enqueue of applications, inside their own transactions: the
      * message exists exactly when their data does.  One NOTIFY per job
@@ -317,6 +336,76 @@ const char pg_schema[] =
     "  FROM unnest(p_jobs) AS k(id)\n"
     "  LEFT JOIN vigil.message m ON m.job_id = k.id GROUP BY k.id $f$;\n"
     /*
+     * version 4: never off (a cluster service that fails on its holder
+     * moves on).  A failed start's release records the node and why in
+     * vigil.lease_failure; a node that failed the instance in the current
+     * round bids after those that have not (for one lease_ttl after the
+     * release), and when every live node has failed it the next round
+     * begins only at retry_at, after the job's capped backoff (rounds
+     * counts them).  A run that lasts min_uptime ends the streak.
+     */
+    "DO $d$ BEGIN\n"
+    "  IF NOT EXISTS (SELECT FROM pg_attribute WHERE attrelid =\n"
+    "      'vigil.lease'::regclass AND attname = 'rounds') THEN\n"
+    "    ALTER TABLE vigil.lease\n"
+    "      ADD COLUMN IF NOT EXISTS released_at timestamptz,\n"
+    "      ADD COLUMN IF NOT EXISTS round_at timestamptz NOT NULL\n"
+    "        DEFAULT '-infinity',\n"
+    "      ADD COLUMN IF NOT EXISTS streak_at timestamptz NOT NULL\n"
+    "        DEFAULT '-infinity',\n"
+    "      ADD COLUMN IF NOT EXISTS retry_at timestamptz NOT NULL\n"
+    "        DEFAULT '-infinity',\n"
+    "      ADD COLUMN rounds int NOT NULL DEFAULT 0;\n"
+    "  END IF;\n"
+    "END $d$;\n"
+    "CREATE TABLE IF NOT EXISTS vigil.lease_failure (\n"
+    "  job_id int NOT NULL,\n"
+    "  instance int NOT NULL,\n"
+    "  node text NOT NULL,\n"
+    "  failed_at timestamptz NOT NULL,\n"
+    "  why text NOT NULL,\n"
+    "  PRIMARY KEY (job_id, instance, node),\n"
+    "  FOREIGN KEY (job_id, instance) REFERENCES vigil.lease\n"
+    "    ON DELETE CASCADE);\n"
+    /* Has p_node failed the instance in its current round? */
+    "CREATE OR REPLACE FUNCTION vigil.failed_here(p_job int, p_inst int,\n"
+    "    p_node text) RETURNS boolean\n"
+    "LANGUAGE sql STABLE " PG_PIN " AS $f$\n"
+    "  SELECT EXISTS (SELECT FROM vigil.lease_failure f JOIN vigil.lease l\n"
+    "    USING (job_id, instance) WHERE f.job_id = p_job\n"
+    "    AND f.instance = p_inst AND f.node = p_node\n"
+    "    AND f.failed_at >= l.round_at) $f$;\n"
+    /* Is a live node with the job, other than p_node, yet to fail it? */
+    "CREATE OR REPLACE FUNCTION vigil.untried(p_job int, p_inst int,\n"
+    "    p_node text) RETURNS boolean\n"
+    "LANGUAGE sql STABLE " PG_PIN " AS $f$\n"
+    "  SELECT EXISTS (SELECT FROM vigil.node_job nj JOIN vigil.node n\n"
+    "    ON n.name = nj.node WHERE nj.job_id = p_job AND nj.node <> p_node\n"
+    "    AND n.expires_at > now()\n"
+    "    AND NOT vigil.failed_here(p_job, p_inst, nj.node)) $f$;\n"
+    /* From when p_node may take the free lease of the instance. */
+    "CREATE OR REPLACE FUNCTION vigil.bid_at(p_job int, p_inst int,\n"
+    "    p_node text, p_ttl bigint) RETURNS timestamptz\n"
+    "LANGUAGE sql STABLE " PG_PIN " AS $f$\n"
+    "  SELECT coalesce((SELECT CASE\n"
+    "    WHEN vigil.failed_here(p_job, p_inst, p_node)\n"
+    "      AND vigil.untried(p_job, p_inst, p_node)\n"
+    "    THEN greatest(l.retry_at, coalesce(l.released_at, '-infinity')\n"
+    "      + p_ttl * interval '1 ms')\n"
+    "    ELSE l.retry_at END\n"
+    "  FROM vigil.lease l WHERE l.job_id = p_job AND l.instance = p_inst),\n"
+    "  '-infinity') $f$;\n"
+    /* The streak of failures: "n1 (exit 3), n2 (exit 3)", or NULL. */
+    "CREATE OR REPLACE FUNCTION vigil.failing(p_job int, p_inst int)\n"
+    "RETURNS text\n"
+    "LANGUAGE sql STABLE " PG_PIN " AS $f$\n"
+    "  SELECT string_agg(f.node || ' (' || f.why || ')', ', '\n"
+    "    ORDER BY f.failed_at)\n"
+    "  FROM vigil.lease_failure f JOIN vigil.lease l USING (job_id, "
+    "instance)\n"
+    "  WHERE f.job_id = p_job AND f.instance = p_inst\n"
+    "    AND f.failed_at >= l.streak_at $f$;\n"
+    /*
      * The roles an application is given (docs/cluster.md): vigil_enqueue
      * may only call vigil.enqueue (SECURITY DEFINER: no table grant);
      * vigil_monitor reads the rows but no payload nor output.  Roles are
@@ -345,16 +434,18 @@ const char pg_schema[] =
     "  IF EXISTS (SELECT FROM pg_roles WHERE rolname = 'vigil_monitor') THEN\n"
     "    GRANT USAGE ON SCHEMA vigil TO vigil_monitor;\n"
     "    GRANT SELECT ON vigil.cluster, vigil.node, vigil.job,\n"
-    "      vigil.node_job, vigil.lease, vigil.periodic, vigil.run\n"
+    "      vigil.node_job, vigil.lease, vigil.periodic, vigil.run,\n"
+    "      vigil.lease_failure\n"
     "      TO vigil_monitor;\n"
     "    GRANT SELECT (id, job_id, state, priority, due, attempts, holder,\n"
     "      lease_until, created_at, updated_at, last_exit, last_signal,\n"
     "      last_error) ON vigil.message TO vigil_monitor;\n"
     "    GRANT EXECUTE ON FUNCTION vigil.counts(int[]),\n"
-    "      vigil.cluster_nodes(), vigil.cluster_leases() TO vigil_monitor;\n"
+    "      vigil.cluster_nodes(), vigil.cluster_leases(),\n"
+    "      vigil.failing(int, int) TO vigil_monitor;\n"
     "  END IF;\n"
     "END $g$;\n"
-    "UPDATE vigil.cluster SET schema_version = 3 WHERE schema_version < 3;\n"
+    "UPDATE vigil.cluster SET schema_version = 4 WHERE schema_version < 4;\n"
     "COMMIT;\n"
     "SELECT schema_version, (SELECT string_agg(r, ', ') FROM\n"
     "  unnest(ARRAY['vigil_enqueue', 'vigil_monitor']) AS r WHERE NOT EXISTS\n"
@@ -451,7 +542,9 @@ const char pg_node_jobs[] =
 /*
  * $1 job id, $2 instance, $3 node, $4 ttl ms.  Always one row: (the new
  * epoch or NULL, the holder, its ms left or NULL, quarantine ms left,
- * whether the operator stopped the instance cluster-wide).
+ * whether the operator stopped the instance cluster-wide, ms before this
+ * node may bid (vigil.bid_at: it failed the instance, or every node did),
+ * the failures of the streak or NULL, the rounds every node failed).
  * The same node may take its own lease again (a restarted vigild, after
  * reclaiming its leftovers through the local lock): a new epoch.
  */
@@ -467,22 +560,26 @@ const char pg_lease_acquire[] =
     "epoch = greatest(l.epoch + 1, excluded.epoch), acquired_at = now(), "
     "renewed_at = now(), expires_at = excluded.expires_at, pid = NULL, "
     "state = NULL "
-    "WHERE NOT l.held AND (l.expires_at < now() OR l.holder IS NULL "
-    "OR l.holder = excluded.holder) "
+    "WHERE NOT l.held AND (l.holder = excluded.holder OR "
+    "((l.expires_at < now() OR l.holder IS NULL) "
+    "AND vigil.bid_at($1, $2, $3, $4::bigint) <= now())) "
     "RETURNING l.epoch) "
     "SELECT (SELECT epoch FROM a), l.holder, "
     "CASE WHEN l.expires_at > now() THEN "
     "(extract(epoch FROM l.expires_at - now()) * 1000)::bigint END, "
     "(extract(epoch FROM greatest(c.quarantine_until, now()) - now()) "
-    "* 1000)::bigint, l.held "
+    "* 1000)::bigint, l.held, "
+    "(extract(epoch FROM greatest(vigil.bid_at($1, $2, $3, $4::bigint), now()) "
+    "- now()) * 1000)::bigint, vigil.failing($1, $2), l.rounds "
     "FROM vigil.cluster c LEFT JOIN vigil.lease l "
     "ON l.job_id = $1 AND l.instance = $2";
 
 /*
  * $1 node, $2 job ids, $3 instances, $4 epochs, $5 pids (0: no run) of
  * the leases (arrays), $6 ttl ms, $7 ids and $8 attempts of the
- * messages it runs (arrays): everything a node holds, in one round
- * trip.  Answer: ('l', job id, instance, held) per lease renewed, ('m',
+ * messages it runs (arrays), $9 per lease 1 when its run has lasted
+ * min_uptime after failures (the streak ends), else 0: everything a node
+ * holds, in one round trip.  Answer: ('l', job id, instance, held) per lease renewed, ('m',
  * id, attempts, false) per message, ('n', 1 or 0, 0, false) for the node
  * row.  A lease missing from the answer is
  * lost: someone else holds it now; a held one is to be stopped (the
@@ -494,9 +591,12 @@ const char pg_lease_renew_all[] =
     "RETURNING 1), "
     "l AS (UPDATE vigil.lease t SET renewed_at = now(), "
     "expires_at = now() + $6 * interval '1 ms', "
-    "pid = nullif(k.p, 0), state = CASE WHEN k.p > 0 THEN 'RUNNING' END "
-    "FROM unnest($2::int[], $3::int[], $4::bigint[], $5::int[]) "
-    "AS k(j, i, e, p) "
+    "pid = nullif(k.p, 0), state = CASE WHEN k.p > 0 THEN 'RUNNING' END, "
+    "rounds = CASE WHEN k.g = 1 THEN 0 ELSE t.rounds END, "
+    "round_at = CASE WHEN k.g = 1 THEN now() ELSE t.round_at END, "
+    "streak_at = CASE WHEN k.g = 1 THEN now() ELSE t.streak_at END "
+    "FROM unnest($2::int[], $3::int[], $4::bigint[], $5::int[], "
+    "$9::int[]) AS k(j, i, e, p, g) "
     "WHERE t.job_id = k.j AND t.instance = k.i AND t.epoch = k.e "
     "AND t.holder = $1 "
     "RETURNING 'l'::text AS kind, t.job_id::bigint AS a, t.instance AS b, "
@@ -526,6 +626,36 @@ const char pg_lease_release[] =
     "RETURNING job_id, instance) "
     "SELECT pg_notify('vigil', 'lease ' || job_id || ' ' || instance) "
     "FROM r";
+
+/*
+ * $1 job id, $2 instance, $3 node, $4 epoch, $5 why, $6 and $7 the job's
+ * backoff (first and longest delay, ms): a failed start handed over.  The
+ * failure is recorded; when no live node with the job is left to try it
+ * this round, the next round begins after the backoff (rounds doubles
+ * it).  Answer: (whether every node failed it, ms before the next round).
+ */
+const char pg_lease_fail[] =
+    "WITH f AS (INSERT INTO vigil.lease_failure AS x (job_id, instance, "
+    "node, failed_at, why) SELECT l.job_id, l.instance, $3, now(), $5 "
+    "FROM vigil.lease l WHERE l.job_id = $1 AND l.instance = $2 "
+    "AND l.holder = $3 AND l.epoch = $4 "
+    "ON CONFLICT (job_id, instance, node) DO UPDATE "
+    "SET failed_at = now(), why = excluded.why RETURNING x.job_id), "
+    "a AS (SELECT NOT vigil.untried($1, $2, $3) AS every), "
+    "r AS (UPDATE vigil.lease l SET holder = NULL, "
+    "expires_at = '-infinity', pid = NULL, state = NULL, "
+    "released_at = now(), rounds = l.rounds + a.every::int, "
+    "round_at = CASE WHEN a.every THEN now() + least($7::bigint, "
+    "$6::bigint * (2 ^ least(l.rounds, 30))::bigint) * interval '1 ms' "
+    "ELSE l.round_at END, "
+    "retry_at = CASE WHEN a.every THEN now() + least($7::bigint, "
+    "$6::bigint * (2 ^ least(l.rounds, 30))::bigint) * interval '1 ms' "
+    "ELSE l.retry_at END "
+    "FROM a WHERE l.job_id = $1 AND l.instance = $2 AND l.holder = $3 "
+    "AND l.epoch = $4 RETURNING l.job_id, l.instance, a.every, l.retry_at) "
+    "SELECT pg_notify('vigil', 'lease ' || job_id || ' ' || instance), "
+    "every, (extract(epoch FROM greatest(retry_at, now()) - now()) "
+    "* 1000)::bigint FROM r";
 
 /*
  * $1 job id, $2 instance, $3 held (true/false), $4 who and where: the

@@ -23,7 +23,10 @@
 #include <stdint.h>
 
 /* The version the schema below brings a database to. */
-#define PG_SCHEMA_VERSION 3
+#define PG_SCHEMA_VERSION 4
+/* usec the first set-up of a node (the schema, after the other nodes'
+ * under the same advisory lock) may take; its statements 10 s each. */
+#define PG_SCHEMA_TIMEOUT (30ULL * 1000 * 1000)
 
 /*
  * Advisory lock keys: 'VIGL', then 0 for the migrations, 1 for the
@@ -49,6 +52,7 @@ extern const char pg_lease_acquire[];
 extern const char pg_lease_renew_all[];
 extern const char pg_lease_state[];
 extern const char pg_lease_release[];
+extern const char pg_lease_fail[];
 extern const char pg_lease_hold[];
 extern const char pg_lease_held[];
 extern const char pg_periodic_fire[];

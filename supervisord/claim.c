@@ -330,6 +330,19 @@ claim_release(struct inst *in)
 }
 
 /*
+ * The run failed here (a cluster service handing over): the release
+ * that follows says so.
+ */
+void
+claim_failed(struct inst *in)
+{
+	const struct claim_ops *ops = claim_of(in);
+
+	if (ops->failed != NULL)
+		ops->failed(in);
+}
+
+/*
  * May a run start on the claim the instance holds?  A restart keeps its
  * claim without taking it again: a cluster lease may have stopped being
  * trusted meanwhile (its fence not run yet).  1, or 0 with *cause.

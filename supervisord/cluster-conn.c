@@ -47,7 +47,8 @@ struct renew_arg {
 	int64_t *insts;
 	int64_t *epochs;
 	int64_t *pids;
-	size_t nmsg; /* the messages run here */
+	int64_t *goods; /* 1: the run lasted min_uptime after failures */
+	size_t nmsg;    /* the messages run here */
 	int64_t *msgs;
 	int64_t *attempts;
 };
@@ -119,6 +120,14 @@ cluster_renewed(
 			continue;
 		}
 		cluster_trust(s, sent);
+		if (a->goods[i] && s->streak) {
+			s->streak = 0;
+			free(s->failures);
+			s->failures = NULL;
+			log_info("%s: running for min_uptime: the streak of "
+			         "failed starts is over cluster-wide",
+			    s->in->label);
+		}
 		if (seen[i] == 2 && !s->hold_pending) /* notice missed */
 			cluster_hold_apply(s->in, 1, NULL);
 	}
@@ -132,6 +141,7 @@ out:
 	free(a->insts);
 	free(a->epochs);
 	free(a->pids);
+	free(a->goods);
 	free(a);
 	if (cluster_st.shutdown_done != NULL &&
 	    TAILQ_EMPTY(&cluster_st.releases))
@@ -144,9 +154,10 @@ cluster_renew_now(void)
 {
 	struct renew_arg *a;
 	struct lease_slot *s;
-	char *arr[6];
-	const char *p[8];
+	char *arr[7];
+	const char *p[9];
 	size_t n = 0, nmsg = 0, i;
+	uint64_t now = monotime_now();
 
 	if (cluster_st.renewing || !pgconn_is_ready(cluster_st.lease))
 		return;
@@ -159,6 +170,7 @@ cluster_renew_now(void)
 	a->insts = xcalloc(n + 1, sizeof(int64_t));
 	a->epochs = xcalloc(n + 1, sizeof(int64_t));
 	a->pids = xcalloc(n + 1, sizeof(int64_t));
+	a->goods = xcalloc(n + 1, sizeof(int64_t));
 	a->msgs = xcalloc(nmsg + 1, sizeof(int64_t));
 	a->attempts = xcalloc(nmsg + 1, sizeof(int64_t));
 	LIST_FOREACH(s, &cluster_st.slots, entry) {
@@ -172,6 +184,8 @@ cluster_renew_now(void)
 		a->job_ids[a->n] = s->in->job->cluster_id;
 		a->insts[a->n] = s->in->index;
 		a->pids[a->n] = s->in->run.pid > 0 ? s->in->run.pid : 0;
+		a->goods[a->n] = s->streak && s->in->run.pid > 0 &&
+		    now - s->in->run.started >= s->in->job->spec->min_uptime;
 		a->epochs[a->n++] = s->epoch;
 	}
 	arr[0] = pg_array_int(a->job_ids, a->n);
@@ -180,6 +194,7 @@ cluster_renew_now(void)
 	arr[3] = pg_array_int(a->pids, a->n);
 	arr[4] = pg_array_int(a->msgs, a->nmsg);
 	arr[5] = pg_array_int(a->attempts, a->nmsg);
+	arr[6] = pg_array_int(a->goods, a->n);
 	p[0] = cluster_st.cf->node_name;
 	p[1] = arr[0];
 	p[2] = arr[1];
@@ -188,10 +203,11 @@ cluster_renew_now(void)
 	p[5] = cluster_st.ttl_ms;
 	p[6] = arr[4];
 	p[7] = arr[5];
+	p[8] = arr[6];
 	cluster_st.renewing = 1;
-	pgconn_query(cluster_st.lease, PGQ_FRONT, pg_lease_renew_all, 8, p,
+	pgconn_query(cluster_st.lease, PGQ_FRONT, pg_lease_renew_all, 9, p,
 	    cluster_renewed, a);
-	for (i = 0; i < 6; i++)
+	for (i = 0; i < 7; i++)
 		free(arr[i]);
 }
 
@@ -482,9 +498,12 @@ cluster_connected(void *arg)
 	free(sql);
 	if (c != cluster_st.lease)
 		return;
-	if (!cluster_st.schema_done)
+	if (!cluster_st.schema_done) {
+		/* Nothing is held yet: the schema may take its time. */
+		pgconn_setup_budget(c, PG_SCHEMA_TIMEOUT);
 		pgconn_query(c, PGQ_SETUP | PGQ_SIMPLE, pg_schema, 0, NULL,
 		    cluster_schema_done, NULL);
+	}
 	snprintf(boot, sizeof(boot), "%s", cluster_st.boot_id);
 	snprintf(pid, sizeof(pid), "%ld", (long)getpid());
 	snprintf(inc, sizeof(inc), "%lld", cluster_st.incarnation);

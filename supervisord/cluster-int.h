@@ -33,6 +33,12 @@ struct lease_slot {
 	char *holder;   /* not ours: who held it at the last answer */
 	int64_t ms_left;
 	uint64_t holder_until; /* not ours: when its lease could expire */
+	int64_t wait_ms;       /* not ours: ms before this node may bid */
+	char *failures;        /* the streak of failed starts, or NULL */
+	int streak;            /* ours: failures on record; a run that lasts
+	                          min_uptime ends them (the renew says) */
+	char *failed;          /* why the run failed here: the release that
+	                          follows hands over, or NULL */
 	int64_t slot;          /* periodic: the slot won, bidding for it */
 	int64_t catch_up;      /* periodic: a slot to try once connected */
 	int64_t msg;           /* queue: the message held (epoch: attempt) */
@@ -54,6 +60,8 @@ struct release {
 	int64_t job_id;
 	int instance;
 	int64_t epoch;
+	char *failed;              /* a handover: why, or NULL */
+	uint64_t delay, delay_max; /* ... the job's backoff, usec */
 	int sent;
 	TAILQ_ENTRY(release) entry;
 };

@@ -213,6 +213,21 @@ cluster_waiting(struct lease_slot *s, const char *why)
 {
 	char buf[32];
 
+	if (why == NULL && s->failures != NULL) {
+		/* "failing on n1 (exit 3); next try in 4s" */
+		if (s->holder != NULL)
+			inst_reason(s->in, "failing on %s; now held by %s",
+			    s->failures, s->holder);
+		else if (s->wait_ms > 0)
+			inst_reason(s->in, "failing on %s; next try here in %s",
+			    s->failures,
+			    duration_format(
+			        (uint64_t)s->wait_ms * 1000, buf, sizeof(buf)));
+		else
+			inst_reason(
+			    s->in, "failing on %s; trying again", s->failures);
+		return;
+	}
 	if (why != NULL)
 		inst_reason(s->in, "waiting for cluster lease: %s", why);
 	else if (s->holder != NULL && s->ms_left >= 0)
@@ -380,6 +395,8 @@ cluster_inst_free(struct inst *in)
 	s->kill = sd_event_source_disable_unref(s->kill);
 	s->retry = sd_event_source_disable_unref(s->retry);
 	free(s->holder);
+	free(s->failures);
+	free(s->failed);
 	free(s);
 	in->lease = NULL;
 }

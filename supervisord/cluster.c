@@ -338,6 +338,18 @@ cluster_give_back(int64_t job_id, int instance, int64_t epoch)
 	cluster_releases_send();
 }
 
+/* What an answer to a bid says of the streak of failed starts. */
+static void
+cluster_streak(struct lease_slot *s, const struct pgres *res)
+{
+	const char *f = pgres_value(res, 0, 6);
+
+	free(s->failures);
+	s->failures = f != NULL ? xstrdup(f) : NULL;
+	s->streak = f != NULL || pgres_int(res, 0, 7, 0) > 0;
+	s->wait_ms = pgres_int(res, 0, 5, 0);
+}
+
 /* The bid won (acquired at sent, epoch): the run may start. */
 static void
 cluster_won(struct lease_slot *s, int64_t epoch, uint64_t sent)
@@ -347,6 +359,7 @@ cluster_won(struct lease_slot *s, int64_t epoch, uint64_t sent)
 	free(s->holder);
 	s->holder = NULL;
 	s->ms_left = -1;
+	s->wait_ms = 0;
 	cluster_trust(s, sent);
 	log_info("%s: cluster lease acquired: epoch %" PRId64, s->in->label,
 	    s->epoch);
@@ -389,8 +402,8 @@ cluster_lost_bid(struct lease_slot *s, const struct pgres *res)
 	if (holder != NULL && cluster_waiters != NULL)
 		cluster_waiters(s->in);
 	cluster_retry_in(s,
-	    lease_retry_in(
-	        s->ms_left, pgres_int(res, 0, 3, -1), cluster_st.t.renew));
+	    lease_retry_in(s->ms_left > s->wait_ms ? s->ms_left : s->wait_ms,
+	        pgres_int(res, 0, 3, -1), cluster_st.t.renew));
 }
 
 /* The answer to a bid: won, lost, or not answered. */
@@ -406,6 +419,8 @@ cluster_acquired(
 	if (j != NULL && a->instance < j->ninsts &&
 	    j->insts[a->instance]->lease != NULL && j->cluster_id == a->job_id)
 		s = j->insts[a->instance]->lease;
+	if (s != NULL && res != NULL && s->st == LEASE_ACQUIRING)
+		cluster_streak(s, res);
 	if (s == NULL || s->st != LEASE_ACQUIRING) {
 		if (epoch > 0) /* the instance went meanwhile */
 			cluster_give_back(a->job_id, a->instance, epoch);
@@ -488,12 +503,24 @@ cluster_released(
     void *arg, const struct pgres *res, const char *err, uint64_t sent)
 {
 	struct release *r = arg;
+	struct inst *in;
+	char buf[32];
 
 	if (res == NULL) {
 		r->sent = 0; /* again once the connection is back */
 		return;
 	}
+	if (r->failed != NULL && pgres_ntuples(res) > 0 &&
+	    pgres_value(res, 0, 1) != NULL &&
+	    strcmp(pgres_value(res, 0, 1), "t") == 0 &&
+	    (in = cluster_inst_find(r->job_id, r->instance)) != NULL)
+		log_warnx("%s: failed on every node: tried again cluster-wide "
+		          "in %s",
+		    in->label,
+		    duration_format((uint64_t)pgres_int(res, 0, 2, 0) * 1000,
+		        buf, sizeof(buf)));
 	TAILQ_REMOVE(&cluster_st.releases, r, entry);
+	free(r->failed);
 	free(r);
 	if (TAILQ_EMPTY(&cluster_st.releases) &&
 	    cluster_st.shutdown_done != NULL && !cluster_st.renewing)
@@ -504,8 +531,8 @@ void
 cluster_releases_send(void)
 {
 	struct release *r;
-	const char *p[4];
-	char id[32], idx[16], ep[32];
+	const char *p[7];
+	char id[32], idx[16], ep[32], d[32], dm[32];
 
 	if (cluster_st.lease == NULL || !pgconn_is_ready(cluster_st.lease))
 		return;
@@ -520,6 +547,25 @@ cluster_releases_send(void)
 		p[2] = cluster_st.cf->node_name;
 		p[3] = ep;
 		r->sent = 1;
+		if (r->failed != NULL) {
+			/* The cluster's backoff: at least a renew interval. */
+			snprintf(d, sizeof(d), "%llu",
+			    (unsigned long long)(r->delay > cluster_st.t.renew ?
+			            r->delay :
+			            cluster_st.t.renew) /
+			        1000);
+			snprintf(dm, sizeof(dm), "%llu",
+			    (unsigned long long)(r->delay_max > r->delay ?
+			            r->delay_max :
+			            r->delay) /
+			        1000);
+			p[4] = r->failed;
+			p[5] = d;
+			p[6] = dm;
+			pgconn_query(cluster_st.lease, 0, pg_lease_fail, 7, p,
+			    cluster_released, r);
+			continue;
+		}
 		pgconn_query(cluster_st.lease, 0, pg_lease_release, 4, p,
 		    cluster_released, r);
 	}
@@ -637,6 +683,10 @@ claim_cluster_release(struct inst *in)
 		         " let go (it was "
 		         "no longer trusted)",
 		    in->label, s->epoch);
+	else if (s->failed != NULL)
+		log_warnx("%s: failing here (%s): cluster lease of epoch "
+		          "%" PRId64 " handed over to another node",
+		    in->label, s->failed, s->epoch);
 	else
 		log_info("%s: cluster lease given back: epoch %" PRId64,
 		    in->label, s->epoch);
@@ -645,8 +695,35 @@ claim_cluster_release(struct inst *in)
 	r->job_id = in->job->cluster_id;
 	r->instance = in->index;
 	r->epoch = s->epoch;
+	if (s->failed != NULL) {
+		r->failed = s->failed;
+		s->failed = NULL;
+		r->delay = in->job->spec->restart_delay;
+		r->delay_max = in->job->spec->restart_delay_max;
+	}
 	TAILQ_INSERT_TAIL(&cluster_st.releases, r, entry);
 	cluster_releases_send();
+}
+
+/* The run failed here: the release that follows hands the lease over. */
+static void
+claim_cluster_failed(struct inst *in)
+{
+	struct lease_slot *s = in->lease;
+	int st = in->last.status;
+	char buf[64];
+
+	if (s == NULL || (s->st != LEASE_HELD && s->st != LEASE_EXPIRED))
+		return;
+	free(s->failed);
+	if (in->last.known)
+		s->failed = xstrdup(
+		    job_exit_format(WIFEXITED(st) ? WEXITSTATUS(st) : -1,
+		        WIFSIGNALED(st) ? WTERMSIG(st) : 0,
+		        WIFSIGNALED(st) && WCOREDUMP(st), buf, sizeof(buf)));
+	else
+		s->failed =
+		    xstrdup(in->reason != NULL ? in->reason : "did not start");
 }
 
 /*
@@ -680,6 +757,7 @@ const struct claim_ops claim_cluster = {
 	.acquire = claim_cluster_acquire,
 	.renew = claim_cluster_renew,
 	.release = claim_cluster_release,
+	.failed = claim_cluster_failed,
 	.holder = claim_cluster_holder,
 	.held_elsewhere = claim_cluster_held_elsewhere,
 	.trusted = claim_cluster_trusted,

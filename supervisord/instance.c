@@ -420,6 +420,8 @@ inst_do_early(
 		k->msg_drop(in);
 	if (a & LIFE_A_START_FAILED)
 		inst_start_failed(in, e->cause);
+	if (a & LIFE_A_HANDOVER)
+		inst_hooks.claim_failed(in);
 	if (a & LIFE_A_RELEASE)
 		inst_hooks.claim_release(in);
 	if (a & LIFE_A_LEFTOVER_TERM)
@@ -580,6 +582,10 @@ inst_params(const struct inst *in, struct life_params *p)
 	p->quick_max = INST_QUICK_RETRIES;
 	p->recheck_min = INST_RECHECK_MIN;
 	p->recheck_max = INST_RECHECK_MAX;
+	p->handover_after = in->job->spec->cluster && cluster_enabled() &&
+	        in->job->spec->kind == CONF_KIND_SERVICE ?
+	    (unsigned int)in->job->spec->cluster_handover_after :
+	    0;
 }
 
 /* Put an event with its facts through the lifecycle, and carry it out. */

@@ -701,6 +701,17 @@ pgconn_send_next(struct pgconn *c)
 	(void)pgconn_flush(c);
 }
 
+/*
+ * The set-up may take usec from now, not the connect timeout: the first
+ * one makes the schema, after the other nodes' (an advisory lock).
+ */
+void
+pgconn_setup_budget(struct pgconn *c, uint64_t usec)
+{
+	if (c->state == PGCONN_SETUP)
+		pgconn_timer_arm(c, usec);
+}
+
 static int pgconn_io(sd_event_source *, int, uint32_t, void *);
 
 /* Watch the connection's socket for events (it may change: multi-host). */

@@ -712,6 +712,7 @@ vigild_core_init(void)
 		.claim_take = claim_take,
 		.claim_result_clear = claim_result_clear,
 		.claim_release = claim_release,
+		.claim_failed = claim_failed,
 		.claim_trusted = claim_trusted,
 		.leftover_term = claim_leftover_term,
 		.leftover_kill = claim_leftover_kill,

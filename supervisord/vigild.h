@@ -297,6 +297,7 @@ struct inst_hooks {
 	enum claim_status (*claim_take)(struct inst *, struct claim_result *);
 	void (*claim_result_clear)(struct claim_result *);
 	void (*claim_release)(struct inst *);
+	void (*claim_failed)(struct inst *); /* the next release: failed */
 	int (*claim_trusted)(struct inst *, char **); /* before each spawn */
 	void (*leftover_term)(struct inst *, pid_t);
 	void (*leftover_kill)(struct inst *, pid_t);
@@ -481,6 +482,7 @@ struct claim_ops {
 	enum claim_status (*acquire)(struct inst *, struct claim_result *);
 	void (*renew)(struct inst *, const struct lock_holder *);
 	void (*release)(struct inst *);
+	void (*failed)(struct inst *); /* the next release: it failed here */
 	pid_t (*holder)(struct inst *, int); /* who holds it, or 0 */
 	int (*held_elsewhere)(const struct job *);
 	/* may a run start on the claim held now? (NULL: yes) */
@@ -492,6 +494,7 @@ enum claim_status claim_take(struct inst *, struct claim_result *);
 void claim_result_clear(struct claim_result *);
 void claim_record(struct inst *, const struct lock_holder *);
 void claim_release(struct inst *);
+void claim_failed(struct inst *);
 int claim_trusted(struct inst *, char **);
 int claim_held_elsewhere(const struct job *);
 void claim_leftover_term(struct inst *, pid_t);
@@ -729,6 +732,7 @@ void pgconn_free(struct pgconn *);
 void pgconn_query(struct pgconn *, int, const char *, int, const char *const *,
     pgconn_done_fn, void *);
 void pgconn_set_ready(struct pgconn *);
+void pgconn_setup_budget(struct pgconn *, uint64_t);
 int pgconn_is_ready(const struct pgconn *);
 const char *pgconn_why(const struct pgconn *);
 size_t pgconn_pending(const struct pgconn *);

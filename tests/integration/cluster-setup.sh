@@ -108,15 +108,15 @@ for round in $(seq 1 "$ROUNDS"); do
 		[ "$(pg_sql "SELECT count(*) FROM pg_namespace WHERE nspname = 'vigil'")" = 1 ]
 	tables=$(pg_sql "SELECT string_agg(tablename, ',' ORDER BY tablename) FROM pg_tables WHERE schemaname = 'vigil'")
 	check "round $round: the tables of schema vigil ($tables)" \
-		[ "$tables" = cluster,job,lease,message,node,node_job,periodic,run ]
+		[ "$tables" = cluster,job,lease,lease_failure,message,node,node_job,periodic,run ]
 	funcs=$(pg_sql "SELECT string_agg(proname, ',' ORDER BY proname) FROM pg_proc WHERE pronamespace = 'vigil'::regnamespace")
 	check "round $round: the functions of schema vigil ($funcs)" \
-		[ "$funcs" = claim,cluster_leases,cluster_nodes,counts,dead,enqueue,enqueue,enqueue_message,kick,rescue,retry ]
+		[ "$funcs" = bid_at,claim,cluster_leases,cluster_nodes,counts,dead,enqueue,enqueue,enqueue_message,failed_here,failing,kick,rescue,retry,untried ]
 	check "round $round: every function pins its search_path" [ "$(pg_sql "SELECT count(*) FROM pg_proc
 		WHERE pronamespace = 'vigil'::regnamespace
 		AND NOT coalesce('search_path=pg_catalog, pg_temp' = ANY(proconfig), false)")" = 0 ]
-	check "round $round: one vigil.cluster row, schema_version 3" \
-		[ "$(pg_sql "SELECT count(*) || ' ' || min(schema_version) FROM vigil.cluster")" = "1 3" ]
+	check "round $round: one vigil.cluster row, schema_version 4" \
+		[ "$(pg_sql "SELECT count(*) || ' ' || min(schema_version) FROM vigil.cluster")" = "1 4" ]
 	jobs=$(pg_sql "SELECT string_agg(name || ':' || kind, ',' ORDER BY name) FROM vigil.job")
 	check "round $round: one vigil.job row per cluster job, none for loc ($jobs)" \
 		[ "$jobs" = svc:service,web:service ]

@@ -1024,6 +1024,79 @@ TEST(fence_in_backoff)
 	return (0);
 }
 
+/* After a failed start: the backoff is over, the run is up again. */
+static void
+again(void)
+{
+	go(LIFE_EV_BACKOFF_DONE);
+	go(LIFE_EV_SPAWNED);
+	go(LIFE_EV_EXEC_OK);
+}
+
+/*
+ * A cluster service failing on its holder: at handover_after failed starts
+ * in a row the lease goes, marked failed (HANDOVER with the RELEASE), and
+ * the start waits for it again as a standby; a success in between starts
+ * the count over; the policy giving up here (max_restarts) hands over
+ * too, never FATAL; without handover_after (not a cluster job) nothing
+ * changes.
+ */
+TEST(cluster_handover)
+{
+	unsigned int i;
+
+	spec_make(CONF_KIND_SERVICE, CONF_READY_EXEC);
+	spec.max_restarts = 0;
+	par.handover_after = 3;
+	ASSERT_EQ(up(), 0);
+	for (i = 1; i < 3; i++) {
+		ASSERT_EQ(go_exit(EXITED(1), 0, 0) & LIFE_A_HANDOVER, 0);
+		ASSERT_EQ(l.phase, LIFE_BACKOFF);
+		again();
+	}
+	/* a run that lasted min_uptime: the count starts over */
+	go_exit(EXITED(1), spec.min_uptime, 0);
+	ASSERT_EQ(l.failures, 0);
+	go(LIFE_EV_SPAWNED);
+	go(LIFE_EV_EXEC_OK);
+	for (i = 1; i < 3; i++) {
+		go_exit(EXITED(1), 0, 0);
+		again();
+	}
+	ASSERT_EQ(go_exit(EXITED(1), 0, 0) &
+	        (LIFE_A_HANDOVER | LIFE_A_RELEASE | ANSWERS),
+	    LIFE_A_HANDOVER | LIFE_A_RELEASE | LIFE_A_DEPS);
+	ASSERT_EQ(l.lock, 0);
+	ASSERT_EQ(l.want, 1);
+	ASSERT_EQ(l.failures, 0);
+	ASSERT_EQ(go(LIFE_EV_DEPS_OK) & ANSWERS, LIFE_A_LOCK);
+	go(LIFE_EV_LOCK_WAIT);
+	ASSERT_EQ(l.phase, LIFE_LEASE);
+	/* max_restarts reached here first: a handover, not FATAL */
+	spec.max_restarts = 1;
+	ASSERT_EQ(up(), 0);
+	go_exit(EXITED(1), 0, 0);
+	again();
+	ASSERT_OK(go_exit(EXITED(1), 0, 0) & LIFE_A_HANDOVER);
+	ASSERT_EQ(l.want, 1);
+	ASSERT_OK(l.phase != LIFE_FATAL);
+	/* a stop asked meanwhile is a stop, not a handover */
+	ASSERT_EQ(up(), 0);
+	spec.max_restarts = 0;
+	go(LIFE_EV_STOP);
+	ASSERT_EQ(go_exit(EXITED(1), 0, 0) & LIFE_A_HANDOVER, 0);
+	ASSERT_EQ(l.phase, LIFE_STOPPED);
+	/* not a cluster job: FATAL as ever */
+	par.handover_after = 0;
+	spec.max_restarts = 1;
+	ASSERT_EQ(up(), 0);
+	go_exit(EXITED(1), 0, 0);
+	again();
+	ASSERT_EQ(go_exit(EXITED(1), 0, 0) & LIFE_A_HANDOVER, 0);
+	ASSERT_EQ(l.phase, LIFE_FATAL);
+	return (0);
+}
+
 TEST(leftover_is_reclaimed)
 {
 	spec_make(CONF_KIND_SERVICE, CONF_READY_EXEC);
@@ -1346,6 +1419,9 @@ prop_spec(struct world *w)
 	if (spec.kind != CONF_KIND_SERVICE)
 		spec.timeout = rnd_n(w, 2) ? 0 : 5 * SEC;
 	spec.watchdog = rnd_n(w, 2) ? 0 : 10 * SEC;
+	/* a cluster service: the lease moves on after 2 failed starts */
+	if (spec.kind == CONF_KIND_SERVICE && rnd_n(w, 2))
+		par.handover_after = 2;
 }
 
 static void
@@ -1707,6 +1783,7 @@ main(void)
 	RUN(stop_timeout_kills_and_polls);
 	RUN(fence_then_new_lease);
 	RUN(fence_in_backoff);
+	RUN(cluster_handover);
 	RUN(leftover_is_reclaimed);
 	RUN(recheck_doubles_up_to_max);
 	RUN(foreign_while_spawning_quick_retries);
