@@ -116,6 +116,12 @@ const char pg_schema[] =
     "    ALTER TABLE vigil.job ADD COLUMN max_attempts int NOT NULL\n"
     "      DEFAULT 5;\n"
     "  END IF;\n"
+    /* version 4, maintenance: a drained node takes no cluster work */
+    "  IF NOT EXISTS (SELECT FROM pg_attribute WHERE attrelid =\n"
+    "      'vigil.node'::regclass AND attname = 'drained') THEN\n"
+    "    ALTER TABLE vigil.node ADD COLUMN drained boolean NOT NULL\n"
+    "      DEFAULT false;\n"
+    "  END IF;\n"
     "END $d$;\n"
     "CREATE TABLE IF NOT EXISTS vigil.message (\n"
     "  id bigint GENERATED ALWAYS AS IDENTITY (START WITH " PG_MSG_ID_MIN
@@ -281,9 +287,18 @@ const char pg_schema[] =
     "CREATE OR REPLACE FUNCTION vigil.kick(p_job int) RETURNS void\n"
     "LANGUAGE sql " PG_PIN " AS $f$\n"
     "  SELECT pg_notify('vigil', 'q ' || p_job) $f$;\n"
+    /* version 4 added r_drained: its type changed */
+    "DO $d$ BEGIN\n"
+    "  IF EXISTS (SELECT FROM pg_proc WHERE proname = 'cluster_nodes'\n"
+    "      AND pronamespace = 'vigil'::regnamespace\n"
+    "      AND NOT 'r_drained' = ANY(proargnames)) THEN\n"
+    "    DROP FUNCTION vigil.cluster_nodes();\n"
+    "  END IF;\n"
+    "END $d$;\n"
     "CREATE OR REPLACE FUNCTION vigil.cluster_nodes()\n"
     "RETURNS TABLE (r_name text, r_version text, r_age bigint,\n"
-    "    r_alive boolean, r_leases bigint, r_drift text, r_msgs bigint)\n"
+    "    r_alive boolean, r_leases bigint, r_drift text, r_msgs bigint,\n"
+    "    r_drained boolean)\n"
     "LANGUAGE sql STABLE " PG_PIN " AS $f$\n"
     "  SELECT n.name, n.version,\n"
     "    (extract(epoch FROM now() - n.heartbeat_at) * 1000)::bigint,\n"
@@ -297,7 +312,7 @@ const char pg_schema[] =
     "        ON m.name = o.node AND m.expires_at > now()\n"
     "        WHERE o.job_id = nj.job_id AND o.spec_hash <> nj.spec_hash)),\n"
     "    (SELECT count(*) FROM vigil.message m WHERE m.holder = n.name\n"
-    "      AND m.state = 1)\n"
+    "      AND m.state = 1), n.drained\n"
     "  FROM vigil.node n ORDER BY n.name $f$;\n"
     "CREATE OR REPLACE FUNCTION vigil.cluster_leases()\n"
     "RETURNS TABLE (r_job text, r_instance int, r_holder text,\n"
@@ -381,7 +396,7 @@ const char pg_schema[] =
     "LANGUAGE sql STABLE " PG_PIN " AS $f$\n"
     "  SELECT EXISTS (SELECT FROM vigil.node_job nj JOIN vigil.node n\n"
     "    ON n.name = nj.node WHERE nj.job_id = p_job AND nj.node <> p_node\n"
-    "    AND n.expires_at > now()\n"
+    "    AND n.expires_at > now() AND NOT n.drained\n"
     "    AND NOT vigil.failed_here(p_job, p_inst, nj.node)) $f$;\n"
     /* From when p_node may take the free lease of the instance. */
     "CREATE OR REPLACE FUNCTION vigil.bid_at(p_job int, p_inst int,\n"
@@ -489,7 +504,19 @@ const char pg_node_register[] =
     "pid = excluded.pid, version = excluded.version, started_at = now(), "
     "heartbeat_at = now(), expires_at = excluded.expires_at "
     "WHERE n.expires_at < now() OR n.boot_id = excluded.boot_id "
-    "RETURNING name";
+    "RETURNING name, drained";
+
+/*
+ * $1 node, $2 drained (true/false): maintenance.  A drained node hands
+ * over every cluster instance it holds and takes no cluster work (no
+ * bid, no slot, no message) until undrained; it stays drained across its
+ * restarts.  The node is told by its next renew ("drain NODE" is a hint
+ * to renew now).  Answer: (name) if the node exists.
+ */
+const char pg_node_drain[] =
+    "WITH u AS (UPDATE vigil.node SET drained = $2 WHERE name = $1 "
+    "RETURNING name) "
+    "SELECT name FROM u, pg_notify('vigil', 'drain ' || $1)";
 
 /*
  * $1 ttl ms.  Before any acquire on a new connection: a WAL timeline
@@ -547,20 +574,32 @@ const char pg_node_jobs[] =
  * the failures of the streak or NULL, the rounds every node failed).
  * The same node may take its own lease again (a restarted vigild, after
  * reclaiming its leftovers through the local lock): a new epoch.
+ * The epoch is the first fencing token of the holding; its runs take
+ * epoch, epoch + 1, ...  A new epoch is above the last one by
+ * PG_EPOCH_STRIDE (room for the runs of a short holding) and at least the
+ * database's clock in seconds times PG_EPOCH_PER_SEC (no instance starts
+ * a million runs a second), and at least (T - 1) * 2^40 on WAL timeline
+ * T: a token never goes back, across a failover or a schema dropped and
+ * made again.
  */
 const char pg_lease_acquire[] =
     "WITH a AS ("
     "INSERT INTO vigil.lease AS l (job_id, instance, holder, epoch, "
     "acquired_at, renewed_at, expires_at) "
-    "SELECT $1, $2, $3, (greatest(c.timeline - 1, 0)::bigint << 40) + 1, "
+    "SELECT $1, $2, $3, greatest(greatest(c.timeline - 1, 0)::bigint << 40, "
+    "floor(extract(epoch FROM now()))::bigint * " PG_EPOCH_PER_SEC_S ") + 1, "
     "now(), now(), now() + $4 * interval '1 ms' "
     "FROM vigil.cluster c WHERE now() >= c.quarantine_until "
+    "AND NOT EXISTS (SELECT FROM vigil.node d WHERE d.name = $3 "
+    "AND d.drained) "
     "ON CONFLICT (job_id, instance) DO UPDATE "
     "SET holder = excluded.holder, "
-    "epoch = greatest(l.epoch + 1, excluded.epoch), acquired_at = now(), "
+    "epoch = greatest(l.epoch + " PG_EPOCH_STRIDE_S ", excluded.epoch), "
+    "acquired_at = now(), "
     "renewed_at = now(), expires_at = excluded.expires_at, pid = NULL, "
     "state = NULL "
-    "WHERE NOT l.held AND (l.holder = excluded.holder OR "
+    "WHERE NOT l.held AND NOT EXISTS (SELECT FROM vigil.node d "
+    "WHERE d.name = $3 AND d.drained) AND (l.holder = excluded.holder OR "
     "((l.expires_at < now() OR l.holder IS NULL) "
     "AND vigil.bid_at($1, $2, $3, $4::bigint) <= now())) "
     "RETURNING l.epoch) "
@@ -579,16 +618,16 @@ const char pg_lease_acquire[] =
  * the leases (arrays), $6 ttl ms, $7 ids and $8 attempts of the
  * messages it runs (arrays), $9 per lease 1 when its run has lasted
  * min_uptime after failures (the streak ends), else 0: everything a node
- * holds, in one round trip.  Answer: ('l', job id, instance, held) per lease renewed, ('m',
- * id, attempts, false) per message, ('n', 1 or 0, 0, false) for the node
- * row.  A lease missing from the answer is
+ * holds, in one round trip.  Answer: ('l', job id, instance, held) per
+ * lease renewed, ('m', id, attempts, false) per message, ('n', 1 or 0,
+ * 0, drained) for the node row.  A lease missing from the answer is
  * lost: someone else holds it now; a held one is to be stopped (the
  * operator's stop elsewhere).
  */
 const char pg_lease_renew_all[] =
     "WITH n AS (UPDATE vigil.node SET heartbeat_at = now(), "
     "expires_at = now() + $6 * interval '1 ms' WHERE name = $1 "
-    "RETURNING 1), "
+    "RETURNING drained), "
     "l AS (UPDATE vigil.lease t SET renewed_at = now(), "
     "expires_at = now() + $6 * interval '1 ms', "
     "pid = nullif(k.p, 0), state = CASE WHEN k.p > 0 THEN 'RUNNING' END, "
@@ -608,7 +647,8 @@ const char pg_lease_renew_all[] =
     "AND t.holder = $1 "
     "RETURNING 'm'::text, t.id, t.attempts, false) "
     "SELECT * FROM l UNION ALL SELECT * FROM m "
-    "UNION ALL SELECT 'n', count(*), 0, false FROM n";
+    "UNION ALL SELECT 'n', count(*), 0, coalesce(bool_or(drained), false) "
+    "FROM n";
 
 /* $1 job id, $2 instance, $3 node, $4 epoch, $5 pid, $6 state: status. */
 const char pg_lease_state[] =

@@ -24,6 +24,14 @@
 
 /* The version the schema below brings a database to. */
 #define PG_SCHEMA_VERSION 4
+/*
+ * Fencing tokens: the runs of one holding take epoch + 0, 1, ...; a new
+ * epoch is at least PG_EPOCH_STRIDE above the last and at least the
+ * database's clock in seconds times PG_EPOCH_PER_SEC (below 2^53 until
+ * the year 2242: JSON readers keep every digit).
+ */
+#define PG_EPOCH_STRIDE_S "1024"
+#define PG_EPOCH_PER_SEC_S "1048576"
 /* usec the first set-up of a node (the schema, after the other nodes'
  * under the same advisory lock) may take; its statements 10 s each. */
 #define PG_SCHEMA_TIMEOUT (30ULL * 1000 * 1000)
@@ -45,6 +53,7 @@
 
 extern const char pg_schema[];
 extern const char pg_node_register[];
+extern const char pg_node_drain[];
 extern const char pg_failover_guard[];
 extern const char pg_job_seed[];
 extern const char pg_node_jobs[];

@@ -99,6 +99,10 @@ cluster_renewed(
 				log_warnx("cluster: the node row of %s is "
 				          "gone",
 				    cluster_st.cf->node_name);
+			else
+				cluster_drained(
+				    pgres_value(res, row, 3) != NULL &&
+				    strcmp(pgres_value(res, row, 3), "t") == 0);
 			continue;
 		}
 		for (i = 0; i < a->n; i++)
@@ -430,7 +434,10 @@ cluster_registered(
 		cluster_setup_failed(
 		    cluster_st.lease, "registering the node", m);
 		free(m);
+		return;
 	}
+	cluster_drained(pgres_value(res, 0, 1) != NULL &&
+	    strcmp(pgres_value(res, 0, 1), "t") == 0);
 }
 
 static void
@@ -550,6 +557,9 @@ cluster_notify(void *arg, const char *channel, const char *payload)
 			cluster_acquire(s);
 	} else if (sscanf(payload, "held %lld %d", &job_id, &instance) == 2)
 		cluster_hold_hint(job_id, instance);
+	else if (strncmp(payload, "drain ", 6) == 0 &&
+	    strcmp(payload + 6, cluster_st.cf->node_name) == 0)
+		cluster_renew_now(); /* a hint: the renew's answer says */
 }
 
 /* The lease connection is down: bids wait; held leases stay trusted. */

@@ -28,7 +28,9 @@ struct lease_slot {
 	struct inst *in;
 	enum lease_st st;
 	int want;       /* asked for (the claim taken), not released since */
-	int64_t epoch;  /* HELD, EXPIRED: the fencing token */
+	int64_t epoch;  /* HELD, EXPIRED: the lease's, its first token */
+	int64_t runs;   /* HELD: runs started on it (token: epoch + runs) */
+	int64_t token;  /* the fencing token of the run now, or 0 */
 	uint64_t trust; /* HELD: CLOCK_BOOTTIME usec */
 	char *holder;   /* not ours: who held it at the last answer */
 	int64_t ms_left;
@@ -87,6 +89,7 @@ struct cluster_state {
 	struct pgconn *lease; /* leases, the node row, LISTEN */
 	struct pgconn *work;  /* status writes and reads */
 	int schema_done;      /* migrated once by this vigild */
+	int drained;          /* the node row says so: no cluster work */
 	sd_event_source *renew;
 	int renewing;
 	unsigned int renew_fails; /* in a row */
@@ -122,6 +125,7 @@ struct lease_slot *cluster_find(int64_t, int);
 struct lease_slot *cluster_slot(struct inst *);
 void cluster_acquire(struct lease_slot *);
 void cluster_acquire_all(void);
+void cluster_drained(int);
 void cluster_hold_apply(struct inst *, int, const char *);
 void cluster_hold_hint(int64_t, int);
 void cluster_hold_reread(void);

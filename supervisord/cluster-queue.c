@@ -335,8 +335,9 @@ cluster_queue_claim(struct job *j, int nfree, cluster_claimed_fn got)
 	const char *p[5];
 	char id[32], nf[16], cap[16];
 
+	/* A drained node takes no message (undrained, every job kicks). */
 	if (cluster_st.cf == NULL || j->cluster_id == 0 ||
-	    !pgconn_is_ready(cluster_st.work))
+	    !pgconn_is_ready(cluster_st.work) || cluster_st.drained)
 		return (-1);
 	snprintf(id, sizeof(id), "%" PRId64, j->cluster_id);
 	snprintf(nf, sizeof(nf), "%d", nfree);

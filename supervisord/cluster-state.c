@@ -213,6 +213,13 @@ cluster_waiting(struct lease_slot *s, const char *why)
 {
 	char buf[32];
 
+	if (why == NULL && cluster_st.drained) {
+		inst_reason(s->in,
+		    "standing by: node %s is drained (vigilctl cluster "
+		    "undrain)",
+		    cluster_st.cf->node_name);
+		return;
+	}
 	if (why == NULL && s->failures != NULL) {
 		/* "failing on n1 (exit 3); next try in 4s" */
 		if (s->holder != NULL)
@@ -582,7 +589,10 @@ cluster_view(const struct inst *in, struct cluster_view *v)
 		return (0);
 	if (s->st == LEASE_HELD) {
 		v->node = cluster_st.cf->node_name;
-		v->epoch = s->msg == 0 ? s->epoch : 0; /* a message: no token */
+		/* a message: no token */
+		v->epoch = s->msg != 0 ? 0 :
+		    s->token != 0      ? s->token :
+		                         s->epoch;
 		v->expires_ms =
 		    s->trust > now ? (int64_t)(s->trust - now) / 1000 : 0;
 	} else if (s->holder != NULL && s->want) {
@@ -606,10 +616,16 @@ cluster_env(struct inst *in, char **env, size_t n)
 	if (i + 2 >= n)
 		return;
 	xasprintf(&env[i], "VIGIL_NODE=%s", cluster_st.cf->node_name);
-	/* A message's token is (VIGIL_MESSAGE_ID, VIGIL_ATTEMPT). */
-	if (in->lease->msg == 0)
+	/*
+	 * Each run its own token, above every earlier run's anywhere (the
+	 * next holding's epoch is above them).  A message's token is
+	 * (VIGIL_MESSAGE_ID, VIGIL_ATTEMPT).
+	 */
+	if (in->lease->msg == 0) {
+		in->lease->token = in->lease->epoch + in->lease->runs++;
 		xasprintf(&env[i + 1], "VIGIL_FENCING_TOKEN=%" PRId64,
-		    in->lease->epoch);
+		    in->lease->token);
+	}
 }
 
 /*
@@ -679,7 +695,8 @@ cluster_run_begin(struct lease_slot *s, pid_t pid)
 		return;
 	snprintf(id, sizeof(id), "%" PRId64, in->job->cluster_id);
 	snprintf(idx, sizeof(idx), "%d", in->index);
-	snprintf(ep, sizeof(ep), "%" PRId64, s->epoch);
+	snprintf(
+	    ep, sizeof(ep), "%" PRId64, s->token != 0 ? s->token : s->epoch);
 	snprintf(ps, sizeof(ps), "%ld", (long)pid);
 	snprintf(keep, sizeof(keep), "%d", vigild.conf->history_keep);
 	p[0] = id;

@@ -6,7 +6,9 @@
  * held, queue messages running, config drift) and every lease (holder, epoch, time left, pid,
  * held by the operator), as PostgreSQL has them.  Two statements on the
  * work connection; the client waits for their answers (or for the query
- * timeout, after which the connection fails them).
+ * timeout, after which the connection fails them).  With "drain" or
+ * "undrain" [NODE]: maintenance, recorded on the node's row (which needs
+ * control rights).
  */
 
 #include "config.h"
@@ -31,12 +33,13 @@ static enum cmd_retval cmd_cluster_exec(struct cmd_ctx *);
 
 const struct cmd_entry cmd_cluster_entry = {
 	.name = "cluster",
-	.usage = "",
+	.usage = "[drain | undrain [node]]",
 	.optstring = "",
 	.min_args = 0,
-	.max_args = 0,
-	.flags = CMD_READONLY,
-	.help = "list the nodes and leases of the cluster",
+	.max_args = 2,
+	.flags = CMD_READONLY, /* the listing; drain checks its rights */
+	.help = "list the nodes and leases of the cluster; drain a node for "
+	        "maintenance (its cluster work moves), or undrain it",
 	.exec = cmd_cluster_exec,
 };
 
@@ -128,13 +131,96 @@ cmd_cluster_ms(long long ms, char *buf, size_t len)
 	return (duration_format((uint64_t)ms * 1000, buf, len));
 }
 
+/* A drain or undrain on its way to the database. */
+struct cmd_drain {
+	struct cmd_ctx *later;
+	char *node;
+	int drain;
+};
+
+static void
+cmd_drain_done(
+    void *arg, const struct pgres *res, const char *err, uint64_t sent)
+{
+	struct cmd_drain *d = arg;
+	struct cmd_ctx *l = d->later;
+
+	(void)sent;
+	if (res == NULL) {
+		cmd_error(l, "cluster: %s", err);
+		l->code = EX_UNAVAILABLE;
+	} else if (pgres_ntuples(res) == 0) {
+		cmd_error(l, "cluster %s: no node %s in the cluster",
+		    d->drain ? "drain" : "undrain", d->node);
+		l->code = CMD_EXIT_FAILED;
+	} else if (d->drain)
+		cmd_print(l,
+		    "%s: drained: its cluster instances move to the other "
+		    "nodes; it takes no cluster work until undrained\n",
+		    d->node);
+	else
+		cmd_print(l, "%s: undrained\n", d->node);
+	cmd_later_end(l);
+	free(d->node);
+	free(d);
+}
+
+/* cluster drain|undrain [NODE]: on the node's row; NOTIFY tells it. */
+static enum cmd_retval
+cmd_cluster_drain(struct cmd_ctx *ctx)
+{
+	struct cmd_drain *d;
+	const char *verb = ctx->argv[0], *p[2];
+	const char *node = ctx->argc > 1 ? ctx->argv[1] : cluster_node_name();
+	char *cause = NULL;
+
+	if (strcmp(verb, "drain") != 0 && strcmp(verb, "undrain") != 0) {
+		cmd_error(ctx,
+		    "cluster: unknown action \"%s\" (drain or "
+		    "undrain)",
+		    verb);
+		ctx->code = CMD_EXIT_USAGE;
+		return (CMD_ERROR);
+	}
+	if (!server_client_may_act(ctx->client)) {
+		cmd_error(ctx,
+		    "cluster %s: permission denied (%s may only run "
+		    "read-only commands)",
+		    verb, server_client_who(ctx->client));
+		ctx->code = CMD_EXIT_FAILED;
+		return (CMD_ERROR);
+	}
+	if (node == NULL) {
+		cmd_error(ctx, "cluster %s: cluster mode is off", verb);
+		ctx->code = EX_UNAVAILABLE;
+		return (CMD_ERROR);
+	}
+	log_info(
+	    "%s: cluster %s %s", server_client_who(ctx->client), verb, node);
+	d = xcalloc(1, sizeof(*d));
+	d->node = xstrdup(node);
+	d->drain = strcmp(verb, "drain") == 0;
+	p[0] = d->node;
+	p[1] = d->drain ? "true" : "false";
+	if (cluster_ask(pg_node_drain, 2, p, cmd_drain_done, d, &cause) == -1) {
+		cmd_error(ctx, "cluster %s: %s", verb, cause);
+		ctx->code = EX_UNAVAILABLE;
+		free(cause);
+		free(d->node);
+		free(d);
+		return (CMD_ERROR);
+	}
+	d->later = cmd_later(ctx);
+	return (CMD_WAIT);
+}
+
 static void
 cmd_cluster_nodes(struct cmd_cluster *cc, const struct pgres *res)
 {
 	const char *me = cluster_node_name(), *name, *drift;
 	struct json *jw = &cc->jw;
 	char buf[32], hb[48];
-	int row, n = pgres_ntuples(res), alive;
+	int row, n = pgres_ntuples(res), alive, drained;
 	long long ms;
 
 	if (cc->json) {
@@ -152,6 +238,8 @@ cmd_cluster_nodes(struct cmd_cluster *cc, const struct pgres *res)
 		alive = pgres_value(res, row, 3) != NULL &&
 		    strcmp(pgres_value(res, row, 3), "t") == 0;
 		drift = pgres_value(res, row, 5);
+		drained = pgres_value(res, row, 7) != NULL &&
+		    strcmp(pgres_value(res, row, 7), "t") == 0;
 		if (cc->json) {
 			json_object_begin(jw);
 			json_key(jw, "name");
@@ -168,16 +256,20 @@ cmd_cluster_nodes(struct cmd_cluster *cc, const struct pgres *res)
 			json_int(jw, pgres_int(res, row, 6, 0));
 			json_key(jw, "drift");
 			json_string(jw, drift);
+			json_key(jw, "drained");
+			json_bool(jw, drained);
 			json_object_end(jw);
 			continue;
 		}
 		snprintf(hb, sizeof(hb), "%s %s", alive ? "" : "lost",
 		    cmd_cluster_ms(ms, buf, sizeof(buf)));
-		cmd_buf_printf(&cc->out, "%-16s %-8s %-16s %6lld %8lld  %s%s%s",
-		    name, cmd_cluster_col(res, row, 1),
+		cmd_buf_printf(&cc->out,
+		    "%-16s %-8s %-16s %6lld %8lld  %s%s%s%s", name,
+		    cmd_cluster_col(res, row, 1),
 		    alive ? cmd_cluster_ms(ms, buf, sizeof(buf)) : hb,
 		    pgres_int(res, row, 4, 0), pgres_int(res, row, 6, 0),
 		    me != NULL && strcmp(name, me) == 0 ? "(this node) " : "",
+		    drained ? "drained " : "",
 		    drift != NULL ? "spec differs from another node: " : "",
 		    drift != NULL ? drift : "");
 		cmd_cluster_eol(cc);
@@ -314,9 +406,12 @@ cmd_cluster_gone(struct client *c)
 static enum cmd_retval
 cmd_cluster_exec(struct cmd_ctx *ctx)
 {
-	struct cmd_cluster *cc = xcalloc(1, sizeof(*cc));
+	struct cmd_cluster *cc;
 	char *cause = NULL;
 
+	if (ctx->argc > 0)
+		return (cmd_cluster_drain(ctx));
+	cc = xcalloc(1, sizeof(*cc));
 	cc->client = ctx->client;
 	cc->json = ctx->json;
 	proto_buf_init(&cc->out);

@@ -10,6 +10,9 @@
 #    round after round; no node goes FATAL, and every node says where it
 #    failed.  Once it can run again, it runs (nothing needs a start), and
 #    after min_uptime the streak is over (vigil.lease.rounds back to 0).
+# 3. Every run start had its own fencing token, each above the last, on
+#    the same node (restarts) and across nodes; docs/cluster.md's SQL
+#    guard takes a write with the newest token and refuses the one before.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/pg-lib.sh"
 . "$(dirname "$0")/cluster-lib.sh"
@@ -19,7 +22,7 @@ mk=task-$$
 # task.sh START MARKER: a line per start, then exit 3 where a fail file
 # says so, else beat (beat.sh).
 cat >"$T/task.sh" <<'EOF'
-echo "${EPOCHREALTIME/./} $VIGIL_NODE" >>"$T_DIR/starts"
+echo "${EPOCHREALTIME/./} $VIGIL_NODE $VIGIL_FENCING_TOKEN" >>"$T_DIR/starts"
 if [ -e "$T_DIR/fail-all" ] || [ -e "$T_DIR/fail-$VIGIL_NODE" ]; then
 	sleep 0.1
 	exit 3
@@ -136,6 +139,22 @@ over() { [ "$(rounds)" = 0 ] && streak_over; }
 retry 10 over || fail "the streak did not end: rounds $(rounds), failing on $(failing)"
 never_fatal
 log "ok: runs again on n$r without a start; the streak is over"
+
+# --- 3. Fencing tokens: one per run start, strictly growing.
+sort -n -k 1 "$T/starts" | awk '{ if (NR > 1 && $3 <= last) { print "token " $3 " of " $2 " after " last; bad = 1 }
+	last = $3 } END { exit bad }' || fail "tokens did not grow with each start: $(sort -n "$T/starts")"
+[ "$(awk '{ print $3 }' "$T/starts" | sort -u | wc -l)" = "$(wc -l <"$T/starts")" ] ||
+	fail "a token was given twice: $(sort -n "$T/starts")"
+new=$(sort -n -k 1 "$T/starts" | tail -n 1 | cut -d' ' -f3)
+old=$(sort -n -k 1 "$T/starts" | tail -n 2 | head -n 1 | cut -d' ' -f3)
+# The guard of docs/cluster.md, on a table the task would write.
+pg_sql "CREATE TABLE public.task_state (id int PRIMARY KEY, fence bigint NOT NULL, data text);
+	INSERT INTO public.task_state VALUES (1, 0, '')" >/dev/null
+guard() { pg_sql "WITH w AS (UPDATE public.task_state SET data = '$2', fence = $1 WHERE id = 1 AND fence <= $1 RETURNING 1) SELECT count(*) FROM w"; }
+[ "$(guard "$new" newest)" = 1 ] || fail "the guard refused the newest token $new"
+[ "$(guard "$old" stale)" = 0 ] || fail "the guard took the stale token $old after $new"
+[ "$(pg_sql "SELECT data FROM public.task_state")" = newest ] || fail "the stale write went through"
+log "ok: $(wc -l <"$T/starts") starts, $(wc -l <"$T/starts") tokens, each above the last; the guard refused $old after $new"
 
 for i in 1 2 3; do node_stop "$i"; done
 sampler_stop

@@ -2,7 +2,7 @@
 # Cluster mode's racy set-up: three vigild started at the same instant
 # against an empty database (no schema vigil) make one schema with its
 # tables and functions (each pinning its search_path), one row per cluster job in vigil.job, one lease per instance,
-# each held by exactly one node (epoch 1: it never changed hands), and run
+# each held by exactly one node (acquired once: it never changed hands), and run
 # each instance exactly once cluster-wide (a job with instances = 3: three
 # leases, spread or not); a local job runs on every node at once.  Three
 # rounds, each on a dropped schema and fresh nodes.  The exactly-one
@@ -92,6 +92,7 @@ views_agree() {
 sampler_start $(for l in $INSTS; do marker "$l"; done)
 pg_start
 
+declare -A EP=()
 for round in $(seq 1 "$ROUNDS"); do
 	[ "$(pg_sql "SELECT count(*) FROM pg_namespace WHERE nspname = 'vigil'")" = 0 ] ||
 		fail "round $round: the database is not empty"
@@ -136,13 +137,18 @@ for round in $(seq 1 "$ROUNDS"); do
 	for l in $INSTS; do
 		r=$(runners "$l")
 		row=$(echo "$leases" | awk -v l="$l" '$1 == l')
-		check "round $round: $l: the lease is $r's, epoch 1, not expired ($row)" \
-			[ "$row" = "$l $r 1 true" ]
-		check "round $round: $l: $r's status says node $r, fencing_token 1" \
-			[ "$(field "${r#n}" "$l" node) $(field "${r#n}" "$l" fencing_token)" = "$r 1" ]
+		ep=$(echo "$row" | cut -d' ' -f3)
+		check "round $round: $l: the lease is $r's, an epoch, not expired ($row)" \
+			[ "$row" = "$l $r $ep true" ] && [ "$ep" -gt 0 ]
+		check "round $round: $l: $r's status says node $r, fencing_token $ep (the holding's first run)" \
+			[ "$(field "${r#n}" "$l" node) $(field "${r#n}" "$l" fencing_token)" = "$r $ep" ]
 		check "round $round: $l: every node says $r runs it" retry 5 views_agree "$l" "$r"
-		n=$(cat "$T"/n[123]/vigild.log | grep -c "^vigild: $l: cluster lease acquired: epoch 1$" || :)
+		n=$(cat "$T"/n[123]/vigild.log | grep -c "^vigild: $l: cluster lease acquired: epoch " || :)
 		check "round $round: $l: acquired once in all the logs ($n)" [ "$n" = 1 ]
+		# A schema dropped and made again: tokens still never go back.
+		check "round $round: $l: epoch $ep above round $((round - 1))'s ${EP[$l]:-0}" \
+			[ "$ep" -gt "${EP[$l]:-0}" ]
+		EP[$l]=$ep
 		spread="$spread $l:$r"
 	done
 	log "round $round: spread:$spread"
