@@ -499,50 +499,6 @@ cluster_acquire(struct lease_slot *s)
 	    cluster_st.lease, 0, pg_lease_acquire, 4, p, cluster_acquired, a);
 }
 
-/*
- * The node row says whether this node is drained (at registration, at
- * each renew).  Drained: every cluster instance held here is handed over
- * (its run stops as for a fence, the lease goes back and wakes the
- * standbys, and the start waits as a standby that does not bid); no slot
- * is fired, no message claimed.  Undrained: bids and claims again.
- */
-void
-cluster_drained(int drained)
-{
-	struct lease_slot *s;
-	unsigned int n = 0;
-
-	if (drained == cluster_st.drained)
-		return;
-	cluster_st.drained = drained;
-	if (!drained) {
-		log_info(
-		    "cluster: node %s undrained: taking cluster work again",
-		    cluster_st.cf->node_name);
-		cluster_acquire_all();
-		cluster_queue_ready();
-		return;
-	}
-	LIST_FOREACH(s, &cluster_st.slots, entry) {
-		if (s->msg != 0)
-			continue; /* a message finishes; no new one comes */
-		if (s->want && s->st == LEASE_NONE &&
-		    s->in->life.phase == LIFE_LEASE) {
-			cluster_waiting(s, NULL);
-			continue;
-		}
-		if (s->st != LEASE_HELD && s->st != LEASE_EXPIRED)
-			continue;
-		n++;
-		inst_reason(s->in, "handed over: node %s is drained",
-		    cluster_st.cf->node_name);
-		inst_feed(s->in, LIFE_EV_FENCE);
-	}
-	log_info("cluster: node %s drained: %u cluster instance%s handed over; "
-	         "no cluster work here until vigilctl cluster undrain",
-	    cluster_st.cf->node_name, n, n == 1 ? "" : "s");
-}
-
 /* Bid for every lease a start waits for (no run of it is left). */
 void
 cluster_acquire_all(void)

@@ -582,8 +582,9 @@ inst_params(const struct inst *in, struct life_params *p)
 	p->quick_max = INST_QUICK_RETRIES;
 	p->recheck_min = INST_RECHECK_MIN;
 	p->recheck_max = INST_RECHECK_MAX;
-	p->handover_after = in->job->spec->cluster && cluster_enabled() &&
-	        in->job->spec->kind == CONF_KIND_SERVICE ?
+	/* A cluster service (its claim made the lease slot): hands over. */
+	p->handover_after =
+	    in->lease != NULL && in->job->spec->kind == CONF_KIND_SERVICE ?
 	    (unsigned int)in->job->spec->cluster_handover_after :
 	    0;
 }

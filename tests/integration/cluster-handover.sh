@@ -82,7 +82,8 @@ grep -q 'task: failing here (exit 3): cluster lease of epoch [0-9]* handed over 
 # waits as any standby).
 why1=$(node_status 1 task reason)
 case $why1 in
-"failing on n1 (exit 3); now held by n$r" | "waiting for cluster lease (held by n$r"*) ;;
+"failing on n1 (exit 3); now held by n$r" | "failing on n1 (exit 3); next try here in "* | \
+	"waiting for cluster lease (held by n$r"*) ;;
 *) fail "node 1 does not stand by: $(node_status 1 task state): $why1" ;;
 esac
 [ "$(node_status 1 task state)" = STARTING ] || fail "node 1 is $(node_status 1 task state), not a standby"
