@@ -471,6 +471,39 @@ conf_parse_depends(struct conf_ctx *ctx, const struct conf_field *f,
 	return (0);
 }
 
+/* cluster_nodes: globs over node_name (fnmatch(3)), none empty. */
+static int
+conf_parse_cluster_nodes(struct conf_ctx *ctx, const struct conf_field *f,
+    cfg_opt_t *opt, char **cause)
+{
+	struct job_spec *spec = ctx->obj;
+	size_t i, n = cfg_opt_size(opt);
+	char **globs;
+	const char *s;
+
+	(void)f;
+	if (n == 0) {
+		xasprintf(cause, "an empty list would let no node run it");
+		return (-1);
+	}
+	globs = xcalloc(n + 1, sizeof *globs);
+	for (i = 0; i < n; i++) {
+		s = cfg_opt_getnstr(opt, i);
+		if (*s == '\0' || strlen(s) > 128) {
+			xasprintf(cause,
+			    "pattern \"%s\" is empty or longer "
+			    "than a node_name (128)",
+			    s);
+			words_free(globs);
+			return (-1);
+		}
+		globs[i] = xstrdup(s);
+	}
+	words_free(spec->cluster_nodes);
+	spec->cluster_nodes = globs;
+	return (0);
+}
+
 static int
 conf_parse_env(struct conf_ctx *ctx, const struct conf_field *f, cfg_opt_t *opt,
     char **cause)
@@ -874,6 +907,7 @@ const struct conf_field conf_field_job[] = {
 	JOB_DUR("watchdog", watchdog),
 	JOB_BOOL("cluster", cluster),
 	JOB_INT("cluster_handover_after", cluster_handover_after, 1, 1000),
+	JOB_LIST("cluster_nodes", conf_parse_cluster_nodes),
 	JOB_DUR("every", every),
 	JOB_FN("schedule", conf_parse_schedule),
 	JOB_BOOL("catch_up", catch_up),

@@ -145,6 +145,8 @@ struct job_spec {
 	int cluster;       /* one copy across every vigild (cluster mode) */
 	int cluster_handover_after; /* service: failed starts in a row on
 	                               the holder before the lease moves */
+	char **cluster_nodes;       /* globs over node_name: who may run it, or
+	                         NULL: every node */
 
 	/* periodic */
 	uint64_t every;       /* 0: not set */

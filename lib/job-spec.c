@@ -154,6 +154,8 @@ job_spec_check_kinds(struct conf_ctx *ctx, struct job_spec *spec)
 	if (conf_ctx_given(ctx, "cluster_handover_after") && !spec->cluster)
 		conf_ctx_error(
 		    ctx, "cluster_handover_after", "needs cluster = true");
+	if (conf_ctx_given(ctx, "cluster_nodes") && !spec->cluster)
+		conf_ctx_error(ctx, "cluster_nodes", "needs cluster = true");
 	if (spec->kind == CONF_KIND_QUEUE && spec->ready == CONF_READY_NOTIFY)
 		conf_ctx_error(
 		    ctx, "ready", "\"notify\" is not valid for kind \"queue\"");
@@ -302,6 +304,7 @@ job_spec_free(struct job_spec *spec)
 	free(spec->path);
 	words_free(spec->argv);
 	words_free(spec->depends);
+	words_free(spec->cluster_nodes);
 	free(spec->user);
 	free(spec->group);
 	free(spec->directory);
@@ -405,6 +408,7 @@ job_spec_equal_policy(const struct job_spec *a, const struct job_spec *b)
 	    a->pdeath_signal == b->pdeath_signal &&
 	    a->watchdog == b->watchdog && a->cluster == b->cluster &&
 	    a->cluster_handover_after == b->cluster_handover_after &&
+	    job_spec_words_eq(a->cluster_nodes, b->cluster_nodes) &&
 	    a->every == b->every && job_spec_str_eq(a->schedule, b->schedule) &&
 	    a->catch_up == b->catch_up && a->random_delay == b->random_delay &&
 	    a->timeout == b->timeout && a->concurrency == b->concurrency &&

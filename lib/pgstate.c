@@ -116,6 +116,12 @@ const char pg_schema[] =
     "    ALTER TABLE vigil.job ADD COLUMN max_attempts int NOT NULL\n"
     "      DEFAULT 5;\n"
     "  END IF;\n"
+    /* version 4, placement: may the node run the job (cluster_nodes) */
+    "  IF NOT EXISTS (SELECT FROM pg_attribute WHERE attrelid =\n"
+    "      'vigil.node_job'::regclass AND attname = 'placed') THEN\n"
+    "    ALTER TABLE vigil.node_job ADD COLUMN placed boolean NOT NULL\n"
+    "      DEFAULT true;\n"
+    "  END IF;\n"
     /* version 4, maintenance: a drained node takes no cluster work */
     "  IF NOT EXISTS (SELECT FROM pg_attribute WHERE attrelid =\n"
     "      'vigil.node'::regclass AND attname = 'drained') THEN\n"
@@ -314,15 +320,27 @@ const char pg_schema[] =
     "    (SELECT count(*) FROM vigil.message m WHERE m.holder = n.name\n"
     "      AND m.state = 1), n.drained\n"
     "  FROM vigil.node n ORDER BY n.name $f$;\n"
+    /* version 4 added r_nodes: its type changed */
+    "DO $d$ BEGIN\n"
+    "  IF EXISTS (SELECT FROM pg_proc WHERE proname = 'cluster_leases'\n"
+    "      AND pronamespace = 'vigil'::regnamespace\n"
+    "      AND NOT 'r_nodes' = ANY(proargnames)) THEN\n"
+    "    DROP FUNCTION vigil.cluster_leases();\n"
+    "  END IF;\n"
+    "END $d$;\n"
     "CREATE OR REPLACE FUNCTION vigil.cluster_leases()\n"
     "RETURNS TABLE (r_job text, r_instance int, r_holder text,\n"
     "    r_epoch bigint, r_ms bigint, r_pid int, r_state text,\n"
-    "    r_held boolean, r_held_by text)\n"
+    "    r_held boolean, r_held_by text, r_nodes bigint)\n"
     "LANGUAGE sql STABLE " PG_PIN " AS $f$\n"
     "  SELECT j.name, l.instance, l.holder, l.epoch,\n"
     "    CASE WHEN l.expires_at > now() THEN\n"
     "    (extract(epoch FROM l.expires_at - now()) * 1000)::bigint END,\n"
-    "    l.pid, l.state, l.held, l.held_by\n"
+    "    l.pid, l.state, l.held, l.held_by,\n"
+    /* the live undrained nodes that may run it */
+    "    (SELECT count(*) FROM vigil.node_job p JOIN vigil.node n\n"
+    "      ON n.name = p.node WHERE p.job_id = l.job_id AND p.placed\n"
+    "      AND n.expires_at > now() AND NOT n.drained)\n"
     "  FROM vigil.lease l JOIN vigil.job j ON j.id = l.job_id\n"
     "  ORDER BY j.name, l.instance $f$;\n"
     "CREATE OR REPLACE FUNCTION vigil.dead(p_job int, p_max int)\n"
@@ -396,7 +414,7 @@ const char pg_schema[] =
     "LANGUAGE sql STABLE " PG_PIN " AS $f$\n"
     "  SELECT EXISTS (SELECT FROM vigil.node_job nj JOIN vigil.node n\n"
     "    ON n.name = nj.node WHERE nj.job_id = p_job AND nj.node <> p_node\n"
-    "    AND n.expires_at > now() AND NOT n.drained\n"
+    "    AND n.expires_at > now() AND NOT n.drained AND nj.placed\n"
     "    AND NOT vigil.failed_here(p_job, p_inst, nj.node)) $f$;\n"
     /* From when p_node may take the free lease of the instance. */
     "CREATE OR REPLACE FUNCTION vigil.bid_at(p_job int, p_inst int,\n"
@@ -548,19 +566,20 @@ const char pg_job_seed[] =
     "(excluded.kind, excluded.max_attempts)";
 
 /*
- * $1 node, $2 names, $3 spec hashes (arrays): which node has which job
- * file (drift), and the jobs' ids.  Answer: (id, name, the instances
+ * $1 node, $2 names, $3 spec hashes, $4 placed (whether its
+ * cluster_nodes let this node run it) (arrays): which node has which job
+ * file (drift) and may run it, and the jobs' ids.  Answer: (id, name, the instances
  * the operator stopped cluster-wide as an array, or NULL) per job.
  */
 const char pg_node_jobs[] =
-    "WITH h AS (SELECT * FROM unnest($2::text[], $3::text[]) "
-    "AS h(name, hash)), "
+    "WITH h AS (SELECT * FROM unnest($2::text[], $3::text[], "
+    "$4::boolean[]) AS h(name, hash, placed)), "
     "d AS (DELETE FROM vigil.node_job nj WHERE nj.node = $1 AND "
     "nj.job_id NOT IN (SELECT j.id FROM vigil.job j JOIN h USING (name))), "
-    "s AS (INSERT INTO vigil.node_job (node, job_id, spec_hash) "
-    "SELECT $1, j.id, h.hash FROM h JOIN vigil.job j USING (name) "
-    "ON CONFLICT (node, job_id) DO UPDATE SET spec_hash = "
-    "excluded.spec_hash RETURNING job_id) "
+    "s AS (INSERT INTO vigil.node_job (node, job_id, spec_hash, placed) "
+    "SELECT $1, j.id, h.hash, h.placed FROM h JOIN vigil.job j "
+    "USING (name) ON CONFLICT (node, job_id) DO UPDATE SET spec_hash = "
+    "excluded.spec_hash, placed = excluded.placed RETURNING job_id) "
     "SELECT j.id, j.name, (SELECT array_agg(l.instance ORDER BY "
     "l.instance) FROM vigil.lease l WHERE l.job_id = j.id AND l.held) "
     "FROM vigil.job j "
@@ -571,7 +590,8 @@ const char pg_node_jobs[] =
  * epoch or NULL, the holder, its ms left or NULL, quarantine ms left,
  * whether the operator stopped the instance cluster-wide, ms before this
  * node may bid (vigil.bid_at: it failed the instance, or every node did),
- * the failures of the streak or NULL, the rounds every node failed).
+ * the failures of the streak or NULL, the rounds every node failed, the
+ * live undrained nodes that may run it).
  * The same node may take its own lease again (a restarted vigild, after
  * reclaiming its leftovers through the local lock): a new epoch.
  * The epoch is the first fencing token of the holding; its runs take
@@ -586,12 +606,17 @@ const char pg_lease_acquire[] =
     "WITH a AS ("
     "INSERT INTO vigil.lease AS l (job_id, instance, holder, epoch, "
     "acquired_at, renewed_at, expires_at) "
-    "SELECT $1, $2, $3, greatest(greatest(c.timeline - 1, 0)::bigint << 40, "
+    /* a drained or unplaced node makes the row, without holder */
+    "SELECT $1, $2, CASE WHEN k.ok THEN $3 END, "
+    "greatest(greatest(c.timeline - 1, 0)::bigint << 40, "
     "floor(extract(epoch FROM now()))::bigint * " PG_EPOCH_PER_SEC_S ") + 1, "
-    "now(), now(), now() + $4 * interval '1 ms' "
-    "FROM vigil.cluster c WHERE now() >= c.quarantine_until "
-    "AND NOT EXISTS (SELECT FROM vigil.node d WHERE d.name = $3 "
-    "AND d.drained) "
+    "now(), now(), CASE WHEN k.ok THEN now() + $4 * interval '1 ms' "
+    "ELSE '-infinity' END "
+    "FROM vigil.cluster c, (SELECT NOT EXISTS (SELECT FROM vigil.node d "
+    "WHERE d.name = $3 AND d.drained) AND NOT EXISTS (SELECT FROM "
+    "vigil.node_job p WHERE p.node = $3 AND p.job_id = $1 "
+    "AND NOT p.placed) AS ok) k "
+    "WHERE now() >= c.quarantine_until "
     "ON CONFLICT (job_id, instance) DO UPDATE "
     "SET holder = excluded.holder, "
     "epoch = greatest(l.epoch + " PG_EPOCH_STRIDE_S ", excluded.epoch), "
@@ -599,17 +624,22 @@ const char pg_lease_acquire[] =
     "renewed_at = now(), expires_at = excluded.expires_at, pid = NULL, "
     "state = NULL "
     "WHERE NOT l.held AND NOT EXISTS (SELECT FROM vigil.node d "
-    "WHERE d.name = $3 AND d.drained) AND (l.holder = excluded.holder OR "
+    "WHERE d.name = $3 AND d.drained) AND NOT EXISTS (SELECT FROM "
+    "vigil.node_job p WHERE p.node = $3 AND p.job_id = $1 "
+    "AND NOT p.placed) AND (l.holder = excluded.holder OR "
     "((l.expires_at < now() OR l.holder IS NULL) "
     "AND vigil.bid_at($1, $2, $3, $4::bigint) <= now())) "
-    "RETURNING l.epoch) "
+    "RETURNING CASE WHEN l.holder IS NOT NULL THEN l.epoch END AS epoch) "
     "SELECT (SELECT epoch FROM a), l.holder, "
     "CASE WHEN l.expires_at > now() THEN "
     "(extract(epoch FROM l.expires_at - now()) * 1000)::bigint END, "
     "(extract(epoch FROM greatest(c.quarantine_until, now()) - now()) "
     "* 1000)::bigint, l.held, "
     "(extract(epoch FROM greatest(vigil.bid_at($1, $2, $3, $4::bigint), now()) "
-    "- now()) * 1000)::bigint, vigil.failing($1, $2), l.rounds "
+    "- now()) * 1000)::bigint, vigil.failing($1, $2), l.rounds, "
+    "(SELECT count(*) FROM vigil.node_job p JOIN vigil.node n "
+    "ON n.name = p.node WHERE p.job_id = $1 AND p.placed "
+    "AND n.expires_at > now() AND NOT n.drained) "
     "FROM vigil.cluster c LEFT JOIN vigil.lease l "
     "ON l.job_id = $1 AND l.instance = $2";
 

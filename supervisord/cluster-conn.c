@@ -297,9 +297,9 @@ static void
 cluster_seed(void)
 {
 	struct job *j;
-	const char **names, **kinds, **hashes, *p[3];
+	const char **names, **kinds, **hashes, **placed, *p[4];
 	char(*hbuf)[24];
-	char *an, *ak, *ah, *am;
+	char *an, *ak, *ah, *am, *ap;
 	int64_t *maxa;
 	size_t n = 0, i = 0;
 
@@ -314,6 +314,7 @@ cluster_seed(void)
 	names = xcalloc(n + 1, sizeof(*names));
 	kinds = xcalloc(n + 1, sizeof(*kinds));
 	hashes = xcalloc(n + 1, sizeof(*hashes));
+	placed = xcalloc(n + 1, sizeof(*placed));
 	hbuf = xcalloc(n + 1, sizeof(*hbuf));
 	maxa = xcalloc(n + 1, sizeof(*maxa));
 	RB_FOREACH(j, job_tree, &vigild.jobs) {
@@ -323,6 +324,7 @@ cluster_seed(void)
 		kinds[i] = cluster_kind_name(j->spec->kind);
 		cluster_spec_hash(j->spec, hbuf[i], sizeof(hbuf[i]));
 		hashes[i] = hbuf[i];
+		placed[i] = cluster_placed(j->spec) ? "t" : "f";
 		maxa[i] = j->spec->max_attempts;
 		i++;
 	}
@@ -330,6 +332,7 @@ cluster_seed(void)
 	ak = pg_array_text(kinds, n);
 	ah = pg_array_text(hashes, n);
 	am = pg_array_int(maxa, n);
+	ap = pg_array_text(placed, n);
 	p[0] = an;
 	p[1] = ak;
 	p[2] = am;
@@ -338,13 +341,16 @@ cluster_seed(void)
 	p[0] = cluster_st.cf->node_name;
 	p[1] = an;
 	p[2] = ah;
+	p[3] = ap;
 	pgconn_query(
-	    cluster_st.lease, 0, pg_node_jobs, 3, p, cluster_seeded, NULL);
+	    cluster_st.lease, 0, pg_node_jobs, 4, p, cluster_seeded, NULL);
 	cluster_st.seeding = 1;
 	free(an);
 	free(ak);
 	free(ah);
 	free(am);
+	free(ap);
+	free(placed);
 	free(maxa);
 	free(names);
 	free(kinds);

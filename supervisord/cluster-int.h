@@ -36,6 +36,7 @@ struct lease_slot {
 	int64_t ms_left;
 	uint64_t holder_until; /* not ours: when its lease could expire */
 	int64_t wait_ms;       /* not ours: ms before this node may bid */
+	int64_t placeable;     /* live nodes that may run it, -1: unknown */
 	char *failures;        /* the streak of failed starts, or NULL */
 	int streak;            /* ours: failures on record; a run that lasts
 	                          min_uptime ends them (the renew says) */
@@ -118,6 +119,7 @@ struct cluster_state {
 extern struct cluster_state cluster_st;
 
 const char *cluster_kind_name(enum conf_kind);
+int cluster_placed(const struct job_spec *);
 int cluster_has_run(const struct inst *);
 int cluster_trusted(const struct lease_slot *);
 struct inst *cluster_inst_find(int64_t, int);

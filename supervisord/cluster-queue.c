@@ -337,7 +337,8 @@ cluster_queue_claim(struct job *j, int nfree, cluster_claimed_fn got)
 
 	/* A drained node takes no message (undrained, every job kicks). */
 	if (cluster_st.cf == NULL || j->cluster_id == 0 ||
-	    !pgconn_is_ready(cluster_st.work) || cluster_st.drained)
+	    !pgconn_is_ready(cluster_st.work) || cluster_st.drained ||
+	    !cluster_placed(j->spec))
 		return (-1);
 	snprintf(id, sizeof(id), "%" PRId64, j->cluster_id);
 	snprintf(nf, sizeof(nf), "%d", nfree);

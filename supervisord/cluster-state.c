@@ -17,6 +17,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <fnmatch.h>
 #include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
@@ -58,6 +59,7 @@ cluster_slot(struct inst *in)
 	s = xcalloc(1, sizeof(*s));
 	s->in = in;
 	s->ms_left = -1;
+	s->placeable = -1;
 	s->key = ++cluster_st.next_key;
 	LIST_INSERT_HEAD(&cluster_st.slots, s, entry);
 	in->lease = s;
@@ -213,6 +215,25 @@ cluster_waiting(struct lease_slot *s, const char *why)
 {
 	char buf[32];
 
+	if (why == NULL && !cluster_placed(s->in->job->spec)) {
+		if (s->placeable == 0)
+			inst_reason(s->in,
+			    "not placed on this node (cluster_nodes); no live "
+			    "node may run it");
+		else if (s->holder != NULL)
+			inst_reason(s->in,
+			    "not placed on this node (cluster_nodes); held by "
+			    "%s",
+			    s->holder);
+		else
+			inst_reason(
+			    s->in, "not placed on this node (cluster_nodes)");
+		return;
+	}
+	if (why == NULL && s->placeable == 0 && s->holder == NULL) {
+		inst_reason(s->in, "no live node may run it (cluster_nodes)");
+		return;
+	}
 	if (why == NULL && cluster_st.drained) {
 		inst_reason(s->in,
 		    "standing by: node %s is drained (vigilctl cluster "
@@ -340,6 +361,20 @@ cluster_spec_hash(const struct job_spec *spec, char *buf, size_t len)
 		close(fd);
 	}
 	snprintf(buf, len, "%016" PRIx64, h);
+}
+
+/* May this node run the job (its cluster_nodes, globs over node_name)? */
+int
+cluster_placed(const struct job_spec *spec)
+{
+	char **g;
+
+	if (spec->cluster_nodes == NULL || cluster_st.cf == NULL)
+		return (1);
+	for (g = spec->cluster_nodes; *g != NULL; g++)
+		if (fnmatch(*g, cluster_st.cf->node_name, 0) == 0)
+			return (1);
+	return (0);
 }
 
 const char *

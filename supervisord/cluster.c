@@ -284,11 +284,13 @@ cluster_slot_fired(struct inst *in, int64_t slot)
 
 	if (s->slot != 0 || s->st != LEASE_NONE)
 		return; /* a slot on its way, or the last run's lease */
-	if (cluster_st.drained) {
+	if (cluster_st.drained || !cluster_placed(in->job->spec)) {
 		/* the other nodes fire it */
 		inst_reason(in,
-		    "slot left to the other nodes: this node is "
-		    "drained");
+		    cluster_st.drained ?
+		        "slot left to the other nodes: this node is drained" :
+		        "slot left to the other nodes: not placed on this "
+		        "node (cluster_nodes)");
 		s->slot = slot;
 		cluster_slot_next(s);
 		return;
@@ -357,6 +359,7 @@ cluster_streak(struct lease_slot *s, const struct pgres *res)
 	s->failures = f != NULL ? xstrdup(f) : NULL;
 	s->streak = f != NULL || pgres_int(res, 0, 7, 0) > 0;
 	s->wait_ms = pgres_int(res, 0, 5, 0);
+	s->placeable = pgres_int(res, 0, 8, -1);
 }
 
 /* The bid won (acquired at sent, epoch): the run may start. */
@@ -412,9 +415,12 @@ cluster_lost_bid(struct lease_slot *s, const struct pgres *res)
 	/* A start waited for is settled: another node runs it. */
 	if (holder != NULL && cluster_waiters != NULL)
 		cluster_waiters(s->in);
+	/* Not placed here: it looks again when the lease could change. */
 	cluster_retry_in(s,
 	    lease_retry_in(s->ms_left > s->wait_ms ? s->ms_left : s->wait_ms,
-	        pgres_int(res, 0, 3, -1), cluster_st.t.renew));
+	        pgres_int(res, 0, 3, -1),
+	        cluster_placed(s->in->job->spec) ? cluster_st.t.renew :
+	                                           cluster_st.t.ttl));
 }
 
 /* The answer to a bid: won, lost, or not answered. */

@@ -322,18 +322,23 @@ cmd_cluster_leases(struct cmd_cluster *cc, const struct pgres *res)
 			json_bool(jw, held);
 			json_key(jw, "held_by");
 			json_string(jw, pgres_value(res, row, 8));
+			json_key(jw, "nodes_may_run");
+			json_int(jw, pgres_int(res, row, 9, 0));
 			json_object_end(jw);
 			continue;
 		}
 		snprintf(label, sizeof(label), "%s@%lld",
 		    cmd_cluster_col(res, row, 0), inst);
-		cmd_buf_printf(&cc->out, "%-24s %-16s %14s %10s %8s  %s%s",
+		cmd_buf_printf(&cc->out, "%-24s %-16s %14s %10s %8s  %s%s%s",
 		    label, left >= 0 ? cmd_cluster_col(res, row, 2) : "-",
 		    cmd_cluster_col(res, row, 3),
 		    cmd_cluster_ms(left, buf, sizeof(buf)),
 		    left >= 0 ? cmd_cluster_col(res, row, 5) : "-",
 		    held ? "stopped by " : "",
-		    held ? cmd_cluster_col(res, row, 8) : "");
+		    held ? cmd_cluster_col(res, row, 8) : "",
+		    !held && pgres_int(res, row, 9, 1) == 0 ?
+		        "no live node may run it (cluster_nodes, drained)" :
+		        "");
 		cmd_cluster_eol(cc);
 	}
 	if (cc->json)

@@ -25,7 +25,8 @@
 # (cluster-*.sh, three vigild and a PostgreSQL each) but four that reach
 # the most of vigild's cluster code (VIGIL_CLUSTER_TESTS, below).  Stage
 # 1 runs those with gcc, and the unit tests; state-lost.sh too (500
-# enqueues; 100 under ASan).  The gcc build also runs under valgrind
+# enqueues; 100 under ASan); deb.sh in the background, from the end of
+# stage 1's build to the end of stage 2 (it mostly waits).  The gcc build also runs under valgrind
 # (stage 3) and in distcheck, the package and container tests.  With
 # only one of stages 1 and 2, it runs every test.  The other stages set
 # VIGIL_SKIP_SLOW (under valgrind those tests skip by themselves).
@@ -144,7 +145,14 @@ case " $stages " in *" 2 "*) st2=1 ;; *) st2= ;; esac
 [ -n "$st1" ] || cluster_asan="$cluster_asan $cluster_gcc"
 # Stage 1's black-box tests when stage 2 runs too (see the header): make
 # check's TESTS, the unit tests first (make expands $(UNIT_TESTS)).
-read -r -a gcc_only <<<"deb hooks-flood http-load http-held dashboard storm systemd state-lost $cluster_gcc"
+# deb.sh (minutes of building the package and booting a container,
+# mostly waiting) runs in the background from stage 1's build to the end
+# of stage 2 when both run (deb_start); else in stage 1's make check.
+deb_bg=
+[ -z "$st1" ] || [ -z "$st2" ] || deb_bg=1
+only="hooks-flood http-load http-held dashboard storm systemd state-lost $cluster_gcc"
+[ -n "$deb_bg" ] || only="deb $only"
+read -r -a gcc_only <<<"$only"
 gcc_tests=()
 if [ -n "$st2" ]; then
 	# shellcheck disable=SC2016 # $(UNIT_TESTS) is make's
@@ -332,6 +340,41 @@ lint_start() {
 	bg_nice=
 }
 
+# deb_start: tests/integration/deb.sh in the background, as make check
+# would run it from build/gcc (its environment, the timed driver), its
+# log and result in build/deb; deb_wait counts it with stage 1's.
+deb_pid=
+deb_start() {
+	rm -rf build/deb && mkdir -p build/deb/tests/integration || return 0
+	(
+		cd build/deb || exit 1
+		# shellcheck disable=SC2086 # drv is words
+		VIGILD=$top/build/gcc/supervisord/vigild \
+			VIGILCTL=$top/build/gcc/supervisord/vigilctl \
+			HELPERS=$top/build/gcc/tests/helpers TESTS_SRCDIR=$src/tests \
+			TOP_SRCDIR=$src VIGILD_WRAPPER='' \
+			$drv --test-name tests/integration/deb.sh \
+			--log-file tests/integration/deb.log \
+			--trs-file tests/integration/deb.trs --color-tests no \
+			--enable-hard-errors yes --expect-failure no -- \
+			/bin/bash "$src/tests/integration/deb.sh"
+	) </dev/null >"$sum/deb.out" 2>&1 &
+	deb_pid=$!
+}
+deb_wait() {
+	local l=$label
+	[ -n "$deb_pid" ] || return 0
+	wait "$deb_pid" || :
+	deb_pid=
+	note "deb.sh, in the background since stage 1's build"
+	label=gcc
+	grep -q '^:test-result: \(FAIL\|ERROR\|XPASS\)' build/deb/tests/integration/deb.trs 2>/dev/null &&
+		failures build/deb
+	count build/deb
+	collect build/deb
+	label=$l
+}
+
 # dist_start: make distcheck in the background (DIST_PID), its output in
 # $sum/distcheck.out, its milliseconds in $sum/distcheck.ms: the tarball
 # builds, installs and runs a smoke test of the black-box harness; its
@@ -476,6 +519,7 @@ for st in $stages; do
 		if build build/gcc CC=gcc --enable-werror; then
 			gcc_built=1
 			case " $stages " in *" 5 "*) lint_start ;; esac
+			[ -z "$deb_bg" ] || deb_start
 			VIGIL_CLUSTER_TESTS=$cluster_gcc check build/gcc check "${gcc_tests[@]}"
 		else failed=$((failed + 1)); fi
 		;;
@@ -496,6 +540,7 @@ for st in $stages; do
 				UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 				check build/san check
 		else failed=$((failed + 1)); fi
+		deb_wait
 		;;
 	3)
 		label=valgrind
@@ -568,6 +613,7 @@ for st in $stages; do
 	printf '%s\t%d\t%d\n' "$label" $(($(date +%s) - st0)) $((CPU_S - cpu0)) >>"$sum/stages"
 done
 
+deb_wait
 if [ -n "$rootfs" ]; then
 	wait "$rootfs"
 	note "the container's rootfs, made in the background"

@@ -25,14 +25,7 @@ node_start 3
 retry 10 node_standby 2 svc && retry 10 node_standby 3 svc ||
 	fail "nodes 2 and 3 are not standbys: $(node_status 2 svc reason) / $(node_status 3 svc reason)"
 
-# runner: the node (1-3) that runs svc, if one does.
-runner() {
-	local i
-	for i in 1 2 3; do
-		node_runs "$i" svc && echo "$i" && return 0
-	done
-	return 1
-}
+runner() { job_runner svc; }
 # gaps: the longest time in ms between a copy's last beat and the next
 # copy's first, over every change of copy so far.
 gaps() {

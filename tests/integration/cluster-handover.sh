@@ -49,14 +49,7 @@ node_start 3
 retry 10 node_standby 2 task && retry 10 node_standby 3 task ||
 	fail "nodes 2 and 3 are not standbys: $(node_status 2 task reason) / $(node_status 3 task reason)"
 
-# runner: the node (1-3) that runs task (RUNNING with a token), if one does.
-runner() {
-	local i
-	for i in 1 2 3; do
-		node_runs "$i" task && echo "$i" && return 0
-	done
-	return 1
-}
+runner() { job_runner task; }
 # starts_since US: the nodes of the starts after US, one a line.
 starts_since() { awk -v t="$1" '$1 > t { print $2 }' "$T/starts"; }
 never_fatal() {

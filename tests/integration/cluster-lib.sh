@@ -449,6 +449,16 @@ node_runs() {
 		[ "$(node_status "$1" "$2" fencing_token)" != null ]
 }
 
+# job_runner JOB: the node (1-3) that runs JOB as its lease's holder, if
+# one does.
+job_runner() {
+	local i
+	for i in 1 2 3; do
+		node_runs "$i" "$1" && echo "$i" && return 0
+	done
+	return 1
+}
+
 # node_standby I JOB: node I runs no JOB and waits for its lease, held by
 # another node.
 node_standby() {

@@ -591,6 +591,14 @@ static const struct {
 	{ "drain_timeout = 2s",
 	    "drain_timeout: not valid for kind \"service\"" },
 	{ "stdin = socket", "stdin: invalid value \"socket\" (null or pipe)" },
+	{ "cluster_nodes = { \"n1\" }", "cluster_nodes: needs cluster = true" },
+	{ "cluster = true cluster_nodes = { \"\" }",
+	    "cluster_nodes: pattern \"\" is empty or longer than a node_name "
+	    "(128)" },
+	{ "cluster_handover_after = 2",
+	    "cluster_handover_after: needs cluster = true" },
+	{ "cluster = true cluster_handover_after = 0",
+	    "cluster_handover_after: 0 is not between 1 and 1000" },
 };
 
 TEST(bad_values)
