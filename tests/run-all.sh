@@ -22,7 +22,7 @@
 # (dashboard.sh, http-load.sh, http-held.sh, hooks-flood.sh, storm.sh,
 # systemd.sh: VIGIL_SKIP_TIMING; ASan adds nothing to what they measure,
 # and other tests take its code paths); and the cluster tests
-# (cluster-*.sh, three vigild and a PostgreSQL each) but four that reach
+# (cluster-*.sh, three vigild and a PostgreSQL each) but three that reach
 # the most of vigild's cluster code (VIGIL_CLUSTER_TESTS, below).  Stage
 # 1 runs those with gcc, and the unit tests; state-lost.sh too (500
 # enqueues; 100 under ASan); deb.sh in the background, from the end of
@@ -129,11 +129,13 @@ check_jobs=${VIGIL_CHECK_JOBS:-$((2 * jobs))}
 
 # The cluster tests (cluster-*.sh: three vigilds and a PostgreSQL each)
 # run once: under ASan, those that reach the most of the cluster code in
-# vigild (leases, a lost database, the queue, a hostile NOTIFY); the rest
+# vigild (leases, the queue, a hostile NOTIFY; cluster-dbdown's outages
+# are windows of time, which ASan's slowness and a busy machine blur:
+# gcc runs it); the rest
 # with gcc, where they cost a third
 # of the CPU (CI must end in 20 minutes on 2 cores, issue 43).  With
 # only one of stages 1 and 2, it runs them all.
-cluster_asan="cluster-basic cluster-dbdown cluster-queue cluster-security-notify"
+cluster_asan="cluster-basic cluster-queue cluster-security-notify"
 cluster_gcc=
 for f in tests/integration/cluster-*.sh; do
 	f=${f##*/} f=${f%.sh}
@@ -377,7 +379,8 @@ deb_wait() {
 
 # dist_start: make distcheck in the background (DIST_PID), its output in
 # $sum/distcheck.out, its milliseconds in $sum/distcheck.ms: the tarball
-# builds, installs and runs a smoke test of the black-box harness; its
+# builds (at -O0: it proves the tarball complete; stage 1 compiles at
+# -O2), installs and runs a smoke test of the black-box harness; its
 # unit tests are built (make check), and ran in stage 1.  Stage 2 starts
 # it, at a lower priority, beside its tests, which leave a quarter of the
 # CPU idle (issue 43: CI must end in 20 minutes on 2 cores); stage 4
@@ -393,7 +396,8 @@ dist_start() {
 			"$src/configure" >/dev/null 2>&1 &&
 			VIGIL_DISTCHECK=1 VIGIL_SKIP_SLOW=1 VIGIL_SKIP_DEB=1 \
 				VIGIL_TEST_SLOW="${user_slow:-2}" \
-				make -j"$jobs" distcheck TESTS="$tests" >distcheck.out 2>&1; } || {
+				make -j"$jobs" distcheck TESTS="$tests" \
+				DISTCHECK_CONFIGURE_FLAGS="CFLAGS=-O0" >distcheck.out 2>&1; } || {
 			rc=1
 			tail -n 40 distcheck.out 2>/dev/null
 		}

@@ -1,7 +1,7 @@
 #!/bin/bash
 # shellcheck disable=SC2317 # predicates called through retry and poll
 # A cluster queue under load and under a node's SIGKILL, three nodes.
-# Load: 1500 messages enqueued in one SQL statement to a job with
+# Load: 1000 messages enqueued in one SQL statement to a job with
 # concurrency = 4 (each node) and cluster_concurrency = 10 (all nodes)
 # are all worked, each exactly once (attempt 1), on all three nodes, and
 # the runs' own START/END stamps never show more than 4 at once on a node
@@ -28,7 +28,7 @@ CLUSTER_CONNECT_TIMEOUT=$((500 * VIGIL_TEST_SLOW))ms
 . "$(dirname "$0")/cluster-lib.sh"
 cluster_need
 
-N=1500 NB=40
+N=1000 NB=40
 # Each run stamps itself: "START USEC NODE ID ATTEMPT PID PAYLOAD" at its
 # start, "END USEC NODE ID ATTEMPT PID" at its end, in the file $1; it
 # sleeps $2 seconds in between (r: 0 to 40 ms, at random).
@@ -111,7 +111,7 @@ jobs_known() {
 }
 retry 10 jobs_known || fail "the jobs are not in vigil.job: $(pg_sql "TABLE vigil.job")"
 
-# --- Load: 1500 messages in one statement.
+# --- Load: 1000 messages in one statement.
 S=$T/stamps-load
 t0=$(now_ms)
 pg_sql "SELECT vigil.enqueue('load', 'p' || g) FROM generate_series(1, $N) g" \

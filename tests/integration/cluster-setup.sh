@@ -4,7 +4,7 @@
 # tables and functions (each pinning its search_path), one row per cluster job in vigil.job, one lease per instance,
 # each held by exactly one node (acquired once: it never changed hands), and run
 # each instance exactly once cluster-wide (a job with instances = 3: three
-# leases, spread or not); a local job runs on every node at once.  Three
+# leases, spread or not); a local job runs on every node at once.  Two
 # rounds, each on a dropped schema and fresh nodes.  The exactly-one
 # sampler watches every cluster instance for the whole test.
 . "$(dirname "$0")/lib.sh"
@@ -13,7 +13,7 @@
 . "$(dirname "$0")/cluster-lib.sh"
 cluster_need
 
-ROUNDS=${ROUNDS:-3}
+ROUNDS=${ROUNDS:-2}
 ms=svc-$$
 mw=web-$$
 ml=loc-$$
