@@ -100,19 +100,13 @@ cluster_renewed(
 				          "gone",
 				    cluster_st.cf->node_name);
 			else
-				cluster_drained(
-				    pgres_value(res, row, 3) != NULL &&
-				    strcmp(pgres_value(res, row, 3), "t") == 0);
+				cluster_drained(pgres_bool(res, row, 3));
 			continue;
 		}
 		for (i = 0; i < a->n; i++)
 			if (a->job_ids[i] == pgres_int(res, row, 1, -1) &&
 			    a->insts[i] == pgres_int(res, row, 2, -1))
-				seen[i] = pgres_value(res, row, 3) != NULL &&
-				        strcmp(pgres_value(res, row, 3), "t") ==
-				            0 ?
-				    2 :
-				    1;
+				seen[i] = pgres_bool(res, row, 3) ? 2 : 1;
 	}
 	for (i = 0; i < a->n; i++) {
 		s = cluster_find(a->job_ids[i], (int)a->insts[i]);
@@ -442,8 +436,7 @@ cluster_registered(
 		free(m);
 		return;
 	}
-	cluster_drained(pgres_value(res, 0, 1) != NULL &&
-	    strcmp(pgres_value(res, 0, 1), "t") == 0);
+	cluster_drained(pgres_bool(res, 0, 1));
 }
 
 static void

@@ -388,8 +388,7 @@ static void
 cluster_lost_bid(struct lease_slot *s, const struct pgres *res)
 {
 	const char *holder = pgres_value(res, 0, 1);
-	int held = pgres_value(res, 0, 4) != NULL &&
-	    strcmp(pgres_value(res, 0, 4), "t") == 0;
+	int held = pgres_bool(res, 0, 4);
 
 	if (s->slot != 0) {
 		cluster_slot_skipped(s, holder);
@@ -532,8 +531,7 @@ cluster_released(
 		return;
 	}
 	if (r->failed != NULL && pgres_ntuples(res) > 0 &&
-	    pgres_value(res, 0, 1) != NULL &&
-	    strcmp(pgres_value(res, 0, 1), "t") == 0 &&
+	    pgres_bool(res, 0, 1) &&
 	    (in = cluster_inst_find(r->job_id, r->instance)) != NULL)
 		log_warnx("%s: failed on every node: tried again cluster-wide "
 		          "in %s",

@@ -235,11 +235,9 @@ cmd_cluster_nodes(struct cmd_cluster *cc, const struct pgres *res)
 	for (row = 0; row < n; row++) {
 		name = cmd_cluster_col(res, row, 0);
 		ms = pgres_int(res, row, 2, -1);
-		alive = pgres_value(res, row, 3) != NULL &&
-		    strcmp(pgres_value(res, row, 3), "t") == 0;
+		alive = pgres_bool(res, row, 3);
 		drift = pgres_value(res, row, 5);
-		drained = pgres_value(res, row, 7) != NULL &&
-		    strcmp(pgres_value(res, row, 7), "t") == 0;
+		drained = pgres_bool(res, row, 7);
 		if (cc->json) {
 			json_object_begin(jw);
 			json_key(jw, "name");
@@ -295,8 +293,7 @@ cmd_cluster_leases(struct cmd_cluster *cc, const struct pgres *res)
 	for (row = 0; row < n; row++) {
 		inst = pgres_int(res, row, 1, 0);
 		left = pgres_int(res, row, 4, -1);
-		held = pgres_value(res, row, 7) != NULL &&
-		    strcmp(pgres_value(res, row, 7), "t") == 0;
+		held = pgres_bool(res, row, 7);
 		if (cc->json) {
 			json_object_begin(jw);
 			json_key(jw, "job");

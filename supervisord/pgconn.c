@@ -384,6 +384,15 @@ pgres_value(const struct pgres *r, int row, int col)
 	return (pq.PQgetvalue(r->res, row, col));
 }
 
+/* The value at (row, col) as a boolean: 1 for true, 0 else (NULL too). */
+int
+pgres_bool(const struct pgres *r, int row, int col)
+{
+	const char *s = pgres_value(r, row, col);
+
+	return (s != NULL && strcmp(s, "t") == 0);
+}
+
 /* The value at (row, col) as a number, or def for NULL or garbage. */
 long long
 pgres_int(const struct pgres *r, int row, int col, long long def)
@@ -1075,6 +1084,15 @@ pgres_value(const struct pgres *r, int row, int col)
 	(void)row;
 	(void)col;
 	return (NULL);
+}
+
+int
+pgres_bool(const struct pgres *r, int row, int col)
+{
+	(void)r;
+	(void)row;
+	(void)col;
+	return (0);
 }
 
 long long

@@ -740,6 +740,7 @@ void pgconn_drop(struct pgconn *, const char *);
 int pgres_ntuples(const struct pgres *);
 const char *pgres_value(const struct pgres *, int, int);
 long long pgres_int(const struct pgres *, int, int, long long);
+int pgres_bool(const struct pgres *, int, int);
 
 /* cluster.c */
 int cluster_enabled(void);
