@@ -1205,7 +1205,9 @@ http_listen(const struct listen_addr *a, char **cause)
 		if (bind(fd, (const struct sockaddr *)&a->ss, a->len) == -1)
 			goto fail;
 	}
-	if (listen(fd, 128) == -1 ||
+	/* A backlog as deep as the connections served: a burst of scrapes
+	 * waits in the kernel's queue rather than in SYN retries. */
+	if (listen(fd, HTTP_MAX_CONNECTIONS) == -1 ||
 	    getsockname(fd, (struct sockaddr *)&ss, &len) == -1)
 		goto fail;
 	log_info("http: listening on %s",
