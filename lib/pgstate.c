@@ -400,6 +400,30 @@ const char pg_schema[] =
     "  PRIMARY KEY (job_id, instance, node),\n"
     "  FOREIGN KEY (job_id, instance) REFERENCES vigil.lease\n"
     "    ON DELETE CASCADE);\n"
+    /*
+     * version 5: the operator's verbs from any node, acted on by the
+     * holder (restart, stop, start, signal), each answered in its row.
+     */
+    "CREATE TABLE IF NOT EXISTS vigil.request (\n"
+    "  id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,\n"
+    "  job_id int NOT NULL REFERENCES vigil.job(id) ON DELETE CASCADE,\n"
+    "  instance int NOT NULL,\n"
+    "  verb text NOT NULL CHECK (verb IN ('start', 'stop', 'restart', "
+    "'signal')),\n"
+    "  signo int,\n"
+    "  asked_by text NOT NULL,\n"
+    "  asked_at timestamptz NOT NULL DEFAULT now(),\n"
+    "  taken_on text,\n"
+    "  taken_at timestamptz,\n"
+    "  done_at timestamptz,\n"
+    "  ok boolean,\n"
+    "  reply text);\n"
+    "DO $d$ BEGIN\n"
+    "  IF to_regclass('vigil.request_open') IS NULL THEN\n"
+    "    CREATE INDEX request_open ON vigil.request (job_id, instance)\n"
+    "      WHERE done_at IS NULL;\n"
+    "  END IF;\n"
+    "END $d$;\n"
     /* Has p_node failed the instance in its current round? */
     "CREATE OR REPLACE FUNCTION vigil.failed_here(p_job int, p_inst int,\n"
     "    p_node text) RETURNS boolean\n"
@@ -468,7 +492,7 @@ const char pg_schema[] =
     "    GRANT USAGE ON SCHEMA vigil TO vigil_monitor;\n"
     "    GRANT SELECT ON vigil.cluster, vigil.node, vigil.job,\n"
     "      vigil.node_job, vigil.lease, vigil.periodic, vigil.run,\n"
-    "      vigil.lease_failure\n"
+    "      vigil.lease_failure, vigil.request\n"
     "      TO vigil_monitor;\n"
     "    GRANT SELECT (id, job_id, state, priority, due, attempts, holder,\n"
     "      lease_until, created_at, updated_at, last_exit, last_signal,\n"
@@ -478,7 +502,7 @@ const char pg_schema[] =
     "      vigil.failing(int, int) TO vigil_monitor;\n"
     "  END IF;\n"
     "END $g$;\n"
-    "UPDATE vigil.cluster SET schema_version = 4 WHERE schema_version < 4;\n"
+    "UPDATE vigil.cluster SET schema_version = 5 WHERE schema_version < 5;\n"
     "COMMIT;\n"
     "SELECT schema_version, (SELECT string_agg(r, ', ') FROM\n"
     "  unnest(ARRAY['vigil_enqueue', 'vigil_monitor']) AS r WHERE NOT EXISTS\n"
@@ -754,6 +778,60 @@ const char pg_lease_held[] =
     "SELECT l.job_id, l.instance, l.held, l.held_seq, l.held_by "
     "FROM vigil.lease l JOIN unnest($1::int[], $2::int[]) AS k(j, i) "
     "ON l.job_id = k.j AND l.instance = k.i";
+
+/*
+ * $1 job id, $2 instance, $3 verb, $4 signal, $5 who and where: the
+ * operator's verb of an instance asked on some node, for its holder to
+ * act on.  With no live holder a stop is done and a signal fails at once;
+ * otherwise the holder (or the node that next wins the lease) is told
+ * "ask JOB_ID INSTANCE" and answers in the row.  Rows a day old go.  Answer: (id, done, ok, reply, holder).
+ */
+const char pg_request_ask[] =
+    "WITH l AS (SELECT (SELECT holder FROM vigil.lease WHERE job_id = $1 "
+    "AND instance = $2 AND expires_at > now()) AS holder), "
+    "g AS (DELETE FROM vigil.request WHERE asked_at < now() - "
+    "interval '1 day'), "
+    "i AS (INSERT INTO vigil.request (job_id, instance, verb, signo, "
+    "asked_by, done_at, ok, reply) "
+    "SELECT $1, $2, $3, $4, $5, "
+    "CASE WHEN a.reply IS NOT NULL THEN now() END, a.ok, a.reply "
+    "FROM l, LATERAL (SELECT CASE "
+    "WHEN l.holder IS NULL AND $3 = 'stop' THEN 'stopped (no node ran it)' "
+    "WHEN l.holder IS NULL AND $3 = 'signal' THEN 'not running on any node' "
+    "END AS reply, $3 <> 'signal' AS ok) a "
+    "RETURNING id, done_at IS NOT NULL AS done, ok, reply), "
+    "n AS (SELECT pg_notify('vigil', 'ask ' || $1 || ' ' || $2) FROM i "
+    "WHERE NOT i.done) "
+    "SELECT i.id, i.done, i.ok, i.reply, (SELECT count(*) FROM n) FROM i";
+
+/*
+ * $1 node: the requests this node now answers, those of the instances
+ * whose live lease it holds that no one took or another node took (it
+ * lost the lease before answering).  Answer: (id, job id, instance, verb,
+ * signal, ms since asked) per row.
+ */
+const char pg_request_take[] =
+    "UPDATE vigil.request r SET taken_on = $1, taken_at = now() "
+    "FROM vigil.lease l WHERE r.done_at IS NULL "
+    "AND r.taken_on IS DISTINCT FROM $1 AND l.job_id = r.job_id "
+    "AND l.instance = r.instance AND l.holder = $1 "
+    "AND l.expires_at > now() "
+    "RETURNING r.id, r.job_id, r.instance, r.verb, r.signo, "
+    "(extract(epoch FROM now() - r.asked_at) * 1000)::bigint";
+
+/*
+ * $1 id, $2 ok, $3 reply: a request answered; the asking node is told
+ * "answer ID".
+ */
+const char pg_request_done[] =
+    "WITH u AS (UPDATE vigil.request SET done_at = now(), ok = $2, "
+    "reply = $3 WHERE id = $1 AND done_at IS NULL RETURNING id) "
+    "SELECT pg_notify('vigil', 'answer ' || id) FROM u";
+
+/* $1 ids: those answered.  Answer: (id, ok, reply) per row. */
+const char pg_request_answers[] =
+    "SELECT id, ok, reply FROM vigil.request "
+    "WHERE id = ANY($1::bigint[]) AND done_at IS NOT NULL";
 
 /*
  * $1 job id, $2 instance, $3 the slot (Unix usec), $4 node, $5 clock

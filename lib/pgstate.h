@@ -23,7 +23,7 @@
 #include <stdint.h>
 
 /* The version the schema below brings a database to. */
-#define PG_SCHEMA_VERSION 4
+#define PG_SCHEMA_VERSION 5
 /*
  * Fencing tokens: the runs of one holding take epoch + 0, 1, ...; a new
  * epoch is at least PG_EPOCH_STRIDE above the last and at least the
@@ -64,6 +64,10 @@ extern const char pg_lease_release[];
 extern const char pg_lease_fail[];
 extern const char pg_lease_hold[];
 extern const char pg_lease_held[];
+extern const char pg_request_ask[];
+extern const char pg_request_take[];
+extern const char pg_request_done[];
+extern const char pg_request_answers[];
 extern const char pg_periodic_fire[];
 extern const char pg_periodic_skipped[];
 extern const char pg_cluster_nodes[];

@@ -62,7 +62,7 @@ cluster_renewed(
 	char *seen = NULL, *mseen = NULL, buf[32];
 	const char *kind;
 	int row, nrows;
-	size_t i;
+	size_t i, held = 0;
 
 	cluster_st.renewing = 0;
 	if (res == NULL) {
@@ -128,7 +128,11 @@ cluster_renewed(
 		}
 		if (seen[i] == 2 && !s->hold_pending) /* notice missed */
 			cluster_hold_apply(s->in, 1, NULL);
+		held++;
 	}
+	/* Requests of other nodes whose notice was missed. */
+	if (held > 0)
+		cluster_requests_take();
 	cluster_queue_renewed(a->msgs, a->attempts, mseen, a->nmsg, sent);
 out:
 	free(seen);
@@ -556,6 +560,12 @@ cluster_notify(void *arg, const char *channel, const char *payload)
 			cluster_acquire(s);
 	} else if (sscanf(payload, "held %lld %d", &job_id, &instance) == 2)
 		cluster_hold_hint(job_id, instance);
+	else if (sscanf(payload, "ask %lld %d", &job_id, &instance) == 2) {
+		s = cluster_find(job_id, instance);
+		if (s != NULL && s->st == LEASE_HELD)
+			cluster_requests_take();
+	} else if (strncmp(payload, "answer ", 7) == 0)
+		cluster_answers_check();
 	else if (strncmp(payload, "drain ", 6) == 0 &&
 	    strcmp(payload + 6, cluster_st.cf->node_name) == 0)
 		cluster_renew_now(); /* a hint: the renew's answer says */

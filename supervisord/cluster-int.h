@@ -23,6 +23,13 @@ enum lease_st {
 	LEASE_EXPIRED,   /* was ours: trust passed; given back once gone */
 };
 
+/* A request of another node that this one answers (cluster-ask.c). */
+struct taken {
+	int64_t id; /* its row in vigil.request */
+	char verb;  /* 'r' restart, 's' start, 'S' stop, 'k' signal */
+	TAILQ_ENTRY(taken) entry;
+};
+
 /* The lease of one instance of a cluster job. */
 struct lease_slot {
 	struct inst *in;
@@ -55,6 +62,8 @@ struct lease_slot {
 	sd_event_source *stop;  /* trust - stop time: the fence stops it */
 	sd_event_source *kill;  /* trust: SIGKILL */
 	sd_event_source *retry; /* a standby's next bid */
+	TAILQ_HEAD(, taken) taken;   /* requests this node answers */
+	sd_event_source *taken_timer; /* ... at the run's min_uptime */
 	LIST_ENTRY(lease_slot) entry;
 };
 
@@ -126,6 +135,8 @@ struct inst *cluster_inst_find(int64_t, int);
 struct lease_slot *cluster_find(int64_t, int);
 struct lease_slot *cluster_slot(struct inst *);
 void cluster_acquire(struct lease_slot *);
+void cluster_answers_check(void);
+void cluster_requests_take(void);
 void cluster_acquire_all(void);
 void cluster_drained(int);
 void cluster_hold_apply(struct inst *, int, const char *);

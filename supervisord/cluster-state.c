@@ -61,6 +61,7 @@ cluster_slot(struct inst *in)
 	s->ms_left = -1;
 	s->placeable = -1;
 	s->key = ++cluster_st.next_key;
+	TAILQ_INIT(&s->taken);
 	LIST_INSERT_HEAD(&cluster_st.slots, s, entry);
 	in->lease = s;
 	return (s);
@@ -425,6 +426,7 @@ void
 cluster_inst_free(struct inst *in)
 {
 	struct lease_slot *s = in->lease;
+	struct taken *t;
 
 	if (s == NULL)
 		return;
@@ -436,6 +438,11 @@ cluster_inst_free(struct inst *in)
 	s->stop = sd_event_source_disable_unref(s->stop);
 	s->kill = sd_event_source_disable_unref(s->kill);
 	s->retry = sd_event_source_disable_unref(s->retry);
+	s->taken_timer = sd_event_source_disable_unref(s->taken_timer);
+	while ((t = TAILQ_FIRST(&s->taken)) != NULL) {
+		TAILQ_REMOVE(&s->taken, t, entry);
+		free(t); /* the next holder answers */
+	}
 	free(s->holder);
 	free(s->failures);
 	free(s->failed);

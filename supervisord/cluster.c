@@ -377,6 +377,9 @@ cluster_won(struct lease_slot *s, int64_t epoch, uint64_t sent)
 	cluster_trust(s, sent);
 	log_info("%s: cluster lease acquired: epoch %" PRId64, s->in->label,
 	    s->epoch);
+	/* Requests the last holder left open, a start no node ran yet. */
+	if (s->msg == 0 && s->slot == 0)
+		cluster_requests_take();
 	if (s->slot != 0)
 		cluster_slot_run(s);
 	else if (s->in->life.phase == LIFE_LEASE)

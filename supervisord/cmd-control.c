@@ -78,10 +78,17 @@ const struct cmd_entry cmd_signal_entry = {
 	.exec = cmd_signal_exec,
 };
 
-static void
-cmd_control_one(struct client *c, const char *verb, struct inst *in)
+/*
+ * Act on one instance.  A cluster service whose lease another node holds
+ * is stopped or started cluster-wide here as anywhere, and the verb is
+ * also asked of the node that runs it (with waited, the handle of its
+ * answer is returned; else 0).
+ */
+static uint64_t
+cmd_control_one(struct client *c, const char *verb, struct inst *in, int waited)
 {
 	long uid = (long)server_client_uid(c);
+	int elsewhere = cluster_elsewhere(in);
 
 	/* restart is a stop, then a start once the stop completed. */
 	if (strcmp(verb, "start") != 0)
@@ -99,6 +106,7 @@ cmd_control_one(struct client *c, const char *verb, struct inst *in)
 		state_intent(in, 1, 0, uid);
 		cluster_intent(in, 1, uid);
 	}
+	return (elsewhere ? cluster_request(in, verb, 0, uid, waited) : 0);
 }
 
 /*
@@ -177,10 +185,10 @@ cmd_control_deps(struct cmd_ctx *ctx, struct inst ***v, size_t *n)
 }
 
 /* One step of a roll: restart the instance. */
-static void
+static uint64_t
 cmd_control_roll_step(struct client *c, struct inst *in)
 {
-	cmd_control_one(c, "restart", in);
+	return (cmd_control_one(c, "restart", in, 1));
 }
 
 /*
@@ -200,7 +208,7 @@ cmd_control_roll(struct cmd_ctx *ctx, size_t ntargets)
 		return (CMD_ERROR);
 	}
 	for (i = ntargets; i < ctx->ninsts; i++)
-		cmd_control_one(ctx->client, "start", ctx->insts[i]);
+		(void)cmd_control_one(ctx->client, "start", ctx->insts[i], 0);
 	if (!ctx->opts['q'])
 		waiters_report(ctx->client, "started");
 	if (waiters_roll(
@@ -216,6 +224,7 @@ cmd_control_exec(struct cmd_ctx *ctx)
 	const char *verb = ctx->entry->name;
 	enum wait_kind kind;
 	struct inst **v;
+	uint64_t *tokens;
 	size_t n = ctx->ninsts, ntargets = n, i;
 	int waiting = 0;
 
@@ -226,18 +235,25 @@ cmd_control_exec(struct cmd_ctx *ctx)
 	ctx->ninsts = n;
 	if (ctx->opts['R'])
 		return (cmd_control_roll(ctx, ntargets));
+	tokens = xcalloc(n + 1, sizeof(*tokens));
 	for (i = 0; i < n; i++)
-		cmd_control_one(
-		    ctx->client, i < ntargets ? verb : "start", v[i]);
+		tokens[i] = cmd_control_one(ctx->client,
+		    i < ntargets ? verb : "start", v[i], !ctx->opts['W']);
 	kind = strcmp(verb, "stop") == 0 ? WAIT_STOP : WAIT_START;
-	/* One line per instance once it settled well: "web@0: started". */
+	/*
+	 * One line per instance once it settled well: "web@0: started", or
+	 * the words of the node that runs it: "web@0: restarted on n2".
+	 */
 	if (!ctx->opts['q'])
 		waiters_report(
 		    ctx->client, kind == WAIT_STOP ? "stopped" : "started");
 	for (i = 0; i < n && !ctx->opts['W']; i++) {
-		if (waiters_add(ctx->client, v[i], kind, JOB_RUNNING))
+		if (tokens[i] != 0 ?
+		        waiters_add_asked(ctx->client, v[i], tokens[i]) :
+		        waiters_add(ctx->client, v[i], kind, JOB_RUNNING))
 			waiting = 1;
 	}
+	free(tokens);
 	if (waiting)
 		return (CMD_WAIT);
 	ctx->code = waiters_code(ctx->client);
@@ -267,19 +283,32 @@ cmd_signal_exec(struct cmd_ctx *ctx)
 {
 	struct inst **v = ctx->insts;
 	size_t i;
-	int sig = signame_parse(ctx->argv[0]), all = 0;
+	uint64_t token;
+	long uid = (long)server_client_uid(ctx->client);
+	int sig = signame_parse(ctx->argv[0]), all = 0, waiting = 0;
 
 	for (i = 1; i < (size_t)ctx->argc; i++) {
 		if (strcmp(ctx->argv[i], "all") == 0)
 			all = 1;
 	}
+	/* The holder's answers: "web: signalled HUP on n2 (pid 4242)". */
+	waiters_report(ctx->client, "signalled");
 	for (i = 0; i < ctx->ninsts; i++) {
-		if (v[i]->run.pid > 0)
+		/* all: each node signals its own runs. */
+		if (!all && cluster_elsewhere(v[i])) {
+			token = cluster_request(v[i], "signal", sig, uid, 1);
+			if (waiters_add_asked(ctx->client, v[i], token))
+				waiting = 1;
+		} else if (v[i]->run.pid > 0)
 			inst_signal(v[i], sig);
 		else if (!all) {
 			cmd_error(ctx, "%s: not running", v[i]->label);
 			ctx->code = CMD_EXIT_FAILED;
 		}
 	}
+	if (waiting)
+		return (CMD_WAIT);
+	if (waiters_code(ctx->client) != 0)
+		ctx->code = CMD_EXIT_FAILED;
 	return (ctx->code == 0 ? CMD_OK : CMD_ERROR);
 }

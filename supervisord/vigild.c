@@ -671,6 +671,7 @@ vigild_changed(struct inst *in, enum job_state was)
 	sdnotify_status_changed();
 	deps_changed(in, was);
 	waiters_notify(in);
+	cluster_taken_check(in);
 	registry_changed(in, was);
 	hook_changed(in, was);
 	alert_changed(in, was);

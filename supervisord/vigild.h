@@ -43,6 +43,7 @@ enum wait_kind {
 	WAIT_START, /* RUNNING is success; EXITED/BACKOFF/FATAL failure */
 	WAIT_STOP,  /* any inactive state */
 	WAIT_STATE, /* exactly target */
+	WAIT_ASKED, /* the answer of another node (cluster-ask.c) */
 };
 
 struct waiter; /* waiters.c */
@@ -754,6 +755,12 @@ void cluster_jobs_changed(void);
 void cluster_env(struct inst *, char **, size_t);
 void cluster_inst_free(struct inst *);
 void cluster_intent(struct inst *, int, long);
+/* cluster-ask.c: the operator's verbs acted on by the holder */
+int cluster_elsewhere(const struct inst *);
+uint64_t cluster_request(struct inst *, const char *, int, long, int);
+int cluster_answer(uint64_t, int *, const char **);
+void cluster_request_forget(uint64_t);
+void cluster_taken_check(struct inst *);
 struct cluster_view {
 	const char *node;   /* the node that runs it, or NULL: not known */
 	int64_t epoch;      /* its fencing token when it is ours, or 0 */
@@ -814,7 +821,9 @@ extern const struct http_file http_files[];
 
 /* waiters.c */
 int waiters_add(struct client *, struct inst *, enum wait_kind, enum job_state);
-typedef void (*waiters_step_fn)(struct client *, struct inst *);
+int waiters_add_asked(struct client *, struct inst *, uint64_t);
+/* A step of a roll: 0, or the handle of a request to another node. */
+typedef uint64_t (*waiters_step_fn)(struct client *, struct inst *);
 int waiters_roll(struct client *, struct inst **, size_t, waiters_step_fn);
 void waiters_report(struct client *, const char *);
 int waiters_code(struct client *);

@@ -33,6 +33,7 @@ struct waiter {
 	struct inst *inst;
 	enum wait_kind kind;
 	enum job_state target;
+	uint64_t token; /* WAIT_ASKED: the request (cluster_request) */
 	TAILQ_ENTRY(waiter) ientry; /* on the instance */
 	TAILQ_ENTRY(waiter) centry; /* on the client */
 };
@@ -102,11 +103,14 @@ waiters_client_free(struct waiters_client *wc)
 	free(wc);
 }
 
+/* Take w off its lists and free it; its request is forgotten. */
 static void
 waiters_remove(struct waiter *w)
 {
 	TAILQ_REMOVE(&w->wc->waits, w, centry);
 	TAILQ_REMOVE(&w->inst->waiters, w, ientry);
+	if (w->token != 0)
+		cluster_request_forget(w->token);
 	free(w);
 }
 
@@ -119,11 +123,8 @@ waiters_client_gone(struct client *c)
 
 	if (wc == NULL)
 		return;
-	while ((w = TAILQ_FIRST(&wc->waits)) != NULL) {
-		TAILQ_REMOVE(&wc->waits, w, centry);
-		TAILQ_REMOVE(&w->inst->waiters, w, ientry);
-		free(w);
-	}
+	while ((w = TAILQ_FIRST(&wc->waits)) != NULL)
+		waiters_remove(w);
 	waiters_client_free(wc);
 }
 
@@ -187,13 +188,17 @@ waiters_start_settled(struct inst *in, enum job_state s, int *ok)
 
 /* Return 1 and set *ok when the wait's condition is settled. */
 static int
-waiters_settled(
-    struct inst *in, enum wait_kind kind, enum job_state target, int *ok)
+waiters_settled(struct inst *in, enum wait_kind kind, enum job_state target,
+    uint64_t token, int *ok)
 {
+	const char *reply;
+
 	/* A cluster-wide stop or start is answered once it is recorded. */
 	if (kind != WAIT_STATE && cluster_hold_pending(in))
 		return (0);
 	switch (kind) {
+	case WAIT_ASKED:
+		return (cluster_answer(token, ok, &reply));
 	case WAIT_START:
 		return (waiters_start_settled(in, in->state, ok));
 	case WAIT_STOP:
@@ -206,10 +211,26 @@ waiters_settled(
 	}
 }
 
-/* Tell the client how a wait for in ended; a failure sets exit 1. */
+/*
+ * Tell the client how a wait for in ended; a failure sets exit 1.  The
+ * answer of another node (token) is told in its words.
+ */
 static void
-waiters_outcome(struct waiters_client *wc, const struct inst *in, int ok)
+waiters_outcome(
+    struct waiters_client *wc, const struct inst *in, int ok, uint64_t token)
 {
+	const char *reply;
+	int answered;
+
+	if (token != 0 && cluster_answer(token, &answered, &reply)) {
+		if (!ok)
+			wc->code = CMD_EXIT_FAILED;
+		if (!ok || wc->report != NULL)
+			server_client_printf(wc->client,
+			    ok ? PROTO_STDOUT : PROTO_STDERR, "%s: %s\n",
+			    in->label, reply);
+		return;
+	}
 	if (!ok) {
 		server_client_printf(wc->client, PROTO_STDERR, "%s: %s%s%s\n",
 		    in->label, job_state_name(in->state),
@@ -253,17 +274,22 @@ static int
 waiters_roll_on(struct waiters_client *wc, int ok)
 {
 	struct inst *in;
+	uint64_t token;
 	int settled;
 
 	while (ok && wc->iroll < wc->nroll) {
 		in = waiters_roll_find(wc->roll[wc->iroll++]);
 		if (in == NULL)
 			continue;
-		wc->step(wc->client, in);
-		if (!waiters_settled(in, WAIT_START, JOB_RUNNING, &settled))
+		token = wc->step(wc->client, in);
+		if (token != 0)
+			return (waiters_add_asked(wc->client, in, token) ||
+			    waiters_roll_on(wc, wc->code == 0));
+		if (!waiters_settled(
+		        in, WAIT_START, JOB_RUNNING, 0, &settled))
 			return (waiters_add(
 			    wc->client, in, WAIT_START, JOB_RUNNING));
-		waiters_outcome(wc, in, settled);
+		waiters_outcome(wc, in, settled, 0);
 		ok = settled;
 	}
 	if (wc->iroll < wc->nroll) {
@@ -286,7 +312,7 @@ waiters_end(struct waiter *w, int ok)
 	struct client *c = wc->client;
 	int code;
 
-	waiters_outcome(wc, w->inst, ok);
+	waiters_outcome(wc, w->inst, ok, w->token);
 	waiters_remove(w);
 	if (!TAILQ_EMPTY(&wc->waits))
 		return;
@@ -303,16 +329,18 @@ waiters_end(struct waiter *w, int ok)
  * the wait was added, or 0 if it is already settled (a failure is then
  * reported to the client and recorded in its exit code).
  */
-int
-waiters_add(struct client *c, struct inst *in, enum wait_kind kind,
-    enum job_state target)
+static int
+waiters_add_one(struct client *c, struct inst *in, enum wait_kind kind,
+    enum job_state target, uint64_t token)
 {
 	struct waiters_client *wc = waiters_client_get(c);
 	struct waiter *w;
 	int ok;
 
-	if (waiters_settled(in, kind, target, &ok)) {
-		waiters_outcome(wc, in, ok);
+	if (waiters_settled(in, kind, target, token, &ok)) {
+		waiters_outcome(wc, in, ok, token);
+		if (token != 0)
+			cluster_request_forget(token);
 		return (0);
 	}
 	w = xcalloc(1, sizeof(*w));
@@ -320,9 +348,27 @@ waiters_add(struct client *c, struct inst *in, enum wait_kind kind,
 	w->inst = in;
 	w->kind = kind;
 	w->target = target;
+	w->token = token;
 	TAILQ_INSERT_TAIL(&in->waiters, w, ientry);
 	TAILQ_INSERT_TAIL(&wc->waits, w, centry);
 	return (1);
+}
+
+int
+waiters_add(struct client *c, struct inst *in, enum wait_kind kind,
+    enum job_state target)
+{
+	return (waiters_add_one(c, in, kind, target, 0));
+}
+
+/*
+ * Make the client wait for the answer of another node to its request
+ * (token, from cluster_request): the holder's words are its outcome.
+ */
+int
+waiters_add_asked(struct client *c, struct inst *in, uint64_t token)
+{
+	return (waiters_add_one(c, in, WAIT_ASKED, JOB_RUNNING, token));
 }
 
 /*
@@ -381,15 +427,19 @@ waiters_timed_out(sd_event_source *s, uint64_t usec, void *arg)
 	struct client *c = wc->client;
 	struct waiter *w;
 
-	TAILQ_FOREACH(w, &wc->waits, centry)
-		server_client_printf(c, PROTO_STDERR,
-		    "%s: timed out (state is %s)\n", w->inst->label,
-		    job_state_name(w->inst->state));
-	while ((w = TAILQ_FIRST(&wc->waits)) != NULL) {
-		TAILQ_REMOVE(&wc->waits, w, centry);
-		TAILQ_REMOVE(&w->inst->waiters, w, ientry);
-		free(w);
+	TAILQ_FOREACH(w, &wc->waits, centry) {
+		if (w->kind == WAIT_ASKED)
+			server_client_printf(c, PROTO_STDERR,
+			    "%s: timed out waiting for the node that runs "
+			    "it to answer\n",
+			    w->inst->label);
+		else
+			server_client_printf(c, PROTO_STDERR,
+			    "%s: timed out (state is %s)\n", w->inst->label,
+			    job_state_name(w->inst->state));
 	}
+	while ((w = TAILQ_FIRST(&wc->waits)) != NULL)
+		waiters_remove(w);
 	waiters_client_free(wc);
 	server_client_finish(c, CMD_EXIT_FAILED);
 	return (0);
@@ -418,7 +468,7 @@ waiters_notify(struct inst *in)
 	int ok;
 
 	TAILQ_FOREACH_SAFE(w, &in->waiters, ientry, tmp) {
-		if (waiters_settled(w->inst, w->kind, w->target, &ok))
+		if (waiters_settled(w->inst, w->kind, w->target, w->token, &ok))
 			waiters_end(w, ok);
 	}
 }

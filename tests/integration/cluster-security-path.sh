@@ -190,7 +190,7 @@ pg_psql -c "DO \$\$ DECLARE f regprocedure; BEGIN
 	fail "could not turn the schema back to version 2"
 check "the functions are unpinned ($(unpinned))" [ "$(unpinned)" -gt 0 ]
 node_start 1
-migrated() { [ "$(pg_sql "SELECT schema_version FROM vigil.cluster")" = 4 ]; }
+migrated() { [ "$(pg_sql "SELECT schema_version FROM vigil.cluster")" = 5 ]; }
 retry 10 migrated || fail "the schema was not migrated to version 3"
 check "every function of vigil pins its search_path again" [ "$(unpinned)" = 0 ]
 node_stop 1

@@ -116,8 +116,8 @@ for round in $(seq 1 "$ROUNDS"); do
 	check "round $round: every function pins its search_path" [ "$(pg_sql "SELECT count(*) FROM pg_proc
 		WHERE pronamespace = 'vigil'::regnamespace
 		AND NOT coalesce('search_path=pg_catalog, pg_temp' = ANY(proconfig), false)")" = 0 ]
-	check "round $round: one vigil.cluster row, schema_version 4" \
-		[ "$(pg_sql "SELECT count(*) || ' ' || min(schema_version) FROM vigil.cluster")" = "1 4" ]
+	check "round $round: one vigil.cluster row, schema_version 5" \
+		[ "$(pg_sql "SELECT count(*) || ' ' || min(schema_version) FROM vigil.cluster")" = "1 5" ]
 	jobs=$(pg_sql "SELECT string_agg(name || ':' || kind, ',' ORDER BY name) FROM vigil.job")
 	check "round $round: one vigil.job row per cluster job, none for loc ($jobs)" \
 		[ "$jobs" = svc:service,web:service ]

@@ -1,0 +1,524 @@
+/* SPDX-License-Identifier: ISC */
+/* Copyright (c) 2026 The vigil authors */
+
+/*
+ * Cluster mode, the operator's verbs asked on any node (cluster-int.h).
+ * A restart, stop, start or signal of a cluster service whose lease
+ * another node holds is written to vigil.request; the holder takes it,
+ * acts on its run and answers in the row once it is done (the restarted
+ * run RUNNING past min_uptime, the stopped run gone, the signal sent),
+ * and the asking node reads the answer and ends its client's wait with
+ * the holder's words ("web: restarted on n2").  A node that wins the
+ * lease takes what is still open (the holder died before answering; a
+ * start that no node ran yet).  Notices ("ask JOB_ID INSTANCE", "answer
+ * ID") are only hints to read rows that only vigil's role writes; each
+ * renew looks for requests and a timer for answers, in case a notice was
+ * lost.  It calls cluster-state.c and nothing of cluster.c or
+ * cluster-conn.c.
+ */
+
+#include "config.h"
+
+#include <sys/types.h>
+
+#include <inttypes.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "duration.h"
+#include "lease.h"
+#include "log.h"
+#include "monotime.h"
+#include "pgstate.h"
+#include "signame.h"
+#include "vigild.h"
+#include "xmalloc.h"
+#include "cluster-int.h"
+
+#ifdef HAVE_LIBPQ
+
+/* How often the asking node reads the answers if no notice came. */
+#define ASK_POLL_USEC (1 * DURATION_USEC_PER_SEC)
+
+/* A client's request, on the asking node. */
+struct asked {
+	uint64_t token; /* the waiter's handle */
+	int64_t id;     /* its row, 0 until written */
+	int64_t job_id;
+	int instance;
+	int done, ok;
+	char *reply;
+	TAILQ_ENTRY(asked) entry;
+};
+
+static TAILQ_HEAD(, asked) asked_list = TAILQ_HEAD_INITIALIZER(asked_list);
+static uint64_t asked_next;
+static sd_event_source *asked_poll;
+static int answering, answer_again;
+static int taking, take_again;
+
+static void cluster_answers_poll(void);
+
+/* Is in a cluster service whose lease this node does not hold? */
+int
+cluster_elsewhere(const struct inst *in)
+{
+	const struct lease_slot *s = in->lease;
+
+	if (cluster_st.cf == NULL || !in->job->spec->cluster ||
+	    in->job->spec->kind != CONF_KIND_SERVICE ||
+	    in->job->cluster_id == 0)
+		return (0);
+	return (s == NULL || (s->st != LEASE_HELD && s->st != LEASE_EXPIRED));
+}
+
+static struct asked *
+asked_find(uint64_t token)
+{
+	struct asked *a;
+
+	TAILQ_FOREACH(a, &asked_list, entry)
+		if (a->token == token)
+			return (a);
+	return (NULL);
+}
+
+/* The answer came: the clients waiting on the instance look. */
+static void
+asked_done(struct asked *a, int ok, const char *reply)
+{
+	struct inst *in;
+
+	a->done = 1;
+	a->ok = ok;
+	free(a->reply);
+	a->reply = xstrdup(reply != NULL ? reply : "no answer");
+	in = cluster_inst_find(a->job_id, a->instance);
+	if (in != NULL && cluster_waiters != NULL)
+		cluster_waiters(in);
+}
+
+static void
+cluster_asked(void *arg, const struct pgres *res, const char *err, uint64_t sent)
+{
+	uint64_t token = (uint64_t)(uintptr_t)arg;
+	struct asked *a = asked_find(token);
+	char *why;
+
+	(void)sent;
+	if (a == NULL) /* nobody waits (any more) */
+		return;
+	if (res == NULL || pgres_ntuples(res) != 1) {
+		xasprintf(&why, "not asked: %s",
+		    err != NULL ? err : "the job's row is missing");
+		asked_done(a, 0, why);
+		free(why);
+		return;
+	}
+	a->id = pgres_int(res, 0, 0, 0);
+	if (pgres_bool(res, 0, 1))
+		asked_done(a, pgres_bool(res, 0, 2), pgres_value(res, 0, 3));
+	else
+		cluster_answers_poll();
+}
+
+/*
+ * Ask the node that holds the lease of in to act (verb "restart", "stop",
+ * "start" or "signal" with sig); uid asked.  With waited, return the
+ * handle the client's wait looks at (cluster_answer); else 0, and the
+ * answer is not read.
+ */
+uint64_t
+cluster_request(struct inst *in, const char *verb, int sig, long uid, int waited)
+{
+	const char *p[5];
+	char id[32], idx[16], signo[16], *by;
+	struct asked *a = NULL;
+	uint64_t token = 0;
+
+	if (waited) {
+		a = xcalloc(1, sizeof(*a));
+		a->token = token = ++asked_next;
+		a->job_id = in->job->cluster_id;
+		a->instance = in->index;
+		TAILQ_INSERT_TAIL(&asked_list, a, entry);
+	}
+	snprintf(id, sizeof(id), "%" PRId64, in->job->cluster_id);
+	snprintf(idx, sizeof(idx), "%d", in->index);
+	snprintf(signo, sizeof(signo), "%d", sig);
+	xasprintf(&by, "uid %ld on %s", uid, cluster_st.cf->node_name);
+	p[0] = id;
+	p[1] = idx;
+	p[2] = verb;
+	p[3] = sig > 0 ? signo : NULL;
+	p[4] = by;
+	log_info("%s: %s asked of the node that holds it", in->label, verb);
+	pgconn_query(cluster_st.lease, 0, pg_request_ask, 5, p, cluster_asked,
+	    (void *)(uintptr_t)token);
+	free(by);
+	return (token);
+}
+
+/* Has the request of token been answered?  Then *ok and *reply. */
+int
+cluster_answer(uint64_t token, int *ok, const char **reply)
+{
+	struct asked *a = asked_find(token);
+
+	if (a == NULL) {
+		*ok = 0;
+		*reply = "the request is gone";
+		return (1);
+	}
+	if (!a->done)
+		return (0);
+	*ok = a->ok;
+	*reply = a->reply;
+	return (1);
+}
+
+/* The client no longer waits for the answer of token. */
+void
+cluster_request_forget(uint64_t token)
+{
+	struct asked *a = asked_find(token);
+
+	if (a == NULL)
+		return;
+	TAILQ_REMOVE(&asked_list, a, entry);
+	free(a->reply);
+	free(a);
+	if (TAILQ_EMPTY(&asked_list))
+		asked_poll = sd_event_source_disable_unref(asked_poll);
+}
+
+static void
+cluster_answers_read(
+    void *arg, const struct pgres *res, const char *err, uint64_t sent)
+{
+	struct asked *a, *tmp;
+	int64_t id;
+	int row;
+
+	(void)arg;
+	(void)sent;
+	answering = 0;
+	if (res == NULL)
+		log_debug("cluster: reading the answers: %s", err);
+	for (row = 0; res != NULL && row < pgres_ntuples(res); row++) {
+		id = pgres_int(res, row, 0, 0);
+		TAILQ_FOREACH_SAFE(a, &asked_list, entry, tmp) {
+			if (a->id == id && !a->done)
+				asked_done(a, pgres_bool(res, row, 1),
+				    pgres_value(res, row, 2));
+		}
+	}
+	if (answer_again) {
+		answer_again = 0;
+		cluster_answers_check();
+	}
+}
+
+/* Read the answers of the requests still open (a notice, the timer). */
+void
+cluster_answers_check(void)
+{
+	struct asked *a;
+	int64_t *ids = NULL;
+	size_t n = 0;
+	char *pa;
+
+	if (answering) {
+		answer_again = 1;
+		return;
+	}
+	TAILQ_FOREACH(a, &asked_list, entry) {
+		if (a->id == 0 || a->done)
+			continue;
+		ids = xreallocarray(ids, n + 1, sizeof(*ids));
+		ids[n++] = a->id;
+	}
+	if (n == 0 || !pgconn_is_ready(cluster_st.lease)) {
+		free(ids);
+		return;
+	}
+	pa = pg_array_int(ids, n);
+	answering = 1;
+	pgconn_query(cluster_st.lease, 0, pg_request_answers, 1,
+	    (const char *const *)&pa, cluster_answers_read, NULL);
+	free(pa);
+	free(ids);
+}
+
+static int
+cluster_answers_tick(sd_event_source *src, uint64_t usec, void *arg)
+{
+	(void)src;
+	(void)usec;
+	(void)arg;
+	if (TAILQ_EMPTY(&asked_list)) {
+		asked_poll = sd_event_source_disable_unref(asked_poll);
+		return (0);
+	}
+	cluster_answers_check();
+	return (sd_event_source_set_time_relative(asked_poll, ASK_POLL_USEC));
+}
+
+/* While requests are open, read their answers every second. */
+static void
+cluster_answers_poll(void)
+{
+	int r;
+
+	if (asked_poll != NULL)
+		return;
+	r = sd_event_add_time_relative(vigild.event, &asked_poll,
+	    CLOCK_MONOTONIC, ASK_POLL_USEC, 100000, cluster_answers_tick, NULL);
+	if (r < 0)
+		fatalx("%s: sd_event_add_time_relative: %s", __func__,
+		    strerror(-r));
+	(void)sd_event_source_set_enabled(asked_poll, SD_EVENT_ON);
+}
+
+/* Answer a request this node took; it is done with. */
+static void
+taken_answer(struct lease_slot *s, struct taken *t, int ok, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+static void
+taken_answer(struct lease_slot *s, struct taken *t, int ok, const char *fmt, ...)
+{
+	const char *p[3];
+	char id[32], *reply;
+	va_list ap;
+
+	va_start(ap, fmt);
+	if (vasprintf(&reply, fmt, ap) == -1)
+		fatal("vasprintf");
+	va_end(ap);
+	snprintf(id, sizeof(id), "%" PRId64, t->id);
+	p[0] = id;
+	p[1] = ok ? "true" : "false";
+	p[2] = reply;
+	log_info("%s: answered a request from another node: %s",
+	    s->in->label, reply);
+	pgconn_query(cluster_st.lease, 0, pg_request_done, 3, p, NULL, NULL);
+	free(reply);
+	TAILQ_REMOVE(&s->taken, t, entry);
+	free(t);
+}
+
+static int
+taken_stable(sd_event_source *src, uint64_t usec, void *arg)
+{
+	struct lease_slot *s = arg;
+
+	(void)src;
+	(void)usec;
+	s->taken_timer = sd_event_source_disable_unref(s->taken_timer);
+	cluster_taken_check(s->in);
+	return (0);
+}
+
+/* Is the run of in RUNNING past min_uptime?  If not yet, look again then. */
+static int
+taken_is_stable(struct lease_slot *s)
+{
+	struct inst *in = s->in;
+	uint64_t at = in->run.started + in->job->spec->min_uptime;
+	int r;
+
+	if (monotime_now() >= at)
+		return (1);
+	if (s->taken_timer == NULL) {
+		r = sd_event_add_time(vigild.event, &s->taken_timer,
+		    CLOCK_MONOTONIC, at, 1000, taken_stable, s);
+		if (r < 0)
+			fatalx("%s: sd_event_add_time: %s", __func__,
+			    strerror(-r));
+	}
+	return (0);
+}
+
+/*
+ * An instance changed: answer the requests taken for it that it settles.
+ * A stop is done once the run is gone; a start or restart once the run
+ * is RUNNING past min_uptime, and failed once it fell into BACKOFF,
+ * FATAL, EXITED or STOPPED.  A node that lost the lease answers nothing:
+ * the next holder takes the request.
+ */
+void
+cluster_taken_check(struct inst *in)
+{
+	struct lease_slot *s = in->lease;
+	struct taken *t, *tmp;
+	const char *node = cluster_st.cf->node_name;
+	enum job_state st = in->state;
+
+	if (s == NULL || TAILQ_EMPTY(&s->taken))
+		return;
+	if (s->st != LEASE_HELD && s->st != LEASE_EXPIRED &&
+	    job_state_is_active(st)) {
+		/* Handed over or lost: the next holder answers. */
+		while ((t = TAILQ_FIRST(&s->taken)) != NULL) {
+			TAILQ_REMOVE(&s->taken, t, entry);
+			free(t);
+		}
+		return;
+	}
+	TAILQ_FOREACH_SAFE(t, &s->taken, entry, tmp) {
+		if (t->verb == 'S') {
+			if (!job_state_is_active(st))
+				taken_answer(s, t, 1, "stopped on %s", node);
+			continue;
+		}
+		if (st == JOB_RUNNING && taken_is_stable(s))
+			taken_answer(s, t, 1, "%s on %s (pid %ld)",
+			    t->verb == 'r' ? "restarted" : "started", node,
+			    (long)in->run.pid);
+		else if (st == JOB_BACKOFF || st == JOB_FATAL ||
+		    st == JOB_EXITED || st == JOB_STOPPED)
+			taken_answer(s, t, 0, "%s on %s%s%s", job_state_name(st),
+			    node, in->reason != NULL ? ": " : "",
+			    in->reason != NULL ? in->reason : "");
+	}
+}
+
+/* Act on one request taken: the verb's effect on this node's run. */
+static void
+taken_act(struct lease_slot *s, struct taken *t, int sig, int64_t age_ms)
+{
+	struct inst *in = s->in;
+	uint64_t asked = monotime_now() - (uint64_t)age_ms * 1000;
+
+	switch (t->verb) {
+	case 'k':
+		if (in->run.pid > 0) {
+			inst_signal(in, sig);
+			taken_answer(s, t, 1, "signalled %s on %s (pid %ld)",
+			    signame_name(sig), cluster_st.cf->node_name,
+			    (long)in->run.pid);
+		} else
+			taken_answer(s, t, 0, "not running on %s (%s)",
+			    cluster_st.cf->node_name, job_state_name(in->state));
+		return;
+	case 'r':
+		/* A run that began after the request is already the restart. */
+		if ((in->run.pid > 0 && in->run.started < asked) ||
+		    in->state == JOB_BACKOFF) {
+			inst_stop(in);
+			inst_start(in);
+		}
+		break;
+	case 'S':
+		/* The stop's hold is on its way: look at the row now. */
+		cluster_hold_hint(in->job->cluster_id, in->index);
+		break;
+	default:
+		break;
+	}
+	cluster_taken_check(in);
+}
+
+static void
+cluster_took(void *arg, const struct pgres *res, const char *err, uint64_t sent)
+{
+	struct lease_slot *s;
+	struct taken *t;
+	const char *verb;
+	int row;
+
+	(void)arg;
+	(void)sent;
+	taking = 0;
+	if (res == NULL)
+		log_debug("cluster: taking requests: %s", err);
+	for (row = 0; res != NULL && row < pgres_ntuples(res); row++) {
+		s = cluster_find(
+		    pgres_int(res, row, 1, 0), (int)pgres_int(res, row, 2, -1));
+		verb = pgres_value(res, row, 3);
+		if (s == NULL || verb == NULL || s->msg != 0)
+			continue; /* the next holder takes it */
+		t = xcalloc(1, sizeof(*t));
+		t->id = pgres_int(res, row, 0, 0);
+		t->verb = strcmp(verb, "restart") == 0 ? 'r' :
+		    strcmp(verb, "stop") == 0          ? 'S' :
+		    strcmp(verb, "signal") == 0        ? 'k' :
+		                                         's';
+		TAILQ_INSERT_TAIL(&s->taken, t, entry);
+		log_info("%s: %s asked by another node", s->in->label, verb);
+		taken_act(s, t, (int)pgres_int(res, row, 4, SIGTERM),
+		    pgres_int(res, row, 5, 0));
+	}
+	if (take_again) {
+		take_again = 0;
+		cluster_requests_take();
+	}
+}
+
+/*
+ * Take the requests of the instances whose lease this node holds (a
+ * notice came, a lease was won, a renew passed): one query at a time.
+ */
+void
+cluster_requests_take(void)
+{
+	const char *p[1];
+
+	if (taking) {
+		take_again = 1;
+		return;
+	}
+	if (!pgconn_is_ready(cluster_st.lease))
+		return;
+	taking = 1;
+	p[0] = cluster_st.cf->node_name;
+	pgconn_query(cluster_st.lease, 0, pg_request_take, 1, p, cluster_took,
+	    NULL);
+}
+
+#else /* !HAVE_LIBPQ */
+
+int
+cluster_elsewhere(const struct inst *in)
+{
+	(void)in;
+	return (0);
+}
+
+uint64_t
+cluster_request(struct inst *in, const char *verb, int sig, long uid, int waited)
+{
+	(void)in;
+	(void)verb;
+	(void)sig;
+	(void)uid;
+	(void)waited;
+	return (0);
+}
+
+int
+cluster_answer(uint64_t token, int *ok, const char **reply)
+{
+	(void)token;
+	*ok = 0;
+	*reply = "cluster mode is not built in";
+	return (1);
+}
+
+void
+cluster_request_forget(uint64_t token)
+{
+	(void)token;
+}
+
+void
+cluster_taken_check(struct inst *in)
+{
+	(void)in;
+}
+
+#endif /* HAVE_LIBPQ */
