@@ -711,15 +711,20 @@ const char pg_lease_state[] =
 
 /*
  * $1 job id, $2 instance, $3 node, $4 epoch: only once the run's group is
- * gone.  The row and its epoch stay; standbys are woken.
+ * gone.  The row and its epoch stay; standbys are woken.  The stops asked
+ * of this holder are done: their nodes are told.
  */
 const char pg_lease_release[] =
     "WITH r AS (UPDATE vigil.lease SET holder = NULL, "
     "expires_at = '-infinity', pid = NULL, state = NULL "
     "WHERE job_id = $1 AND instance = $2 AND holder = $3 AND epoch = $4 "
-    "RETURNING job_id, instance) "
+    "RETURNING job_id, instance), "
+    "q AS (UPDATE vigil.request x SET done_at = now(), ok = true, "
+    "reply = 'stopped on ' || $3 FROM r WHERE x.job_id = r.job_id "
+    "AND x.instance = r.instance AND x.verb = 'stop' "
+    "AND x.done_at IS NULL RETURNING x.id) "
     "SELECT pg_notify('vigil', 'lease ' || job_id || ' ' || instance) "
-    "FROM r";
+    "FROM r UNION ALL SELECT pg_notify('vigil', 'answer ' || id) FROM q";
 
 /*
  * $1 job id, $2 instance, $3 node, $4 epoch, $5 why, $6 and $7 the job's
@@ -796,7 +801,9 @@ const char pg_request_ask[] =
     "SELECT $1, $2, $3, $4, $5, "
     "CASE WHEN a.reply IS NOT NULL THEN now() END, a.ok, a.reply "
     "FROM l, LATERAL (SELECT CASE "
-    "WHEN l.holder IS NULL AND $3 = 'stop' THEN 'stopped (no node ran it)' "
+    "WHEN l.holder IS NULL AND $3 = 'stop' THEN coalesce('stopped on ' || "
+    "(SELECT node FROM vigil.run WHERE job_id = $1 AND instance = $2 "
+    "ORDER BY id DESC LIMIT 1), 'stopped (no node ran it)') "
     "WHEN l.holder IS NULL AND $3 = 'signal' THEN 'not running on any node' "
     "END AS reply, $3 <> 'signal' AS ok) a "
     "RETURNING id, done_at IS NOT NULL AS done, ok, reply), "
@@ -828,8 +835,21 @@ const char pg_request_done[] =
     "reply = $3 WHERE id = $1 AND done_at IS NULL RETURNING id) "
     "SELECT pg_notify('vigil', 'answer ' || id) FROM u";
 
-/* $1 ids: those answered.  Answer: (id, ok, reply) per row. */
+/*
+ * $1 ids: those answered.  A stop whose instance no live node holds any
+ * more is done (its holder gave the lease back before the request was
+ * written, or died: its lease expired).  Answer: (id, ok, reply) per row.
+ */
 const char pg_request_answers[] =
+    "WITH s AS (UPDATE vigil.request x SET done_at = now(), ok = true, "
+    "reply = CASE WHEN l.holder IS NULL THEN 'stopped' ELSE 'stopped: the "
+    "lease of ' || l.holder || ' expired' END "
+    "FROM vigil.lease l WHERE x.id = ANY($1::bigint[]) "
+    "AND x.done_at IS NULL AND x.verb = 'stop' AND l.job_id = x.job_id "
+    "AND l.instance = x.instance "
+    "AND (l.holder IS NULL OR l.expires_at <= now()) "
+    "RETURNING x.id, x.ok, x.reply) "
+    "SELECT id, ok, reply FROM s UNION ALL "
     "SELECT id, ok, reply FROM vigil.request "
     "WHERE id = ANY($1::bigint[]) AND done_at IS NOT NULL";
 

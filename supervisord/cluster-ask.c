@@ -119,10 +119,13 @@ cluster_asked(void *arg, const struct pgres *res, const char *err, uint64_t sent
 		return;
 	}
 	a->id = pgres_int(res, 0, 0, 0);
-	if (pgres_bool(res, 0, 1))
+	if (pgres_bool(res, 0, 1)) {
 		asked_done(a, pgres_bool(res, 0, 2), pgres_value(res, 0, 3));
-	else
-		cluster_answers_poll();
+		return;
+	}
+	/* A stop the holder finished before the row was there: at once. */
+	cluster_answers_check();
+	cluster_answers_poll();
 }
 
 /*
