@@ -812,15 +812,15 @@ const char pg_request_ask[] =
     "SELECT i.id, i.done, i.ok, i.reply, (SELECT count(*) FROM n) FROM i";
 
 /*
- * $1 node: the requests this node now answers, those of the instances
- * whose live lease it holds that no one took or another node took (it
- * lost the lease before answering).  Answer: (id, job id, instance, verb,
- * signal, ms since asked) per row.
+ * $1 node: the requests this node now answers, the open ones of the
+ * instances whose live lease it holds (another node may have taken one
+ * and lost the lease before it answered; this node skips those it has
+ * taken already).  Answer: (id, job id, instance, verb, signal, ms since
+ * asked) per row.
  */
 const char pg_request_take[] =
     "UPDATE vigil.request r SET taken_on = $1, taken_at = now() "
-    "FROM vigil.lease l WHERE r.done_at IS NULL "
-    "AND r.taken_on IS DISTINCT FROM $1 AND l.job_id = r.job_id "
+    "FROM vigil.lease l WHERE r.done_at IS NULL AND l.job_id = r.job_id "
     "AND l.instance = r.instance AND l.holder = $1 "
     "AND l.expires_at > now() "
     "RETURNING r.id, r.job_id, r.instance, r.verb, r.signo, "

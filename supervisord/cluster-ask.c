@@ -86,19 +86,31 @@ asked_find(uint64_t token)
 	return (NULL);
 }
 
-/* The answer came: the clients waiting on the instance look. */
+/* The answer came. */
 static void
-asked_done(struct asked *a, int ok, const char *reply)
+asked_answer(struct asked *a, int ok, const char *reply)
 {
-	struct inst *in;
-
 	a->done = 1;
 	a->ok = ok;
 	free(a->reply);
 	a->reply = xstrdup(reply != NULL ? reply : "no answer");
-	in = cluster_inst_find(a->job_id, a->instance);
+}
+
+/* The clients waiting on the instance look at their answers. */
+static void
+asked_wake(int64_t job_id, int instance)
+{
+	struct inst *in = cluster_inst_find(job_id, instance);
+
 	if (in != NULL && cluster_waiters != NULL)
 		cluster_waiters(in);
+}
+
+static void
+asked_done(struct asked *a, int ok, const char *reply)
+{
+	asked_answer(a, ok, reply);
+	asked_wake(a->job_id, a->instance);
 }
 
 static void
@@ -202,23 +214,37 @@ static void
 cluster_answers_read(
     void *arg, const struct pgres *res, const char *err, uint64_t sent)
 {
-	struct asked *a, *tmp;
-	int64_t id;
-	int row;
+	struct asked *a;
+	int64_t id, *jobs = NULL;
+	int row, n = 0, *insts = NULL, i;
 
 	(void)arg;
 	(void)sent;
 	answering = 0;
 	if (res == NULL)
 		log_debug("cluster: reading the answers: %s", err);
+	/*
+	 * Every answer first, then the waiters: a waiter that ends forgets
+	 * its request, and others of the list with it.
+	 */
 	for (row = 0; res != NULL && row < pgres_ntuples(res); row++) {
 		id = pgres_int(res, row, 0, 0);
-		TAILQ_FOREACH_SAFE(a, &asked_list, entry, tmp) {
-			if (a->id == id && !a->done)
-				asked_done(a, pgres_bool(res, row, 1),
-				    pgres_value(res, row, 2));
+		TAILQ_FOREACH(a, &asked_list, entry) {
+			if (a->id != id || a->done)
+				continue;
+			asked_answer(
+			    a, pgres_bool(res, row, 1), pgres_value(res, row, 2));
+			jobs = xreallocarray(jobs, (size_t)n + 1, sizeof(*jobs));
+			insts = xreallocarray(
+			    insts, (size_t)n + 1, sizeof(*insts));
+			jobs[n] = a->job_id;
+			insts[n++] = a->instance;
 		}
 	}
+	for (i = 0; i < n; i++)
+		asked_wake(jobs[i], insts[i]);
+	free(jobs);
+	free(insts);
 	if (answer_again) {
 		answer_again = 0;
 		cluster_answers_check();
@@ -410,11 +436,11 @@ taken_act(struct lease_slot *s, struct taken *t, int sig, int64_t age_ms)
 		return;
 	case 'r':
 		/* A run that began after the request is already the restart. */
-		if ((in->run.pid > 0 && in->run.started < asked) ||
-		    in->state == JOB_BACKOFF) {
+		if (in->run.pid > 0 && in->run.started < asked) {
 			inst_stop(in);
 			inst_start(in);
-		}
+		} else if (in->state == JOB_BACKOFF)
+			inst_start(in); /* now, not after the delay */
 		break;
 	case 'S':
 		/* The stop's hold is on its way: look at the row now. */
@@ -424,6 +450,17 @@ taken_act(struct lease_slot *s, struct taken *t, int sig, int64_t age_ms)
 		break;
 	}
 	cluster_taken_check(in);
+}
+
+static int
+taken_find(const struct lease_slot *s, int64_t id)
+{
+	const struct taken *t;
+
+	TAILQ_FOREACH(t, &s->taken, entry)
+		if (t->id == id)
+			return (1);
+	return (0);
 }
 
 static void
@@ -443,8 +480,9 @@ cluster_took(void *arg, const struct pgres *res, const char *err, uint64_t sent)
 		s = cluster_find(
 		    pgres_int(res, row, 1, 0), (int)pgres_int(res, row, 2, -1));
 		verb = pgres_value(res, row, 3);
-		if (s == NULL || verb == NULL || s->msg != 0)
-			continue; /* the next holder takes it */
+		if (s == NULL || verb == NULL || s->msg != 0 ||
+		    taken_find(s, pgres_int(res, row, 0, 0)))
+			continue; /* the next holder takes it; taken already */
 		t = xcalloc(1, sizeof(*t));
 		t->id = pgres_int(res, row, 0, 0);
 		t->verb = strcmp(verb, "restart") == 0 ? 'r' :

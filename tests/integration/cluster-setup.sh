@@ -109,7 +109,7 @@ for round in $(seq 1 "$ROUNDS"); do
 		[ "$(pg_sql "SELECT count(*) FROM pg_namespace WHERE nspname = 'vigil'")" = 1 ]
 	tables=$(pg_sql "SELECT string_agg(tablename, ',' ORDER BY tablename) FROM pg_tables WHERE schemaname = 'vigil'")
 	check "round $round: the tables of schema vigil ($tables)" \
-		[ "$tables" = cluster,job,lease,lease_failure,message,node,node_job,periodic,run ]
+		[ "$tables" = cluster,job,lease,lease_failure,message,node,node_job,periodic,request,run ]
 	funcs=$(pg_sql "SELECT string_agg(proname, ',' ORDER BY proname) FROM pg_proc WHERE pronamespace = 'vigil'::regnamespace")
 	check "round $round: the functions of schema vigil ($funcs)" \
 		[ "$funcs" = bid_at,claim,cluster_leases,cluster_nodes,counts,dead,enqueue,enqueue,enqueue_message,failed_here,failing,kick,rescue,retry,untried ]
