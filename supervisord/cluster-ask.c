@@ -384,11 +384,12 @@ cluster_taken_check(struct inst *in)
 {
 	struct lease_slot *s = in->lease;
 	struct taken *t, *tmp;
-	const char *node = cluster_st.cf->node_name;
+	const char *node;
 	enum job_state st = in->state;
 
 	if (s == NULL || TAILQ_EMPTY(&s->taken))
 		return;
+	node = cluster_st.cf->node_name;
 	if (s->st != LEASE_HELD && s->st != LEASE_EXPIRED &&
 	    job_state_is_active(st)) {
 		/* Handed over or lost: the next holder answers. */

@@ -35,11 +35,15 @@ SAMPLER_PID=
 SAMPLER_MARKERS=
 SAMPLER_OUT=$T/onecopy.out
 
+# CLUSTER_MAX_NODES: how many nodes there may be (3 in the tests; the
+# scale bench has more, with their roles nI made by itself).
+: "${CLUSTER_MAX_NODES:=3}"
 _node() {
 	case $1 in
-	1 | 2 | 3) ;;
-	*) fail "no node '$1': nodes are 1, 2 and 3" ;;
+	'' | *[!0-9]*) fail "no node '$1': nodes are 1 to $CLUSTER_MAX_NODES" ;;
 	esac
+	[ "$1" -ge 1 ] && [ "$1" -le "$CLUSTER_MAX_NODES" ] ||
+		fail "no node '$1': nodes are 1 to $CLUSTER_MAX_NODES"
 }
 
 # node_conninfo I: the libpq conninfo of node I: NODE_CONNINFO[I] if the
