@@ -892,15 +892,35 @@ const char pg_cluster_leases[] = "SELECT * FROM vigil.cluster_leases()";
 /*
  * $1 job id, $2 instance, $3 node, $4 epoch, $5 pid, $6 runs kept per
  * job: a cluster run began (history cluster-wide, pruned like state.db's).
- * Answer: (id).
+ * An earlier run of the instance still open is closed as lost: only one
+ * runs at a time, and its node recorded no end (it died, was fenced
+ * while the database was out of reach, or lost its lease).  Answer: (id).
  */
 const char pg_run_begin[] =
     "WITH i AS (INSERT INTO vigil.run (job_id, instance, node, epoch, pid, "
     "started_at) VALUES ($1, $2, $3, $4, $5, now()) RETURNING id), "
     "d AS (DELETE FROM vigil.run r WHERE r.job_id = $1 AND r.id <= "
     "(SELECT id FROM vigil.run WHERE job_id = $1 ORDER BY id DESC "
-    "OFFSET greatest($6::int - 1, 0) LIMIT 1)) "
+    "OFFSET greatest($6::int - 1, 0) LIMIT 1)), "
+    "l AS (UPDATE vigil.run r SET ended_at = now(), reason = 'lost: ' || "
+    "r.node || ' recorded no end (a new run began on ' || $3 || ')' "
+    "WHERE r.job_id = $1 AND r.instance = $2 AND r.ended_at IS NULL "
+    "AND r.message_id IS NULL AND r.id < (SELECT id FROM i)) "
     "SELECT id FROM i";
+
+/*
+ * $1 job id, $2 instance (-1: every one), $3 how many: the last runs of a
+ * cluster job on every node, oldest first.  Answer: (instance, id, node,
+ * epoch, pid, started, ended (Unix usec), exit code, signal, reason,
+ * message id) per row.
+ */
+const char pg_run_history[] =
+    "SELECT instance, id, node, epoch, pid, "
+    "(extract(epoch FROM started_at) * 1e6)::bigint, "
+    "(extract(epoch FROM ended_at) * 1e6)::bigint, exit_code, signal, "
+    "reason, message_id FROM (SELECT * FROM vigil.run WHERE job_id = $1 "
+    "AND ($2 < 0 OR instance = $2) ORDER BY id DESC LIMIT $3) r "
+    "ORDER BY id";
 
 /* $1 run id, $2 exit code, $3 signal, $4 how it ended: the run ended. */
 const char pg_run_end[] =

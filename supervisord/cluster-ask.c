@@ -114,7 +114,8 @@ asked_done(struct asked *a, int ok, const char *reply)
 }
 
 static void
-cluster_asked(void *arg, const struct pgres *res, const char *err, uint64_t sent)
+cluster_asked(
+    void *arg, const struct pgres *res, const char *err, uint64_t sent)
 {
 	uint64_t token = (uint64_t)(uintptr_t)arg;
 	struct asked *a = asked_find(token);
@@ -147,7 +148,8 @@ cluster_asked(void *arg, const struct pgres *res, const char *err, uint64_t sent
  * answer is not read.
  */
 uint64_t
-cluster_request(struct inst *in, const char *verb, int sig, long uid, int waited)
+cluster_request(
+    struct inst *in, const char *verb, int sig, long uid, int waited)
 {
 	const char *p[5];
 	char id[32], idx[16], signo[16], *by;
@@ -232,11 +234,12 @@ cluster_answers_read(
 		TAILQ_FOREACH(a, &asked_list, entry) {
 			if (a->id != id || a->done)
 				continue;
-			asked_answer(
-			    a, pgres_bool(res, row, 1), pgres_value(res, row, 2));
-			jobs = xreallocarray(jobs, (size_t)n + 1, sizeof(*jobs));
-			insts = xreallocarray(
-			    insts, (size_t)n + 1, sizeof(*insts));
+			asked_answer(a, pgres_bool(res, row, 1),
+			    pgres_value(res, row, 2));
+			jobs =
+			    xreallocarray(jobs, (size_t)n + 1, sizeof(*jobs));
+			insts =
+			    xreallocarray(insts, (size_t)n + 1, sizeof(*insts));
 			jobs[n] = a->job_id;
 			insts[n++] = a->instance;
 		}
@@ -313,12 +316,12 @@ cluster_answers_poll(void)
 }
 
 /* Answer a request this node took; it is done with. */
-static void
-taken_answer(struct lease_slot *s, struct taken *t, int ok, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
+static void taken_answer(struct lease_slot *s, struct taken *t, int ok,
+    const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 
 static void
-taken_answer(struct lease_slot *s, struct taken *t, int ok, const char *fmt, ...)
+taken_answer(
+    struct lease_slot *s, struct taken *t, int ok, const char *fmt, ...)
 {
 	const char *p[3];
 	char id[32], *reply;
@@ -332,8 +335,8 @@ taken_answer(struct lease_slot *s, struct taken *t, int ok, const char *fmt, ...
 	p[0] = id;
 	p[1] = ok ? "true" : "false";
 	p[2] = reply;
-	log_info("%s: answered a request from another node: %s",
-	    s->in->label, reply);
+	log_info("%s: answered a request from another node: %s", s->in->label,
+	    reply);
 	pgconn_query(cluster_st.lease, 0, pg_request_done, 3, p, NULL, NULL);
 	free(reply);
 	TAILQ_REMOVE(&s->taken, t, entry);
@@ -411,8 +414,9 @@ cluster_taken_check(struct inst *in)
 			    (long)in->run.pid);
 		else if (st == JOB_BACKOFF || st == JOB_FATAL ||
 		    st == JOB_EXITED || st == JOB_STOPPED)
-			taken_answer(s, t, 0, "%s on %s%s%s", job_state_name(st),
-			    node, in->reason != NULL ? ": " : "",
+			taken_answer(s, t, 0, "%s on %s%s%s",
+			    job_state_name(st), node,
+			    in->reason != NULL ? ": " : "",
 			    in->reason != NULL ? in->reason : "");
 	}
 }
@@ -433,7 +437,8 @@ taken_act(struct lease_slot *s, struct taken *t, int sig, int64_t age_ms)
 			    (long)in->run.pid);
 		} else
 			taken_answer(s, t, 0, "not running on %s (%s)",
-			    cluster_st.cf->node_name, job_state_name(in->state));
+			    cluster_st.cf->node_name,
+			    job_state_name(in->state));
 		return;
 	case 'r':
 		/* A run that began after the request is already the restart. */
@@ -518,8 +523,8 @@ cluster_requests_take(void)
 		return;
 	taking = 1;
 	p[0] = cluster_st.cf->node_name;
-	pgconn_query(cluster_st.lease, 0, pg_request_take, 1, p, cluster_took,
-	    NULL);
+	pgconn_query(
+	    cluster_st.lease, 0, pg_request_take, 1, p, cluster_took, NULL);
 }
 
 #else /* !HAVE_LIBPQ */
@@ -532,7 +537,8 @@ cluster_elsewhere(const struct inst *in)
 }
 
 uint64_t
-cluster_request(struct inst *in, const char *verb, int sig, long uid, int waited)
+cluster_request(
+    struct inst *in, const char *verb, int sig, long uid, int waited)
 {
 	(void)in;
 	(void)verb;

@@ -59,10 +59,10 @@ struct lease_slot {
 	int64_t run_row;       /* its row, 0: not known (yet) */
 	uint64_t key;          /* its record in the keeper */
 	pid_t pgid; /* the run's group while it runs, for the keeper */
-	sd_event_source *stop;  /* trust - stop time: the fence stops it */
-	sd_event_source *kill;  /* trust: SIGKILL */
-	sd_event_source *retry; /* a standby's next bid */
-	TAILQ_HEAD(, taken) taken;   /* requests this node answers */
+	sd_event_source *stop;     /* trust - stop time: the fence stops it */
+	sd_event_source *kill;     /* trust: SIGKILL */
+	sd_event_source *retry;    /* a standby's next bid */
+	TAILQ_HEAD(, taken) taken; /* requests this node answers */
 	sd_event_source *taken_timer; /* ... at the run's min_uptime */
 	LIST_ENTRY(lease_slot) entry;
 };

@@ -612,6 +612,30 @@ cluster_hold_reread(void)
 }
 
 /*
+ * The reason status shows for in: a standby's "(held by n1, 2.1s left)"
+ * counted down from what its last bid saw, not frozen at it; else
+ * in->reason.
+ */
+const char *
+cluster_reason(const struct inst *in, char *buf, size_t len)
+{
+	static const char held[] = "waiting for cluster lease (held by ";
+	const struct lease_slot *s = in->lease;
+	uint64_t now;
+	char d[32];
+
+	if (s == NULL || cluster_st.cf == NULL || in->reason == NULL ||
+	    s->st == LEASE_HELD || s->holder == NULL || s->holder_until == 0 ||
+	    strncmp(in->reason, held, sizeof(held) - 1) != 0)
+		return (in->reason);
+	now = pgconn_now();
+	snprintf(buf, len, "%s%s, %s left)", held, s->holder,
+	    duration_format(s->holder_until > now ? s->holder_until - now : 0,
+	        d, sizeof(d)));
+	return (buf);
+}
+
+/*
  * What status shows of a cluster instance: the node that runs it (this
  * one, or the holder at the last bid), the fencing token when it is this
  * node's, how long the lease is trusted (ours) or could last (theirs).
@@ -854,6 +878,14 @@ const char *
 cluster_node_name(void)
 {
 	return (NULL);
+}
+
+const char *
+cluster_reason(const struct inst *in, char *buf, size_t len)
+{
+	(void)buf;
+	(void)len;
+	return (in->reason);
 }
 
 int

@@ -158,7 +158,7 @@ cmd_status_json_one(struct cmd_ctx *ctx, const struct inst *in, uint64_t now)
 	struct json *jw = &ctx->jw;
 	const struct broken_job *b;
 	struct cluster_view cv;
-	char buf[64];
+	char buf[64], why[256];
 
 	json_object_begin(jw);
 	json_key(jw, "name");
@@ -216,7 +216,7 @@ cmd_status_json_one(struct cmd_ctx *ctx, const struct inst *in, uint64_t now)
 	}
 	cmd_status_json_timing(jw, in, now);
 	json_key(jw, "reason");
-	json_string(jw, in->reason);
+	json_string(jw, cluster_reason(in, why, sizeof(why)));
 	json_key(jw, "status");
 	json_string(jw, in->run.status);
 	json_key(jw, "errno");
@@ -304,7 +304,7 @@ cmd_status_limits_json(struct json *jw, const struct inst *in)
 static void
 cmd_status_detail(struct cmd_ctx *ctx, const struct inst *in, uint64_t now)
 {
-	char next[32], delay[32], when[64];
+	char next[32], delay[32], when[64], why[256];
 	uint64_t left = in->next_start > now ? in->next_start - now : 0;
 
 	if (in->state == JOB_BACKOFF)
@@ -318,7 +318,8 @@ cmd_status_detail(struct cmd_ctx *ctx, const struct inst *in, uint64_t now)
 		    cmd_format_time(in->per.wall, when, sizeof(when)),
 		    in->per.skipped);
 	if (in->reason != NULL)
-		cmd_print(ctx, "  reason: %s\n", in->reason);
+		cmd_print(ctx, "  reason: %s\n",
+		    cluster_reason(in, why, sizeof(why)));
 	if (in->alert.state != ALERT_OK)
 		cmd_print(ctx, "  %s since %s: %u failed runs\n",
 		    in->alert.state == ALERT_CRASHLOOP ? "in a crash loop" :

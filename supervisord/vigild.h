@@ -767,6 +767,7 @@ struct cluster_view {
 	int64_t expires_ms; /* trusted (ours) or could last (theirs), or -1 */
 };
 int cluster_view(const struct inst *, struct cluster_view *);
+const char *cluster_reason(const struct inst *, char *, size_t);
 void cluster_slot_fired(struct inst *, int64_t);
 int cluster_periodic(const struct inst *);
 int cluster_standby(const struct inst *);

@@ -285,8 +285,7 @@ waiters_roll_on(struct waiters_client *wc, int ok)
 		if (token != 0)
 			return (waiters_add_asked(wc->client, in, token) ||
 			    waiters_roll_on(wc, wc->code == 0));
-		if (!waiters_settled(
-		        in, WAIT_START, JOB_RUNNING, 0, &settled))
+		if (!waiters_settled(in, WAIT_START, JOB_RUNNING, 0, &settled))
 			return (waiters_add(
 			    wc->client, in, WAIT_START, JOB_RUNNING));
 		waiters_outcome(wc, in, settled, 0);

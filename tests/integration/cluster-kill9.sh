@@ -167,6 +167,26 @@ check "within lease_ttl + renew_interval + 1 s ($((ttake - t0)) ms)" \
 	[ $((ttake - t0)) -le $((TTL + RENEW + 1000)) ]
 checks_passed
 
+# --- One history on every node (issue 35, item 3): the runs of all the
+# nodes, from the database, each with its node; those cut by a SIGKILL
+# are closed as lost by the run that followed.
+hist() {
+	nctl "$1" --json history svc |
+		jq -r '.runs[] | "\(.node) \(.fencing_token) \(.pid) \(.reason // "running")"'
+}
+h1=$(hist "$R") h2=$(hist "$K")
+printf '%s\n' "$h1" | while IFS= read -r l; do log "history: $l"; done
+check "history is the same on n$R and n$K" [ "$h1" = "$h2" ]
+check "history has the runs of more than one node" \
+	[ "$(printf '%s\n' "$h1" | awk '{ print $1 }' | sort -u | wc -l)" -ge 2 ]
+check "the runs cut by a SIGKILL are closed as lost" \
+	[ "$(printf '%s\n' "$h1" | grep -c ' lost: n[0-9] recorded no end (a new run began on n[0-9])$')" -ge 2 ]
+check "the last run is the holder's, running" [ "$(printf '%s\n' "$h1" | tail -n 1)" = "n$H $E $P running" ]
+check "no other run is open" [ "$(printf '%s\n' "$h1" | grep -c ' running$')" = 1 ]
+nctl "$K" history svc >"$T/hist.txt"
+check "the table has a NODE column" grep -q '^START .* EXIT  *NODE  *REASON$' "$T/hist.txt"
+checks_passed
+
 sampler_stop
 node_stop "$K"
 node_stop "$R"

@@ -93,6 +93,10 @@ check "mon: the messages' states" [ "$(as mon "SELECT id || ' ' || state FROM vi
 check "mon: the nodes" [ "$(as mon "SELECT r_name FROM vigil.cluster_nodes()")" = n1 ]
 check "mon: vigil.node and vigil.job" [ "$(as mon "SELECT count(*) FROM vigil.node, vigil.job")" = 1 ]
 as mon "SELECT * FROM vigil.cluster_leases()" >/dev/null || fail "mon: cluster_leases: $(cat "$T/err")"
+# The history of every node and the operators' requests (issue 35).
+as mon "SELECT node, reason FROM vigil.run" >/dev/null || fail "mon: vigil.run: $(cat "$T/err")"
+as mon "SELECT verb, asked_by, reply FROM vigil.request" >/dev/null || fail "mon: vigil.request: $(cat "$T/err")"
+check "mon: cannot write a request" denied mon "INSERT INTO vigil.request (job_id, instance, verb, asked_by) VALUES ($jid, 0, 'stop', 'mon')"
 check "mon: cannot read payloads" denied mon "SELECT payload FROM vigil.message"
 check "mon: cannot read outputs" denied mon "SELECT output FROM vigil.message"
 check "mon: cannot read unique keys" denied mon "SELECT unique_key FROM vigil.message"
