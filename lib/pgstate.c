@@ -704,6 +704,19 @@ const char pg_lease_renew_all[] =
     "UNION ALL SELECT 'n', count(*), 0, coalesce(bool_or(drained), false) "
     "FROM n";
 
+/*
+ * $1 job ids, $2 instances (arrays): a look at the leases that standbys
+ * wait for, all in one statement, at the time they could expire (their
+ * holders renew them all at once, so they come due together).  Answer:
+ * (job id, instance, holder, ms left or NULL when expired, held) per
+ * instance.
+ */
+const char pg_lease_peek[] =
+    "SELECT k.j, k.i, l.holder, CASE WHEN l.expires_at > now() THEN "
+    "(extract(epoch FROM l.expires_at - now()) * 1000)::bigint END, "
+    "coalesce(l.held, false) FROM unnest($1::int[], $2::int[]) AS k(j, i) "
+    "LEFT JOIN vigil.lease l ON l.job_id = k.j AND l.instance = k.i";
+
 /* $1 job id, $2 instance, $3 node, $4 epoch, $5 pid, $6 state: status. */
 const char pg_lease_state[] =
     "UPDATE vigil.lease SET pid = $5, state = $6 "

@@ -527,6 +527,20 @@ cluster_requests_take(void)
 	    cluster_st.lease, 0, pg_request_take, 1, p, cluster_took, NULL);
 }
 
+/* Cluster mode ends: the requests still open are forgotten. */
+void
+cluster_requests_close(void)
+{
+	struct asked *a;
+
+	while ((a = TAILQ_FIRST(&asked_list)) != NULL) {
+		TAILQ_REMOVE(&asked_list, a, entry);
+		free(a->reply);
+		free(a);
+	}
+	asked_poll = sd_event_source_disable_unref(asked_poll);
+}
+
 #else /* !HAVE_LIBPQ */
 
 int

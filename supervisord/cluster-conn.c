@@ -783,6 +783,8 @@ cluster_close(void)
 	pgconn_free(cluster_st.lease);
 	pgconn_free(cluster_st.work);
 	cluster_st.lease = cluster_st.work = NULL;
+	cluster_st.watch = sd_event_source_disable_unref(cluster_st.watch);
+	cluster_requests_close();
 	while ((r = TAILQ_FIRST(&cluster_st.releases)) != NULL) {
 		TAILQ_REMOVE(&cluster_st.releases, r, entry);
 		free(r);

@@ -42,6 +42,7 @@ struct lease_slot {
 	char *holder;   /* not ours: who held it at the last answer */
 	int64_t ms_left;
 	uint64_t holder_until; /* not ours: when its lease could expire */
+	uint64_t due;          /* a standby watched: when to look again */
 	int64_t wait_ms;       /* not ours: ms before this node may bid */
 	int64_t placeable;     /* live nodes that may run it, -1: unknown */
 	char *failures;        /* the streak of failed starts, or NULL */
@@ -119,6 +120,8 @@ struct cluster_state {
 	int holds;  /* the operator's stops and starts on their way */
 	void (*holds_settled)(void); /* called when holds comes to 0 */
 	int hold_reading;            /* a re-read of hinted rows is on */
+	sd_event_source *watch;      /* the standbys' next look */
+	int watching;                /* ... is on its way */
 	unsigned int outbox_fails;
 	int rescuing;
 	void (*queue_shutdown)(void);
@@ -137,6 +140,7 @@ struct lease_slot *cluster_slot(struct inst *);
 void cluster_acquire(struct lease_slot *);
 void cluster_answers_check(void);
 void cluster_requests_take(void);
+void cluster_requests_close(void);
 void cluster_acquire_all(void);
 void cluster_drained(int);
 void cluster_hold_apply(struct inst *, int, const char *);

@@ -386,12 +386,140 @@ cluster_won(struct lease_slot *s, int64_t epoch, uint64_t sent)
 		inst_feed(s->in, LIFE_EV_RECHECK);
 }
 
+/* How close in time the standbys' looks are taken together. */
+#define CLUSTER_WATCH_BATCH (50 * 1000)
+
+static void cluster_watch_arm(void);
+
+/* Is s a start waiting for the lease as a standby? */
+static int
+cluster_is_standby(const struct lease_slot *s)
+{
+	return (s->want && s->st == LEASE_NONE && s->slot == 0 &&
+	    s->in->life.phase == LIFE_LEASE);
+}
+
+/* The look at the leases of the standbys due (pg_lease_peek's rows). */
+static void
+cluster_watched(
+    void *arg, const struct pgres *res, const char *err, uint64_t sent)
+{
+	struct lease_slot *s;
+	const char *holder;
+	uint64_t now = pgconn_now();
+	int64_t ms;
+	int row;
+
+	(void)arg;
+	(void)sent;
+	cluster_st.watching = 0;
+	if (res == NULL) {
+		log_debug("cluster: looking at the standbys' leases: %s", err);
+		LIST_FOREACH(s, &cluster_st.slots, entry)
+			if (s->due != 0 && s->due <= now + CLUSTER_WATCH_BATCH)
+				s->due = now + cluster_st.t.renew;
+	}
+	for (row = 0; res != NULL && row < pgres_ntuples(res); row++) {
+		s = cluster_find(
+		    pgres_int(res, row, 0, 0), (int)pgres_int(res, row, 1, -1));
+		if (s == NULL || s->due == 0 || !cluster_is_standby(s))
+			continue;
+		holder = pgres_value(res, row, 2);
+		ms = pgres_int(res, row, 3, -1);
+		if (holder == NULL || ms < 0 || pgres_bool(res, row, 4)) {
+			s->due = 0; /* free, or stopped: the bid says */
+			cluster_acquire(s);
+			continue;
+		}
+		s->ms_left = ms;
+		s->holder_until = now + (uint64_t)ms * 1000;
+		s->due = now + lease_retry_in(ms, 0, cluster_st.t.renew);
+		if (s->holder == NULL || strcmp(s->holder, holder) != 0) {
+			free(s->holder);
+			s->holder = xstrdup(holder);
+			cluster_waiting(s, NULL);
+		}
+	}
+	cluster_watch_arm();
+}
+
+/*
+ * The standbys' looks are due: one statement for every standby whose
+ * holder's lease could expire now (those of one holder come due
+ * together), not a bid each.
+ */
+static int
+cluster_watch_cb(sd_event_source *src, uint64_t usec, void *arg)
+{
+	struct lease_slot *s;
+	int64_t *ids = NULL, *idx = NULL;
+	uint64_t now = pgconn_now();
+	size_t n = 0;
+	char *pa[2];
+
+	(void)src;
+	(void)usec;
+	(void)arg;
+	if (cluster_st.watching)
+		return (0);
+	LIST_FOREACH(s, &cluster_st.slots, entry) {
+		if (s->due == 0 || s->due > now + CLUSTER_WATCH_BATCH)
+			continue;
+		if (!cluster_is_standby(s) ||
+		    !pgconn_is_ready(cluster_st.lease)) {
+			s->due = 0; /* a bid or the reconnect's bids look */
+			continue;
+		}
+		ids = xreallocarray(ids, n + 1, sizeof(*ids));
+		idx = xreallocarray(idx, n + 1, sizeof(*idx));
+		ids[n] = s->in->job->cluster_id;
+		idx[n++] = s->in->index;
+	}
+	if (n == 0) {
+		cluster_watch_arm();
+		return (0);
+	}
+	pa[0] = pg_array_int(ids, n);
+	pa[1] = pg_array_int(idx, n);
+	cluster_st.watching = 1;
+	log_debug("cluster: looking at %zu standbys' leases", n);
+	pgconn_query(cluster_st.lease, 0, pg_lease_peek, 2,
+	    (const char *const *)pa, cluster_watched, NULL);
+	free(pa[0]);
+	free(pa[1]);
+	free(ids);
+	free(idx);
+	return (0);
+}
+
+/* The standbys' timer at the first of their looks, or off. */
+static void
+cluster_watch_arm(void)
+{
+	struct lease_slot *s;
+	uint64_t at = 0;
+
+	if (cluster_st.watching)
+		return; /* armed at the answer */
+	LIST_FOREACH(s, &cluster_st.slots, entry)
+		if (s->due != 0 && (at == 0 || s->due < at))
+			at = s->due;
+	if (at == 0) {
+		if (cluster_st.watch != NULL)
+			(void)sd_event_source_set_enabled(
+			    cluster_st.watch, SD_EVENT_OFF);
+		return;
+	}
+	cluster_timer_at(&cluster_st.watch, at, cluster_watch_cb, NULL);
+}
+
 /* The bid lost (the answer's row res): wait, or stop if held. */
 static void
 cluster_lost_bid(struct lease_slot *s, const struct pgres *res)
 {
 	const char *holder = pgres_value(res, 0, 1);
 	int held = pgres_bool(res, 0, 4);
+	uint64_t retry;
 
 	if (s->slot != 0) {
 		cluster_slot_skipped(s, holder);
@@ -418,11 +546,23 @@ cluster_lost_bid(struct lease_slot *s, const struct pgres *res)
 	if (holder != NULL && cluster_waiters != NULL)
 		cluster_waiters(s->in);
 	/* Not placed here: it looks again when the lease could change. */
-	cluster_retry_in(s,
-	    lease_retry_in(s->ms_left > s->wait_ms ? s->ms_left : s->wait_ms,
-	        pgres_int(res, 0, 3, -1),
-	        cluster_placed(s->in->job->spec) ? cluster_st.t.renew :
-	                                           cluster_st.t.ttl));
+	retry = lease_retry_in(s->ms_left > s->wait_ms ? s->ms_left : s->wait_ms,
+	    pgres_int(res, 0, 3, -1),
+	    cluster_placed(s->in->job->spec) ? cluster_st.t.renew :
+	                                       cluster_st.t.ttl);
+	/*
+	 * A standby of a live holder is watched with the others: one look
+	 * at all the leases that come due together, then a bid for those
+	 * that are free (a lease given back wakes it at once by notice).
+	 */
+	if (holder != NULL && s->ms_left >= 0 && s->ms_left >= s->wait_ms &&
+	    pgres_int(res, 0, 3, 0) <= 0 && s->slot == 0 &&
+	    cluster_placed(s->in->job->spec)) {
+		s->due = pgconn_now() + retry;
+		cluster_watch_arm();
+		return;
+	}
+	cluster_retry_in(s, retry);
 }
 
 /* The answer to a bid: won, lost, or not answered. */
@@ -489,6 +629,7 @@ cluster_acquire(struct lease_slot *s)
 	}
 	if (s->retry != NULL)
 		(void)sd_event_source_set_enabled(s->retry, SD_EVENT_OFF);
+	s->due = 0;
 	snprintf(id, sizeof(id), "%" PRId64, in->job->cluster_id);
 	snprintf(idx, sizeof(idx), "%d", in->index);
 	p[0] = id;

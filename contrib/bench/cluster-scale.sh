@@ -45,7 +45,7 @@ pg_sql "ALTER SYSTEM SET fsync = on" >/dev/null
 pg_sql "ALTER SYSTEM SET max_connections = $((2 * K + 20))" >/dev/null
 pg_restart
 for i in $(seq 4 "$K"); do
-	pg_sql "CREATE ROLE n$i LOGIN IN ROLE vigil" >/dev/null
+	pg_psql -c "CREATE ROLE n$i LOGIN IN ROLE vigil" -c "ALTER ROLE n$i SET role = 'vigil'" >/dev/null
 done
 
 CLUSTER_NODES=$(seq -s ' ' 1 "$K")
