@@ -976,6 +976,7 @@ const struct conf_field conf_field_cluster[] = {
 	CLUSTER_DUR("query_timeout", query_timeout),
 	CLUSTER_DUR("fence_margin", fence_margin),
 	CLUSTER_DUR("connect_timeout", connect_timeout),
+	CLUSTER_DUR("forget_after", forget_after),
 	{ "on_db_loss", 0, conf_parse_word, CLUSTER_OFF(on_db_loss), 0, 0,
 	    conf_db_loss_words },
 };

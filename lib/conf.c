@@ -372,6 +372,7 @@ conf_cluster_load(struct conf_ctx *sub, struct conf *c)
 	cl->lease_ttl = 30 * DURATION_USEC_PER_SEC;
 	cl->renew_interval = 5 * DURATION_USEC_PER_SEC;
 	cl->fence_margin = 2 * DURATION_USEC_PER_SEC;
+	cl->forget_after = 3600 * DURATION_USEC_PER_SEC;
 	cl->on_db_loss = CONF_DB_LOSS_KILL;
 	conf_ctx_apply(sub);
 	conf_cluster_check(sub, cl, sub->errs->n > nerrs);

@@ -202,6 +202,7 @@ struct conf_cluster {
 	uint64_t query_timeout;   /* default renew_interval */
 	uint64_t fence_margin;    /* default 2s */
 	uint64_t connect_timeout; /* default renew_interval */
+	uint64_t forget_after;    /* a job no live node has: default 1h */
 	int on_db_loss;           /* CONF_DB_LOSS_KILL (default) or _KEEP */
 	int line;                 /* the line of the section, for messages */
 	int conninfo_line;        /* the lines of these options (else line) */

@@ -122,6 +122,11 @@ const char pg_schema[] =
     "    ALTER TABLE vigil.node_job ADD COLUMN placed boolean NOT NULL\n"
     "      DEFAULT true;\n"
     "  END IF;\n"
+    /* version 5: since when no live node has had the job */
+    "  IF NOT EXISTS (SELECT FROM pg_attribute WHERE attrelid =\n"
+    "      'vigil.job'::regclass AND attname = 'gone_since') THEN\n"
+    "    ALTER TABLE vigil.job ADD COLUMN gone_since timestamptz;\n"
+    "  END IF;\n"
     /* version 4, maintenance: a drained node takes no cluster work */
     "  IF NOT EXISTS (SELECT FROM pg_attribute WHERE attrelid =\n"
     "      'vigil.node'::regclass AND attname = 'drained') THEN\n"
@@ -703,6 +708,26 @@ const char pg_lease_renew_all[] =
     "SELECT * FROM l UNION ALL SELECT * FROM m "
     "UNION ALL SELECT 'n', count(*), 0, coalesce(bool_or(drained), false) "
     "FROM n";
+
+/*
+ * $1 ms: the jobs no live node has in its jobs.d are marked (gone_since;
+ * the mark goes when a node has it again), and those marked longer than
+ * $1 are forgotten with their leases, runs and requests (ON DELETE
+ * CASCADE), unless a lease of theirs is still held or a message of
+ * theirs is still in the queue.  Answer: (name) per job forgotten.
+ */
+const char pg_job_gc[] =
+    "WITH live AS (SELECT DISTINCT nj.job_id FROM vigil.node_job nj "
+    "JOIN vigil.node n ON n.name = nj.node WHERE n.expires_at > now()), "
+    "m AS (UPDATE vigil.job j SET gone_since = CASE WHEN j.id IN "
+    "(SELECT job_id FROM live) THEN NULL ELSE now() END "
+    "WHERE (j.gone_since IS NULL) = (j.id NOT IN (SELECT job_id FROM live))), "
+    "d AS (DELETE FROM vigil.job j WHERE j.gone_since < now() - $1 * "
+    "interval '1 ms' AND j.id NOT IN (SELECT job_id FROM live) "
+    "AND NOT EXISTS (SELECT FROM vigil.message q WHERE q.job_id = j.id) "
+    "AND NOT EXISTS (SELECT FROM vigil.lease l WHERE l.job_id = j.id "
+    "AND l.holder IS NOT NULL AND l.expires_at > now()) RETURNING j.name) "
+    "SELECT name FROM d";
 
 /*
  * $1 job ids, $2 instances (arrays): a look at the leases that standbys

@@ -59,6 +59,7 @@ extern const char pg_job_seed[];
 extern const char pg_node_jobs[];
 extern const char pg_lease_acquire[];
 extern const char pg_lease_renew_all[];
+extern const char pg_job_gc[];
 extern const char pg_lease_peek[];
 extern const char pg_lease_state[];
 extern const char pg_lease_release[];

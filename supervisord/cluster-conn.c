@@ -225,6 +225,7 @@ cluster_renew_tick(sd_event_source *src, uint64_t usec, void *arg)
 	(void)sd_event_source_set_enabled(src, SD_EVENT_ON);
 	cluster_renew_now();
 	cluster_queue_tick();
+	cluster_jobs_gc();
 	return (0);
 }
 
@@ -307,8 +308,9 @@ cluster_seed(void)
 	}
 	if (cluster_st.lease == NULL || !pgconn_is_ready(cluster_st.lease))
 		return;
+	/* A job a reload removed (retiring) is no longer this node's. */
 	RB_FOREACH(j, job_tree, &vigild.jobs)
-		n += j->spec->cluster != 0;
+		n += j->spec->cluster != 0 && !j->retiring;
 	names = xcalloc(n + 1, sizeof(*names));
 	kinds = xcalloc(n + 1, sizeof(*kinds));
 	hashes = xcalloc(n + 1, sizeof(*hashes));
@@ -316,7 +318,7 @@ cluster_seed(void)
 	hbuf = xcalloc(n + 1, sizeof(*hbuf));
 	maxa = xcalloc(n + 1, sizeof(*maxa));
 	RB_FOREACH(j, job_tree, &vigild.jobs) {
-		if (!j->spec->cluster)
+		if (!j->spec->cluster || j->retiring)
 			continue;
 		names[i] = j->name;
 		kinds[i] = cluster_kind_name(j->spec->kind);

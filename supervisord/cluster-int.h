@@ -121,6 +121,8 @@ struct cluster_state {
 	void (*holds_settled)(void); /* called when holds comes to 0 */
 	int hold_reading;            /* a re-read of hinted rows is on */
 	sd_event_source *watch;      /* the standbys' next look */
+	uint64_t gc_at;              /* the last look for jobs to forget */
+	int gc_on;                   /* ... is on its way */
 	int watching;                /* ... is on its way */
 	unsigned int outbox_fails;
 	int rescuing;
@@ -142,6 +144,7 @@ void cluster_answers_check(void);
 void cluster_requests_take(void);
 void cluster_requests_close(void);
 void cluster_acquire_all(void);
+void cluster_jobs_gc(void);
 void cluster_drained(int);
 void cluster_hold_apply(struct inst *, int, const char *);
 void cluster_hold_hint(int64_t, int);

@@ -386,6 +386,54 @@ cluster_won(struct lease_slot *s, int64_t epoch, uint64_t sent)
 		inst_feed(s->in, LIFE_EV_RECHECK);
 }
 
+static void
+cluster_gc_done(
+    void *arg, const struct pgres *res, const char *err, uint64_t sent)
+{
+	char buf[32];
+	int row;
+
+	(void)arg;
+	(void)sent;
+	cluster_st.gc_on = 0;
+	if (res == NULL) {
+		log_debug("cluster: forgetting jobs: %s", err);
+		return;
+	}
+	for (row = 0; row < pgres_ntuples(res); row++)
+		log_info("cluster: forgot job %s: no live node has had it for "
+		         "%s (forget_after)",
+		    pgres_value(res, row, 0),
+		    duration_format(
+		        cluster_st.cf->forget_after, buf, sizeof(buf)));
+}
+
+/*
+ * Forget the jobs that no live node has had for forget_after (their rows,
+ * leases and history), looking every forget_after / 2, at most every
+ * minute, at least every renew_interval.
+ */
+void
+cluster_jobs_gc(void)
+{
+	uint64_t now = pgconn_now(), every = cluster_st.cf->forget_after / 2;
+	char ms[32];
+	const char *p[1];
+
+	if (every > 60 * DURATION_USEC_PER_SEC)
+		every = 60 * DURATION_USEC_PER_SEC;
+	if (cluster_st.gc_on || now < cluster_st.gc_at + every ||
+	    !pgconn_is_ready(cluster_st.work))
+		return;
+	cluster_st.gc_at = now;
+	cluster_st.gc_on = 1;
+	snprintf(ms, sizeof(ms), "%llu",
+	    (unsigned long long)(cluster_st.cf->forget_after / 1000));
+	p[0] = ms;
+	pgconn_query(
+	    cluster_st.work, 0, pg_job_gc, 1, p, cluster_gc_done, NULL);
+}
+
 /* How close in time the standbys' looks are taken together. */
 #define CLUSTER_WATCH_BATCH (50 * 1000)
 
@@ -546,10 +594,11 @@ cluster_lost_bid(struct lease_slot *s, const struct pgres *res)
 	if (holder != NULL && cluster_waiters != NULL)
 		cluster_waiters(s->in);
 	/* Not placed here: it looks again when the lease could change. */
-	retry = lease_retry_in(s->ms_left > s->wait_ms ? s->ms_left : s->wait_ms,
-	    pgres_int(res, 0, 3, -1),
-	    cluster_placed(s->in->job->spec) ? cluster_st.t.renew :
-	                                       cluster_st.t.ttl);
+	retry =
+	    lease_retry_in(s->ms_left > s->wait_ms ? s->ms_left : s->wait_ms,
+	        pgres_int(res, 0, 3, -1),
+	        cluster_placed(s->in->job->spec) ? cluster_st.t.renew :
+	                                           cluster_st.t.ttl);
 	/*
 	 * A standby of a live holder is watched with the others: one look
 	 * at all the leases that come due together, then a bid for those

@@ -71,7 +71,9 @@ moved() { ! unmoved; }
 no_fence() { ! grep -E 'cluster lease lost|fencing|trust deadline' "$1"; }
 
 # runs I: the runs in node I's history of svc.
-runs() { nctl "$1" --json history svc | jq '.runs | length'; }
+# runs I: the runs of svc as node I's history has them (every node's,
+# from the database): "COUNT NODES".
+runs() { nctl "$1" --json history svc | jq -r '"\(.runs | length) \([.runs[].node] | unique | join(","))"'; }
 
 pg_start
 for i in 1 2 3; do node_start "$i"; done
@@ -108,10 +110,10 @@ for i in 1 2 3; do
 	if [ "$i" = "$H0" ]; then
 		check "n$i: one start of svc" [ "$(grep -c '^vigild: svc: started pid' "$l")" = 1 ]
 		check "n$i: one lease acquired" [ "$(grep -c '^vigild: svc: cluster lease acquired' "$l")" = 1 ]
-		check "n$i: one run in the history" [ "$(runs "$i")" = 1 ]
+		check "n$i: one run in the history, its own" [ "$(runs "$i")" = "1 n$i" ]
 	else
 		check "n$i: no start of svc" [ "$(grep -c '^vigild: svc: started pid' "$l" || :)" = 0 ]
-		check "n$i: no run in the history" [ "$(runs "$i")" = 0 ]
+		check "n$i: the same one run in the history, n$H0's" [ "$(runs "$i")" = "1 n$H0" ]
 		check "n$i: still waits for n$H0" \
 			[ "$(field "$i" state) $(field "$i" node)" = "STARTING n$H0" ]
 	fi
