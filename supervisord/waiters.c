@@ -123,7 +123,9 @@ waiters_client_gone(struct client *c)
 
 	if (wc == NULL)
 		return;
+	/* The analyser loses track of TAILQ_REMOVE (as in waiters_cancel). */
 	while ((w = TAILQ_FIRST(&wc->waits)) != NULL)
+		/* NOLINTNEXTLINE(clang-analyzer-unix.Malloc) */
 		waiters_remove(w);
 	waiters_client_free(wc);
 }
@@ -437,7 +439,9 @@ waiters_timed_out(sd_event_source *s, uint64_t usec, void *arg)
 			    "%s: timed out (state is %s)\n", w->inst->label,
 			    job_state_name(w->inst->state));
 	}
+	/* The analyser loses track of TAILQ_REMOVE (as in waiters_cancel). */
 	while ((w = TAILQ_FIRST(&wc->waits)) != NULL)
+		/* NOLINTNEXTLINE(clang-analyzer-unix.Malloc) */
 		waiters_remove(w);
 	waiters_client_free(wc);
 	server_client_finish(c, CMD_EXIT_FAILED);
