@@ -377,31 +377,6 @@ deb_wait() {
 	label=$l
 }
 
-# san_start: stage 2's build (clang, ASan + UBSan) in the background from
-# the end of stage 1's build, at a lower priority than stage 1's tests,
-# which mostly wait on vigild and their jobs and leave a core idle (issue
-# 43: CI must end in 20 minutes on 2 cores).  san_wait: its outcome,
-# as build's.
-san_pid=
-san_start() {
-	(
-		renice -n 10 -p "$BASHPID" >/dev/null 2>&1 || :
-		build build/san CC=clang --enable-werror --enable-sanitizers
-	) </dev/null >"$sum/san-build.out" 2>&1 &
-	san_pid=$!
-}
-san_wait() {
-	local rc=0
-	if [ -z "$san_pid" ]; then
-		build build/san CC=clang --enable-werror --enable-sanitizers
-		return
-	fi
-	wait "$san_pid" || rc=$?
-	san_pid=
-	[ "$rc" = 0 ] || cat "$sum/san-build.out"
-	return "$rc"
-}
-
 # dist_start: make distcheck in the background (DIST_PID), its output in
 # $sum/distcheck.out, its milliseconds in $sum/distcheck.ms: the tarball
 # builds (at -O0: it proves the tarball complete; stage 1 compiles at
@@ -548,7 +523,6 @@ for st in $stages; do
 		if build build/gcc CC=gcc --enable-werror; then
 			gcc_built=1
 			case " $stages " in *" 5 "*) lint_start ;; esac
-			case " $stages " in *" 2 "*) san_start ;; esac
 			[ -z "$deb_bg" ] || deb_start
 			VIGIL_CLUSTER_TESTS=$cluster_gcc check build/gcc check "${gcc_tests[@]}"
 		else failed=$((failed + 1)); fi
@@ -558,7 +532,7 @@ for st in $stages; do
 		slow 2
 		note "clang -Werror, ASan + UBSan: make check"
 		case " $stages " in *" 4 "*) dist_start ;; esac
-		if san_wait; then
+		if build build/san CC=clang --enable-werror --enable-sanitizers; then
 			# deb.sh builds the package from the tree: as in stage 1.
 			# The tests drive vigild with stage 1's vigilctl, but for
 			# those about vigilctl (lib.sh: VIGIL_PLAIN_VIGILCTL).
