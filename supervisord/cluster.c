@@ -422,8 +422,9 @@ cluster_jobs_gc(void)
 
 	if (every > 60 * DURATION_USEC_PER_SEC)
 		every = 60 * DURATION_USEC_PER_SEC;
-	if (cluster_st.gc_on || now < cluster_st.gc_at + every ||
-	    !pgconn_is_ready(cluster_st.work))
+	/* Not before the schema is there (another node may be making it). */
+	if (!cluster_st.schema_done || cluster_st.gc_on ||
+	    now < cluster_st.gc_at + every || !pgconn_is_ready(cluster_st.work))
 		return;
 	cluster_st.gc_at = now;
 	cluster_st.gc_on = 1;

@@ -8,6 +8,9 @@
 # pg-lib.sh's PgBouncer in transaction mode (if installed: it pools).
 # Skips without root or PostgreSQL.
 . "$(dirname "$0")/lib.sh"
+# Its CPU is mostly a real server's, not vigild's: once, in the gcc
+# stage (tests/run-all.sh sets VIGIL_SKIP_HEAVY under ASan; issue 43).
+[ -z "${VIGIL_SKIP_HEAVY:-}" ] || skip "VIGIL_SKIP_HEAVY is set (most of its CPU is a real server's, not vigild's: the gcc stage runs it)"
 . "$(dirname "$0")/pg-lib.sh"
 . "$(dirname "$0")/cluster-lib.sh"
 pg_need
