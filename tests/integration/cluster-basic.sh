@@ -120,18 +120,22 @@ check_views() {
 			text_is "$i" "^svc  *n$H  *STARTING .*(cluster)\$"
 		# The time left in the reason is live: the same as
 		# lease_expires_in_s of the same answer, read after read (it
-		# was frozen at the standby's last bid).
+		# was frozen at the standby's last bid). A read in the moment
+		# the standby looks again (no time in the reason, or no
+		# expiry) says nothing either way: 3 of 7 must compare.
 		: >"$T/left.$i"
-		for _ in 1 2 3 4 5; do
+		for _ in 1 2 3 4 5 6 7; do
 			nctl "$i" --json status svc | jq -r '.jobs[0] |
-				(.reason | capture(", (?<v>[0-9.]+)(?<u>ms|s) left[)]$")) as $m |
-				(($m.v | tonumber) / (if $m.u == "ms" then 1000 else 1 end)
+				select(.lease_expires_in_s != null) |
+				(.reason | capture(", (?<v>[0-9.]+)(?<u>us|ms|s) left[)]$")) as $m |
+				(($m.v | tonumber) / (if $m.u == "ms" then 1000
+					elif $m.u == "us" then 1000000 else 1 end)
 				- .lease_expires_in_s) | if . < 0 then -. else . end' >>"$T/left.$i" 2>/dev/null || true
 			sleep 0.2
 		done
 		# shellcheck disable=SC2016
 		check "n$i: the time left in its reason is live (differences: $(tr '\n' ' ' <"$T/left.$i"))" \
-			awk '{ n++; if ($1 > 0.05) bad++ } END { exit !(n == 5 && !bad) }' "$T/left.$i"
+			awk '{ n++; if ($1 > 0.05) bad++ } END { exit !(n >= 3 && !bad) }' "$T/left.$i"
 	done
 }
 
