@@ -798,7 +798,9 @@ const char pg_lease_fail[] =
  * $1 job id, $2 instance, $3 held (true/false), $4 who and where: the
  * operator's stop (or start) of an instance, cluster-wide, numbered (a
  * node ignores a notice older than what it knows).  Every node is told:
- * "held JOB_ID INSTANCE 1|0 SEQ WHO".  Answer: (seq).
+ * "held JOB_ID INSTANCE 1|0 SEQ WHO".  A start of a periodic job moves
+ * its last slot to now: the slots while it was stopped were not missed.
+ * Answer: (seq).
  */
 const char pg_lease_hold[] =
     "WITH u AS (INSERT INTO vigil.lease AS l (job_id, instance, held, "
@@ -807,6 +809,10 @@ const char pg_lease_hold[] =
     "ON CONFLICT (job_id, instance) DO UPDATE SET held = excluded.held, "
     "held_by = excluded.held_by, held_seq = l.held_seq + 1 "
     "RETURNING job_id, instance, held, held_seq), "
+    /* the slots of a stop are not slots no node ran */
+    "p AS (UPDATE vigil.periodic x SET last_slot = greatest(x.last_slot, "
+    "now()) FROM u WHERE NOT u.held AND x.job_id = u.job_id "
+    "AND x.instance = u.instance), "
     "n AS (SELECT pg_notify('vigil', 'held ' || job_id || ' ' || instance "
     "|| ' ' || held::int || ' ' || held_seq || ' ' || $4) FROM u) "
     "SELECT held_seq FROM u, n";
@@ -895,22 +901,36 @@ const char pg_request_answers[] =
  * $1 job id, $2 instance, $3 the slot (Unix usec), $4 node, $5 clock
  * tolerance ms: one run per slot cluster-wide.  The first node to commit
  * the slot wins (a row); an older slot never fires again, and a node
- * whose clock runs ahead cannot fire a slot early.
+ * whose clock runs ahead cannot fire a slot early.  Answer to the
+ * winner: (the slot, the slot fired before it in Unix usec or NULL),
+ * the row locked first so that the one before is the latest.
  */
 const char pg_periodic_fire[] =
-    "INSERT INTO vigil.periodic AS p (job_id, instance, last_slot, "
+    "WITH o AS MATERIALIZED (SELECT last_slot FROM vigil.periodic "
+    "WHERE job_id = $1 AND instance = $2 FOR UPDATE), "
+    "i AS (INSERT INTO vigil.periodic AS p (job_id, instance, last_slot, "
     "last_node) "
     "SELECT $1, $2, to_timestamp($3::bigint / 1e6), $4 "
     "WHERE to_timestamp($3::bigint / 1e6) <= now() + $5 * interval '1 ms' "
+    /* o is read (and the row locked) before the row changes */
+    "AND (SELECT count(*) FROM o) >= 0 "
     "ON CONFLICT (job_id, instance) DO UPDATE "
     "SET last_slot = excluded.last_slot, last_node = excluded.last_node "
-    "WHERE p.last_slot < excluded.last_slot "
-    "RETURNING last_slot";
+    "WHERE p.last_slot < excluded.last_slot RETURNING last_slot) "
+    "SELECT i.last_slot, (SELECT CASE WHEN isfinite(o.last_slot) THEN "
+    "(extract(epoch FROM o.last_slot) * 1e6)::bigint END FROM o) FROM i";
 
-/* $1 job id, $2 instance: a slot won while the last run still went. */
+/*
+ * $1 job id, $2 instance, $3 node, $4 the (first) slot (Unix usec), $5
+ * why, $6 how many: slots that did not run, counted, and a row of the
+ * run history (no pid, ended as it began).
+ */
 const char pg_periodic_skipped[] =
-    "UPDATE vigil.periodic SET skipped = skipped + 1 "
-    "WHERE job_id = $1 AND instance = $2";
+    "WITH s AS (UPDATE vigil.periodic SET skipped = skipped + $6::int "
+    "WHERE job_id = $1 AND instance = $2) "
+    "INSERT INTO vigil.run (job_id, instance, node, started_at, ended_at, "
+    "reason) VALUES ($1, $2, $3, to_timestamp($4::bigint / 1e6), "
+    "to_timestamp($4::bigint / 1e6), $5)";
 
 /*
  * vigilctl cluster: every node with its version, the age of its last
@@ -959,6 +979,29 @@ const char pg_run_history[] =
     "reason, message_id FROM (SELECT * FROM vigil.run WHERE job_id = $1 "
     "AND ($2 < 0 OR instance = $2) ORDER BY id DESC LIMIT $3) r "
     "ORDER BY id";
+
+/*
+ * $1 job ids, $2 instances: what status shows of each on every node.
+ * Answer per pair: (job id, instance, the holder of its live lease or
+ * NULL, the pid of the holder's open run or NULL, usec since that run
+ * began, then the last ended run's node, exit code, signal, reason and
+ * end (Unix usec), NULL without one).
+ */
+const char pg_status_view[] =
+    "SELECT k.j, k.i, l.holder, r.pid, "
+    "(extract(epoch FROM now() - r.started_at) * 1e6)::bigint, "
+    "e.node, e.exit_code, e.signal, e.reason, "
+    "(extract(epoch FROM e.ended_at) * 1e6)::bigint "
+    "FROM unnest($1::int[], $2::int[]) AS k(j, i) "
+    "LEFT JOIN vigil.lease l ON l.job_id = k.j AND l.instance = k.i "
+    "AND l.holder IS NOT NULL AND l.expires_at > now() "
+    "LEFT JOIN LATERAL (SELECT x.pid, x.started_at FROM vigil.run x "
+    "WHERE x.job_id = k.j AND x.instance = k.i AND x.node = l.holder "
+    "AND x.ended_at IS NULL AND x.message_id IS NULL "
+    "ORDER BY x.id DESC LIMIT 1) r ON true "
+    "LEFT JOIN LATERAL (SELECT x.node, x.exit_code, x.signal, x.reason, "
+    "x.ended_at FROM vigil.run x WHERE x.job_id = k.j AND x.instance = k.i "
+    "AND x.ended_at IS NOT NULL ORDER BY x.id DESC LIMIT 1) e ON true";
 
 /* $1 run id, $2 exit code, $3 signal, $4 how it ended: the run ended. */
 const char pg_run_end[] =

@@ -77,6 +77,7 @@ extern const char pg_cluster_leases[];
 extern const char pg_run_begin[];
 extern const char pg_run_end[];
 extern const char pg_run_history[];
+extern const char pg_status_view[];
 extern const char pg_listen[];
 extern const char pg_q_claim[];
 extern const char pg_q_outcomes[];

@@ -52,6 +52,7 @@
 #include "log.h"
 #include "pgstate.h"
 #include "proc.h"
+#include "schedule.h"
 #include "vigild.h"
 #include "xmalloc.h"
 
@@ -216,13 +217,38 @@ cluster_slot_run(struct lease_slot *s)
 		cluster_slot_next(s);
 }
 
+/*
+ * n slots of in that did not run, the first at usec at, and why: counted
+ * in vigil.periodic and a row of the cluster's run history.
+ */
+static void
+cluster_slots_skipped(struct inst *in, int64_t at, int64_t n, const char *why)
+{
+	char id[32], idx[16], first[32], count[32];
+	const char *p[6];
+
+	in->per.skipped += (unsigned int)n;
+	if (cluster_st.work == NULL)
+		return;
+	snprintf(id, sizeof(id), "%" PRId64, in->job->cluster_id);
+	snprintf(idx, sizeof(idx), "%d", in->index);
+	snprintf(first, sizeof(first), "%" PRId64, at);
+	snprintf(count, sizeof(count), "%" PRId64, n);
+	p[0] = id;
+	p[1] = idx;
+	p[2] = cluster_st.cf->node_name;
+	p[3] = first;
+	p[4] = why;
+	p[5] = count;
+	pgconn_query(cluster_st.work, 0, pg_periodic_skipped, 6, p, NULL, NULL);
+}
+
 /* The slot is ours but the last run still holds the lease somewhere. */
 static void
 cluster_slot_skipped(struct lease_slot *s, const char *holder)
 {
 	struct inst *in = s->in;
-	char when[64], id[32], idx[16];
-	const char *p[2];
+	char when[64], why[128];
 
 	log_info("%s: slot of %s skipped: the last run is still going on %s",
 	    in->label, timefmt_wall(s->slot, when, sizeof(when)),
@@ -230,13 +256,72 @@ cluster_slot_skipped(struct lease_slot *s, const char *holder)
 	joblog_mark(in, "slot skipped: still running on %s",
 	    holder != NULL ? holder : "another node");
 	state_run_skipped(in, s->slot);
-	in->per.skipped++;
-	snprintf(id, sizeof(id), "%" PRId64, in->job->cluster_id);
-	snprintf(idx, sizeof(idx), "%d", in->index);
-	p[0] = id;
-	p[1] = idx;
-	pgconn_query(cluster_st.work, 0, pg_periodic_skipped, 2, p, NULL, NULL);
+	snprintf(why, sizeof(why),
+	    "skipped: the last run was still going on %s",
+	    holder != NULL ? holder : "another node");
+	cluster_slots_skipped(in, s->slot, 1, why);
 	cluster_slot_next(s);
+}
+
+/* Slots that no node fired are counted up to this many. */
+#define CLUSTER_MISSED_MAX 10000
+
+/*
+ * The slots of in's schedule strictly between prev and slot (wall usec),
+ * the first of them into *first.  An "every" job's slots are on the Unix
+ * epoch's grid: a prev off it (a start moved it to its time, or the
+ * interval changed) counts none.
+ */
+static int64_t
+cluster_slots_between(
+    const struct inst *in, int64_t prev, int64_t slot, int64_t *first)
+{
+	const struct job_spec *spec = in->job->spec;
+	int64_t n = 0, every = (int64_t)spec->every;
+	time_t t = (time_t)(prev / 1000000), next;
+
+	*first = 0;
+	if (prev <= 0 || slot <= prev)
+		return (0);
+	if (every > 0) {
+		if (prev % every != 0 || slot % every != 0)
+			return (0);
+		*first = prev + every;
+		return ((slot - prev) / every - 1);
+	}
+	while (n < CLUSTER_MISSED_MAX &&
+	    schedule_next(&spec->cron, t, &next) == 0 &&
+	    (int64_t)next * 1000000 < slot) {
+		if (n++ == 0)
+			*first = (int64_t)next * 1000000;
+		t = next;
+	}
+	return (n);
+}
+
+/*
+ * This node won slot; the one fired before it was prev (0: none): the
+ * slots in between ran on no node (every node down, drained, not placed
+ * or cut off from the database).  Said once, by the winner.
+ */
+static void
+cluster_slots_missed(struct inst *in, int64_t prev, int64_t slot)
+{
+	char a[64], b[64], why[256];
+	int64_t first, n = cluster_slots_between(in, prev, slot, &first);
+
+	if (n <= 0)
+		return;
+	timefmt_wall(prev, a, sizeof(a));
+	timefmt_wall(slot, b, sizeof(b));
+	snprintf(why, sizeof(why),
+	    "skipped: %s%" PRId64 " slot%s between %s and %s ran on no node "
+	    "(none was up and connected to the database)",
+	    n >= CLUSTER_MISSED_MAX ? "at least " : "", n, n == 1 ? "" : "s", a,
+	    b);
+	log_warnx("%s: %s", in->label, why);
+	joblog_mark(in, "%s", why);
+	cluster_slots_skipped(in, first, n, why);
 }
 
 /* What a slot's compare-and-set was about. */
@@ -260,6 +345,8 @@ cluster_fired(
 	if (res == NULL)
 		log_warnx("%s: slot not fired: %s", s->in->label, err);
 	/* Won (a row): the run's lease, then the run; else the next slot. */
+	if (res != NULL && pgres_ntuples(res) > 0)
+		cluster_slots_missed(s->in, pgres_int(res, 0, 1, 0), a->slot);
 	if (res != NULL && pgres_ntuples(res) > 0 && s->in->life.want)
 		cluster_acquire(s);
 	else

@@ -99,6 +99,7 @@ cmd_later_end(struct cmd_ctx *l)
 		server_client_park(l->client, NULL, NULL);
 		server_client_finish(l->client, l->code);
 	}
+	cmd_targets_free(l);
 	proto_buf_clear(&l->out);
 	proto_buf_clear(&l->err);
 	free(l);

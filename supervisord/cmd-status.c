@@ -2,8 +2,11 @@
 /* Copyright (c) 2026 The vigil authors */
 
 /*
- * status and pid: read-only views of the in-memory state (never a database
- * query), as an aligned table or as JSON.
+ * status and pid: read-only views of the in-memory state, as an aligned
+ * table or as JSON.  In cluster mode, status of cluster instances first
+ * asks the database what every node sees (one query, pg_status_view):
+ * the holder's run is shown on every node, this node's own state as
+ * detail; without an answer, this node's view, said on stderr.
  */
 
 #include "config.h"
@@ -19,9 +22,12 @@
 #include "duration.h"
 #include "json.h"
 #include "cgroup.h"
+#include "pgstate.h"
+#include "signame.h"
 #include "store.h"
 #include "timefmt.h"
 #include "vigild.h"
+#include "xmalloc.h"
 
 /* How long status shows what happened to state.db: a day. */
 #define CMD_STATUS_STATE_DB_SHOWN (24 * 3600 * 1000000LL)
@@ -30,6 +36,27 @@ static enum cmd_retval cmd_status_exec(struct cmd_ctx *);
 static void cmd_status_state_db_json(struct cmd_ctx *);
 static void cmd_status_limits_json(struct json *, const struct inst *);
 static enum cmd_retval cmd_pid_exec(struct cmd_ctx *);
+
+/*
+ * What the database says of one cluster instance (a row of
+ * pg_status_view): the holder's open run, and the last run that ended,
+ * on any node.
+ */
+struct cmd_status_cv {
+	int64_t job_id;
+	int instance;
+	char holder[65]; /* "": no live lease */
+	long pid;        /* of the holder's open run, or 0 */
+	int64_t up;      /* usec since that run began */
+	char node[65];   /* where the last run ended; "": none did */
+	int exit_code;   /* -1: none */
+	int sig;         /* -1: none */
+	char reason[256];
+};
+
+/* The database's view while status prints (NULL: this node's only). */
+static const struct cmd_status_cv *cmd_status_cvs;
+static size_t cmd_status_ncvs, cmd_status_cvi;
 
 const struct cmd_entry cmd_status_entry = {
 	.name = "status",
@@ -151,6 +178,98 @@ cmd_status_json_usage(struct json *jw, const struct inst *in)
 	}
 }
 
+/* The database's view of in, or NULL (not asked, or no answer). */
+static const struct cmd_status_cv *
+cmd_status_cv(const struct inst *in)
+{
+	size_t i, k;
+
+	for (i = 0; i < cmd_status_ncvs; i++) {
+		/* The rows come in the order of the instances. */
+		k = (cmd_status_cvi + i) % cmd_status_ncvs;
+		if (cmd_status_cvs[k].job_id == in->job->cluster_id &&
+		    cmd_status_cvs[k].instance == in->index) {
+			cmd_status_cvi = k + 1;
+			return (&cmd_status_cvs[k]);
+		}
+	}
+	return (NULL);
+}
+
+/* Does another node run it?  Then its run is shown, not this node's. */
+static int
+cmd_status_elsewhere(const struct cmd_status_cv *cv)
+{
+	const char *me = cluster_node_name();
+
+	return (cv != NULL && cv->pid > 0 && cv->holder[0] != '\0' &&
+	    (me == NULL || strcmp(cv->holder, me) != 0));
+}
+
+/*
+ * The last end on any node, for LAST-EXIT: "exit 3 (n2)", "lost (n1)",
+ * "skipped (n3)" (a periodic slot).
+ */
+static char *
+cmd_status_cv_exit(const struct cmd_status_cv *cv, char *buf, size_t len)
+{
+	char ex[40];
+
+	if (strncmp(cv->reason, "lost", 4) == 0)
+		strlcpy(ex, "lost", sizeof(ex));
+	else if (strncmp(cv->reason, "skipped", 7) == 0)
+		strlcpy(ex, "skipped", sizeof(ex));
+	else
+		cmd_format_exit(cv->exit_code, cv->sig, ex, sizeof(ex));
+	snprintf(buf, len, "%s (%s)", ex, cv->node);
+	return (buf);
+}
+
+/* The same on every node: status --json's "cluster" of an instance. */
+static void
+cmd_status_cv_json(struct json *jw, const struct cmd_status_cv *cv)
+{
+	if (cv == NULL) {
+		json_null(jw);
+		return;
+	}
+	json_object_begin(jw);
+	json_key(jw, "holder");
+	json_string(jw, cv->holder[0] != '\0' ? cv->holder : NULL);
+	json_key(jw, "state");
+	json_string(jw, cv->pid > 0 ? "RUNNING" : NULL);
+	json_key(jw, "pid");
+	if (cv->pid > 0)
+		json_int(jw, cv->pid);
+	else
+		json_null(jw);
+	json_key(jw, "uptime_s");
+	if (cv->pid > 0)
+		json_fixed(jw, (double)cv->up / 1e6, 3);
+	else
+		json_null(jw);
+	json_key(jw, "last_end");
+	if (cv->node[0] == '\0') {
+		json_null(jw);
+		json_object_end(jw);
+		return;
+	}
+	json_object_begin(jw);
+	json_key(jw, "node");
+	json_string(jw, cv->node);
+	json_key(jw, "exit_code");
+	if (cv->exit_code >= 0)
+		json_int(jw, cv->exit_code);
+	else
+		json_null(jw);
+	json_key(jw, "signal");
+	json_string(jw, cv->sig > 0 ? signame_name(cv->sig) : NULL);
+	json_key(jw, "reason");
+	json_string(jw, cv->reason[0] != '\0' ? cv->reason : NULL);
+	json_object_end(jw);
+	json_object_end(jw);
+}
+
 /* One instance as a JSON object. */
 static void
 cmd_status_json_one(struct cmd_ctx *ctx, const struct inst *in, uint64_t now)
@@ -213,6 +332,10 @@ cmd_status_json_one(struct cmd_ctx *ctx, const struct inst *in, uint64_t now)
 			json_fixed(jw, (double)cv.expires_ms / 1e3, 3);
 		else
 			json_null(jw);
+		if (in->job->spec->kind != CONF_KIND_QUEUE) {
+			json_key(jw, "cluster");
+			cmd_status_cv_json(jw, cmd_status_cv(in));
+		}
 	}
 	cmd_status_json_timing(jw, in, now);
 	json_key(jw, "reason");
@@ -237,37 +360,51 @@ static void
 cmd_status_row(
     struct cmd_ctx *ctx, const struct inst *in, uint64_t now, int width)
 {
-	char pid[16], up[32], ex[64], next[64], tag[48] = "";
+	char pid[16], up[32], ex[112], next[64], tag[48] = "";
+	const struct cmd_status_cv *rv = cmd_status_cv(in);
+	const char *state = job_state_name(in->state), *node = "-";
+	int away = cmd_status_elsewhere(rv);
 	struct cluster_view cv;
 
 	if (cluster_enabled()) {
 		if (cluster_view(in, &cv) == -1)
 			strlcpy(tag, "  (local)", sizeof(tag));
+		else if (away)
+			snprintf(
+			    tag, sizeof(tag), "  (cluster; here %s)", state);
 		else if (cv.epoch > 0)
 			snprintf(tag, sizeof(tag),
 			    "  (cluster, epoch %" PRId64 ")", cv.epoch);
 		else
 			strlcpy(tag, "  (cluster)", sizeof(tag));
-		cmd_print(ctx, "%-*s %-6s ", width, in->label,
-		    cv.node != NULL ? cv.node : "-");
+		if (away)
+			node = rv->holder;
+		else if (cv.node != NULL)
+			node = cv.node;
+		cmd_print(ctx, "%-*s %-6s ", width, in->label, node);
 	} else
 		cmd_print(ctx, "%-*s ", width, in->label);
-	if (in->run.pid > 0) {
+	if (away) {
+		state = job_state_name(JOB_RUNNING);
+		snprintf(pid, sizeof(pid), "%ld", rv->pid);
+		cmd_status_duration((uint64_t)rv->up, up, sizeof(up));
+	} else if (in->run.pid > 0) {
 		snprintf(pid, sizeof(pid), "%ld", (long)in->run.pid);
 		cmd_status_duration(cmd_status_uptime(in, now), up, sizeof(up));
 	} else {
 		strlcpy(pid, "-", sizeof(pid));
 		strlcpy(up, "-", sizeof(up));
 	}
-	if (in->last.known)
+	if (rv != NULL && rv->node[0] != '\0')
+		cmd_status_cv_exit(rv, ex, sizeof(ex));
+	else if (in->last.known)
 		job_exit_describe(in->last.status, ex, sizeof(ex));
 	else
 		strlcpy(ex, "-", sizeof(ex));
 	if (in->per.src != NULL)
 		cmd_format_time(in->per.wall, next, sizeof(next));
-	cmd_print(ctx, "%-8s %7s %8s %8u  %s%s%s%s\n",
-	    job_state_name(in->state), pid, up, in->life.restarts, ex,
-	    in->per.src != NULL ? ", next run " : "",
+	cmd_print(ctx, "%-8s %7s %8s %8u  %s%s%s%s\n", state, pid, up,
+	    in->life.restarts, ex, in->per.src != NULL ? ", next run " : "",
 	    in->per.src != NULL ? next : "", tag);
 }
 
@@ -306,6 +443,7 @@ cmd_status_detail(struct cmd_ctx *ctx, const struct inst *in, uint64_t now)
 {
 	char next[32], delay[32], when[64], why[256];
 	uint64_t left = in->next_start > now ? in->next_start - now : 0;
+	const struct cmd_status_cv *rv;
 
 	if (in->state == JOB_BACKOFF)
 		cmd_print(ctx,
@@ -320,6 +458,9 @@ cmd_status_detail(struct cmd_ctx *ctx, const struct inst *in, uint64_t now)
 	if (in->reason != NULL)
 		cmd_print(ctx, "  reason: %s\n",
 		    cluster_reason(in, why, sizeof(why)));
+	if ((rv = cmd_status_cv(in)) != NULL && rv->reason[0] != '\0')
+		cmd_print(
+		    ctx, "  last run ended on %s: %s\n", rv->node, rv->reason);
 	if (in->alert.state != ALERT_OK)
 		cmd_print(ctx, "  %s since %s: %u failed runs\n",
 		    in->alert.state == ALERT_CRASHLOOP ? "in a crash loop" :
@@ -529,19 +670,27 @@ cmd_status_state_db_json(struct cmd_ctx *ctx)
 	json_object_end(jw);
 }
 
-static enum cmd_retval
-cmd_status_exec(struct cmd_ctx *ctx)
+/*
+ * Print status for ctx's targets, with the database's view cv (n rows)
+ * of its cluster instances, or without (NULL), and set the exit code.
+ */
+static void
+cmd_status_show(struct cmd_ctx *ctx, const struct cmd_status_cv *cv, size_t n)
 {
 	struct inst **v = ctx->insts;
 	const struct broken_job **bv = ctx->broken;
-	size_t n = ctx->ninsts, nb = ctx->nbroken, i;
+	size_t ni = ctx->ninsts, nb = ctx->nbroken, i;
 	int width = 3, len, notrunning = 0, named = ctx->argc > 0;
 
-	for (i = 0; i < n; i++) {
+	cmd_status_cvs = cv;
+	cmd_status_ncvs = n;
+	cmd_status_cvi = 0;
+	for (i = 0; i < ni; i++) {
 		if ((len = (int)strlen(v[i]->label)) > width)
 			width = len;
 		/* WAITING is a periodic job's healthy rest. */
-		if (v[i]->state != JOB_RUNNING && v[i]->state != JOB_WAITING)
+		if (v[i]->state != JOB_RUNNING && v[i]->state != JOB_WAITING &&
+		    !cmd_status_elsewhere(cmd_status_cv(v[i])))
 			notrunning = 1;
 	}
 	for (i = 0; i < nb; i++) {
@@ -550,14 +699,158 @@ cmd_status_exec(struct cmd_ctx *ctx)
 	}
 	if (!ctx->json)
 		cmd_status_state_db(ctx);
-	cmd_status_print(ctx, v, n, bv, nb, width, named);
+	cmd_status_print(ctx, v, ni, bv, nb, width, named);
 	if (!ctx->json)
-		cmd_status_no_fds(ctx, v, n);
+		cmd_status_no_fds(ctx, v, ni);
 	/* A named broken file fails the command (1), before not running. */
 	if (named && nb > 0)
 		ctx->code = CMD_EXIT_FAILED;
 	else if (named && notrunning)
 		ctx->code = CMD_EXIT_NOT_RUNNING;
+	cmd_status_cvs = NULL;
+	cmd_status_ncvs = 0;
+}
+
+/* A status that waits for the database's view, and what it asked. */
+struct cmd_status_later {
+	struct cmd_ctx *l; /* the reply (cmd_later) */
+	char **argv;       /* copies of the operands, to resolve again */
+	int argc;
+};
+
+static void
+cmd_status_later_free(struct cmd_status_later *sl)
+{
+	int i;
+
+	for (i = 0; i < sl->argc; i++)
+		free(sl->argv[i]);
+	free(sl->argv);
+	free(sl);
+}
+
+/* The database's view (pg_status_view's rows) into n of cv. */
+static size_t
+cmd_status_cv_read(const struct pgres *res, struct cmd_status_cv **cv)
+{
+	struct cmd_status_cv *c;
+	const char *v;
+	int row, n = pgres_ntuples(res);
+
+	*cv = c = xcalloc(n > 0 ? (size_t)n : 1, sizeof(*c));
+	for (row = 0; row < n; row++, c++) {
+		c->job_id = pgres_int(res, row, 0, 0);
+		c->instance = (int)pgres_int(res, row, 1, -1);
+		if ((v = pgres_value(res, row, 2)) != NULL)
+			strlcpy(c->holder, v, sizeof(c->holder));
+		c->pid = (long)pgres_int(res, row, 3, 0);
+		c->up = pgres_int(res, row, 4, 0);
+		if ((v = pgres_value(res, row, 5)) != NULL)
+			strlcpy(c->node, v, sizeof(c->node));
+		c->exit_code = (int)pgres_int(res, row, 6, -1);
+		c->sig = (int)pgres_int(res, row, 7, -1);
+		if ((v = pgres_value(res, row, 8)) != NULL)
+			strlcpy(c->reason, v, sizeof(c->reason));
+	}
+	return ((size_t)n);
+}
+
+/*
+ * The database answered (or could not): the targets resolved again (a
+ * reload may have come in between), then status as usual.
+ */
+static void
+cmd_status_cluster_done(
+    void *arg, const struct pgres *res, const char *err, uint64_t sent)
+{
+	struct cmd_status_later *sl = arg;
+	struct cmd_ctx *l = sl->l;
+	struct cmd_status_cv *cv = NULL;
+	size_t n = 0;
+
+	(void)sent;
+	if (res == NULL)
+		cmd_error(l, "warning: this node's view only: the database: %s",
+		    err != NULL ? err : "no answer");
+	else
+		n = cmd_status_cv_read(res, &cv);
+	l->argc = sl->argc;
+	l->argv = sl->argv;
+	if (l->client != NULL && cmd_targets(l) == 0)
+		cmd_status_show(l, cv, n);
+	else if (l->code == 0)
+		l->code = CMD_EXIT_FAILED;
+	free(cv);
+	cmd_later_end(l);
+	cmd_status_later_free(sl);
+}
+
+/* Is in a cluster instance whose view the database holds? */
+static int
+cmd_status_in_cluster(const struct inst *in)
+{
+	return (in->job->spec->cluster && in->job->cluster_id != 0 &&
+	    in->job->spec->kind != CONF_KIND_QUEUE);
+}
+
+/*
+ * Ask the database for its view of ctx's cluster instances: 0 when asked
+ * (the reply comes later), -1 when there are none or it is out of reach
+ * (warned on stderr).
+ */
+static int
+cmd_status_cluster(struct cmd_ctx *ctx)
+{
+	struct cmd_status_later *sl;
+	int64_t *ids, *idx;
+	const char *p[2];
+	char *pa[2], *cause = NULL;
+	size_t i, n = 0;
+	int r;
+
+	if (!cluster_enabled())
+		return (-1);
+	ids = xreallocarray(NULL, ctx->ninsts + 1, sizeof(*ids));
+	idx = xreallocarray(NULL, ctx->ninsts + 1, sizeof(*idx));
+	for (i = 0; i < ctx->ninsts; i++) {
+		if (!cmd_status_in_cluster(ctx->insts[i]))
+			continue;
+		ids[n] = ctx->insts[i]->job->cluster_id;
+		idx[n++] = ctx->insts[i]->index;
+	}
+	pa[0] = n > 0 ? pg_array_int(ids, n) : NULL;
+	pa[1] = n > 0 ? pg_array_int(idx, n) : NULL;
+	free(ids);
+	free(idx);
+	if (n == 0)
+		return (-1);
+	sl = xcalloc(1, sizeof(*sl));
+	p[0] = pa[0];
+	p[1] = pa[1];
+	r = cluster_ask(
+	    pg_status_view, 2, p, cmd_status_cluster_done, sl, &cause);
+	free(pa[0]);
+	free(pa[1]);
+	if (r == -1) {
+		cmd_error(ctx, "warning: this node's view only: %s", cause);
+		free(cause);
+		free(sl);
+		return (-1);
+	}
+	sl->argv = xreallocarray(NULL, (size_t)ctx->argc + 1, sizeof(char *));
+	for (sl->argc = 0; sl->argc < ctx->argc; sl->argc++)
+		sl->argv[sl->argc] = xstrdup(ctx->argv[sl->argc]);
+	sl->argv[sl->argc] = NULL;
+	sl->l = cmd_later(ctx);
+	return (0);
+}
+
+static enum cmd_retval
+cmd_status_exec(struct cmd_ctx *ctx)
+{
+	if (cmd_status_cluster(ctx) == 0)
+		return (CMD_WAIT);
+	cmd_status_show(ctx, NULL, 0);
 	return (CMD_OK);
 }
 

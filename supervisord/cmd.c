@@ -237,6 +237,13 @@ cmd_send(struct cmd_ctx *ctx)
 		    ctx->client, PROTO_STDERR, ctx->err.data, ctx->err.len);
 	proto_buf_clear(&ctx->out);
 	proto_buf_clear(&ctx->err);
+	cmd_targets_free(ctx);
+}
+
+/* Free what cmd_targets resolved (and the operands behind argv). */
+void
+cmd_targets_free(struct cmd_ctx *ctx)
+{
 	free(ctx->operands);
 	free(ctx->insts);
 	free(ctx->jobs);
@@ -272,8 +279,6 @@ cmd_rights(struct cmd_ctx *ctx, const struct cmd_entry *e, const char *word)
 	log_info("%s: %s", who, word);
 	return (0);
 }
-
-static int cmd_targets(struct cmd_ctx *);
 
 /* The name of option ch as users write it: "--long" if it has one. */
 static char *
@@ -813,10 +818,11 @@ cmd_target_ids(struct cmd_ctx *ctx, int argc, char **argv)
 }
 
 /*
- * Resolve the operands the entry declares as targets.  Return 0, or -1
- * with the error printed and the exit code set (4: no such job).
+ * Resolve the operands the entry declares as targets (again, for a reply
+ * that waited: what they name may have changed).  Return 0, or -1 with
+ * the error printed and the exit code set (4: no such job).
  */
-static int
+int
 cmd_targets(struct cmd_ctx *ctx)
 {
 	const struct cmd_entry *e = ctx->entry;

@@ -934,6 +934,8 @@ void cmd_print_err(struct cmd_ctx *, const char *, ...)
 enum cmd_retval cmd_usage_error(struct cmd_ctx *, const char *, const char *);
 void cmd_json_end(struct cmd_ctx *);
 void cmd_send(struct cmd_ctx *);
+void cmd_targets_free(struct cmd_ctx *);
+int cmd_targets(struct cmd_ctx *);
 /* cmd-cluster.c */
 struct cmd_ctx *cmd_later(struct cmd_ctx *);
 void cmd_later_end(struct cmd_ctx *);

@@ -101,6 +101,11 @@ held() {
 check_views() {
 	local i
 	check "every node says n$H runs svc" retry 5 views_agree "$H"
+	for i in 1 2 3; do
+		check "n$i: status --json's cluster: n$H runs svc as pid $P" \
+			[ "$(nctl "$i" --json status svc | jq -r '.jobs[0].cluster |
+				"\(.holder) \(.state) \(.pid) \(.uptime_s > 0)"')" = "n$H RUNNING $P true" ]
+	done
 	check "n$H: fencing_token $E is the child's VIGIL_FENCING_TOKEN" \
 		[ "$(env_of "$P" VIGIL_FENCING_TOKEN)" = "$E" ]
 	check "the child's VIGIL_NODE is n$H" [ "$(env_of "$P" VIGIL_NODE)" = "n$H" ]
@@ -116,8 +121,10 @@ check_views() {
 		r=$(field "$i" reason)
 		check "n$i: its reason names n$H ($r)" \
 			[ "${r#waiting for cluster lease (held by n"$H"}" != "$r" ]
-		check "n$i: text status: NODE n$H, (cluster)" \
-			text_is "$i" "^svc  *n$H  *STARTING .*(cluster)\$"
+		check "n$i: text status: n$H's run, RUNNING, its pid; here STARTING" \
+			text_is "$i" "^svc  *n$H  *RUNNING  *$P .*(cluster; here STARTING)\$"
+		check "n$i: status svc exits 0: it runs (on n$H)" \
+			nctl "$i" status svc
 		# The time left in the reason is live: the same as
 		# lease_expires_in_s of the same answer, read after read (it
 		# was frozen at the standby's last bid). A read in the moment
@@ -159,6 +166,16 @@ log "stop on n$S: returned in $((t1 - t0)) ms, n$H's child gone $(($(now_ms) - t
 retry 5 none_runs || fail "svc still runs after a stop on n$S: on [$(runners | tr '\n' ' ')]"
 retry 5 all_stopped || fail "svc is not STOPPED on every node: $(for i in 1 2 3; do printf '%s ' "$(field "$i" state)"; done)"
 log "stop on n$S: stopped everywhere in $(($(now_ms) - t0)) ms"
+# Every node reads the same from the database: nobody holds it, and the
+# last run ended on n$H.
+cluster_says() {
+	[ "$(nctl "$1" --json status svc | jq -r '.jobs[0].cluster |
+		"\(.holder) \(.state) \(.last_end.node)"')" = "$2" ]
+}
+for i in 1 2 3; do
+	check "n$i: status --json's cluster: no holder, the last run ended on n$H" \
+		retry 5 cluster_says "$i" "null null n$H"
+done
 check "vigil.lease.held is true" [ "$(held)" = t ]
 check "n$H gave the lease back" grep -q "^vigild: svc: cluster lease given back: epoch $E\$" "$(node_log "$H")"
 check "loc still runs, same pids" [ "$(loc_pids)" = "$loc" ]

@@ -185,6 +185,12 @@ check "the last run is the holder's, running" [ "$(printf '%s\n' "$h1" | tail -n
 check "no other run is open" [ "$(printf '%s\n' "$h1" | grep -c ' running$')" = 1 ]
 nctl "$K" history svc >"$T/hist.txt"
 check "the table has a NODE column" grep -q '^START .* EXIT  *NODE  *REASON$' "$T/hist.txt"
+# status: the same on both nodes; the last end is the lost run.
+for i in "$R" "$K"; do
+	nctl "$i" status svc >"$T/st.$i" || true
+	check "n$i: status svc: n$H, RUNNING, pid $P, the last run lost ($(cat "$T/st.$i"))" \
+		grep -Eq "^svc +n$H +RUNNING +$P .* lost \(n[0-9]\)  \(cluster" "$T/st.$i"
+done
 checks_passed
 
 sampler_stop

@@ -4,7 +4,9 @@
 # one winner), no slot runs twice, slots sit on the Unix epoch's grid,
 # every run has its own fencing token, and vigil.run has each run.  Then a
 # run longer than the interval: the slots it spans are skipped on every
-# node (the run's lease is still held), runs never overlap anywhere.
+# node (the run's lease is still held), runs never overlap anywhere.  The
+# skipped slots are in vigil.run with why: those a run spanned, and those
+# no node fired while every node was down.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/pg-lib.sh"
 . "$(dirname "$0")/cluster-lib.sh"
@@ -75,6 +77,27 @@ skipped=$(cat "$T"/n*/vigild.log | grep -c 'skipped: the last run is still going
 [ "$skipped" -ge 2 ] || fail "no slot was skipped cluster-wide ($skipped)"
 sampler_stop
 log "ok: long runs never overlap; $skipped slots skipped while one ran"
+
+# --- Skipped slots in the cluster's history, with why (issue 35, item
+# 3): those a run spanned, and those no node fired (every node down).
+tick_runs() {
+	pg_sql "SELECT r.reason FROM vigil.run r JOIN vigil.job j ON j.id = r.job_id
+		WHERE j.name = 'tick' AND r.reason LIKE '$1' ORDER BY r.id"
+}
+busy() { [ "$(tick_runs 'skipped: the last run was still going on n_' | wc -l)" -ge 2 ]; }
+retry 5 busy || fail "vigil.run has no slots skipped as busy: $(tick_runs 'skipped%')"
+for i in 1 2 3; do node_stop "$i"; done
+# Three slots or more pass with no node up (the fault, not a wait).
+sleep 3.5
+nodes_start_together 1 2 3
+missed() { [ -n "$(tick_runs 'skipped: % slots between % ran on no node%')" ]; }
+retry 10 missed || fail "vigil.run has no row for the slots no node ran: $(tick_runs 'skipped%')"
+m=$(tick_runs 'skipped: % ran on no node%')
+log "$m"
+[ "$(printf '%s\n' "$m" | wc -l)" = 1 ] || fail "the slots no node ran were recorded more than once: $m"
+n=$(printf '%s\n' "$m" | sed -E 's/^skipped: ([0-9]+) slots .*/\1/')
+[ "$n" -ge 2 ] || fail "only $n slots no node ran in 3.5 s: $m"
+log "ok: slots skipped as busy and $n that no node ran are in vigil.run, with why"
 
 # --- A start cluster-wide: the asking node runs it now, once; the other
 # nodes resume its slots, and neither run it too nor wait for the lease

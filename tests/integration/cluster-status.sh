@@ -79,8 +79,10 @@ log "node $h runs svc"
 # holder once it has bid (its connection may come a moment later).
 retry 10 node_standby "$o" svc || fail "node $o does not stand by: $(node_status "$o" svc reason)"
 nctl "$o" status >"$T/st.out"
-grep -Eq "^svc +n$h +STARTING .*\(cluster\)$" "$T/st.out" ||
+hp=$(node_status "$h" svc pid)
+grep -Eq "^svc +n$h +RUNNING +$hp .*\(cluster; here STARTING\)$" "$T/st.out" ||
 	fail "standby's status: $(cat "$T/st.out")"
+nctl "$o" status svc >/dev/null || fail "standby's status svc: exit $?, not 0 (n$h runs it)"
 grep -Eq "^loc +- +RUNNING .*\(local\)$" "$T/st.out" ||
 	fail "local job's status: $(cat "$T/st.out")"
 token=$(node_status "$h" svc fencing_token)
