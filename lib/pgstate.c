@@ -38,6 +38,15 @@ const char pg_schema[] =
     "BEGIN;\n"
     "SET LOCAL statement_timeout = '10s';\n"
     "SELECT pg_advisory_xact_lock(" PG_LOCK_NS ", 0);\n"
+    /*
+     * The schema's owner (or a member of its role) makes and upgrades
+     * it; a node whose role is only vigil_node finds it made, at this
+     * version, and changes nothing (it may not).
+     */
+    "DO $setup$ DECLARE v int; BEGIN\n"
+    "IF to_regnamespace('vigil') IS NULL OR pg_has_role((SELECT nspowner\n"
+    "    FROM pg_namespace WHERE nspname = 'vigil'), 'MEMBER') THEN\n"
+    "EXECUTE $ddl$\n"
     "CREATE SCHEMA IF NOT EXISTS vigil;\n"
     "CREATE TABLE IF NOT EXISTS vigil.cluster (\n"
     "  id boolean PRIMARY KEY DEFAULT true CHECK (id),\n"
@@ -476,7 +485,8 @@ const char pg_schema[] =
      * No function of vigil is anyone's but these roles' and the owner's.
      */
     "DO $r$ DECLARE r text; BEGIN\n"
-    "  FOREACH r IN ARRAY ARRAY['vigil_enqueue', 'vigil_monitor'] LOOP\n"
+    "  FOREACH r IN ARRAY ARRAY['vigil_enqueue', 'vigil_monitor',\n"
+    "      'vigil_node'] LOOP\n"
     "    IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = r) THEN\n"
     "      BEGIN EXECUTE format('CREATE ROLE %I NOLOGIN', r);\n"
     "      EXCEPTION WHEN insufficient_privilege OR duplicate_object\n"
@@ -506,12 +516,36 @@ const char pg_schema[] =
     "      vigil.cluster_nodes(), vigil.cluster_leases(),\n"
     "      vigil.failing(int, int) TO vigil_monitor;\n"
     "  END IF;\n"
+    /*
+     * What a node needs and no more: the rows and the functions, not
+     * the schema (no DDL: it cannot redefine what other roles run).
+     */
+    "  IF EXISTS (SELECT FROM pg_roles WHERE rolname = 'vigil_node') THEN\n"
+    "    GRANT USAGE ON SCHEMA vigil TO vigil_node;\n"
+    "    GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA\n"
+    "      vigil TO vigil_node;\n"
+    "    GRANT USAGE, SELECT ON ALL SEQUENCES IN SCHEMA vigil TO\n"
+    "      vigil_node;\n"
+    "    GRANT EXECUTE ON ALL FUNCTIONS IN SCHEMA vigil TO vigil_node;\n"
+    "  END IF;\n"
     "END $g$;\n"
     "UPDATE vigil.cluster SET schema_version = 5 WHERE schema_version < 5;\n"
+    "$ddl$;\n"
+    "ELSE\n"
+    "  EXECUTE 'SELECT schema_version FROM vigil.cluster' INTO v;\n"
+    "  IF v IS NULL OR v < 5 THEN\n"
+    "    RAISE EXCEPTION 'schema vigil is at version %, older than this "
+    "vigild''s 5, and role % may not upgrade it (it is not a member of "
+    "the role that owns it): start a vigild whose role owns it once', "
+    "v, current_user USING ERRCODE = 'insufficient_privilege';\n"
+    "  END IF;\n"
+    "END IF;\n"
+    "END $setup$;\n"
     "COMMIT;\n"
     "SELECT schema_version, (SELECT string_agg(r, ', ') FROM\n"
-    "  unnest(ARRAY['vigil_enqueue', 'vigil_monitor']) AS r WHERE NOT EXISTS\n"
-    "  (SELECT FROM pg_roles WHERE rolname = r)) FROM vigil.cluster;\n";
+    "  unnest(ARRAY['vigil_enqueue', 'vigil_monitor', 'vigil_node']) AS r\n"
+    "  WHERE NOT EXISTS (SELECT FROM pg_roles WHERE rolname = r))\n"
+    "  FROM vigil.cluster;\n";
 
 /*
  * Each session: its search_path pinned (nothing vigild sends finds an

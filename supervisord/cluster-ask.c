@@ -527,6 +527,131 @@ cluster_requests_take(void)
 	    cluster_st.lease, 0, pg_request_take, 1, p, cluster_took, NULL);
 }
 
+/* How often a wait on a standby reads whether the holder runs it. */
+#define WAIT_LOOK_USEC (250 * 1000)
+
+/*
+ * Does another node run in, as the database said at the last look for a
+ * wait?  A wait for RUNNING on any node is settled by the holder's run.
+ */
+int
+cluster_runs_elsewhere(const struct inst *in)
+{
+	return (in->lease != NULL && in->lease->st != LEASE_HELD &&
+	    in->lease->elsewhere > 0);
+}
+
+static int cluster_wait_look(sd_event_source *, uint64_t, void *);
+
+/* The next look at the holders' runs, after usec. */
+static void
+cluster_wait_look_in(uint64_t usec)
+{
+	int r;
+
+	if (cluster_st.wait_look != NULL) {
+		(void)sd_event_source_set_time_relative(
+		    cluster_st.wait_look, usec);
+		(void)sd_event_source_set_enabled(
+		    cluster_st.wait_look, SD_EVENT_ONESHOT);
+		return;
+	}
+	r = sd_event_add_time_relative(vigild.event, &cluster_st.wait_look,
+	    CLOCK_MONOTONIC, usec, 10000, cluster_wait_look, NULL);
+	if (r < 0)
+		fatalx("%s: sd_event_add_time_relative: %s", __func__,
+		    strerror(-r));
+}
+
+/* The holders' runs (pg_status_view's rows): the waits they settle. */
+static void
+cluster_wait_looked(
+    void *arg, const struct pgres *res, const char *err, uint64_t sent)
+{
+	struct lease_slot *s;
+	const char *holder;
+	int row;
+
+	(void)arg;
+	(void)err;
+	(void)sent;
+	cluster_st.wait_looking = 0;
+	for (row = 0; res != NULL && row < pgres_ntuples(res); row++) {
+		s = cluster_find(
+		    pgres_int(res, row, 0, 0), (int)pgres_int(res, row, 1, -1));
+		if (s == NULL || s->st == LEASE_HELD)
+			continue;
+		holder = pgres_value(res, row, 2);
+		s->elsewhere = holder != NULL &&
+		        strcmp(holder, cluster_st.cf->node_name) != 0 ?
+		    (long)pgres_int(res, row, 3, 0) :
+		    0;
+		if (s->elsewhere > 0 && cluster_waiters != NULL)
+			cluster_waiters(s->in);
+	}
+	cluster_wait_look_in(WAIT_LOOK_USEC);
+}
+
+/*
+ * Look at the runs of the instances that clients wait on and that this
+ * node does not hold; with none, stop looking (and forget what was
+ * seen: it is read afresh for the next wait).
+ */
+static int
+cluster_wait_look(sd_event_source *src, uint64_t usec, void *arg)
+{
+	struct lease_slot *s;
+	int64_t *ids = NULL, *idx = NULL;
+	size_t n = 0, cap = 0;
+	const char *p[2];
+	char *pa[2];
+
+	(void)src;
+	(void)usec;
+	(void)arg;
+	LIST_FOREACH(s, &cluster_st.slots, entry) {
+		if (s->st == LEASE_HELD || s->in->job->cluster_id == 0 ||
+		    TAILQ_EMPTY(&s->in->waiters)) {
+			s->elsewhere = 0;
+			continue;
+		}
+		if (n == cap) {
+			cap = cap == 0 ? 16 : cap * 2;
+			ids = xreallocarray(ids, cap, sizeof(*ids));
+			idx = xreallocarray(idx, cap, sizeof(*idx));
+		}
+		ids[n] = s->in->job->cluster_id;
+		idx[n++] = s->in->index;
+	}
+	if (n > 0 && !pgconn_is_ready(cluster_st.work))
+		cluster_wait_look_in(WAIT_LOOK_USEC);
+	else if (n > 0) {
+		pa[0] = pg_array_int(ids, n);
+		pa[1] = pg_array_int(idx, n);
+		p[0] = pa[0];
+		p[1] = pa[1];
+		cluster_st.wait_looking = 1;
+		pgconn_query(cluster_st.work, 0, pg_status_view, 2, p,
+		    cluster_wait_looked, NULL);
+		free(pa[0]);
+		free(pa[1]);
+	}
+	free(ids);
+	free(idx);
+	return (0);
+}
+
+/* A client waits for an instance to run: look at the holders' runs. */
+void
+cluster_wait_watch(void)
+{
+	if (cluster_st.cf == NULL || cluster_st.wait_looking)
+		return;
+	if (cluster_st.wait_look == NULL ||
+	    sd_event_source_get_enabled(cluster_st.wait_look, NULL) == 0)
+		cluster_wait_look_in(0);
+}
+
 /* Cluster mode ends: the requests still open are forgotten. */
 void
 cluster_requests_close(void)
@@ -539,9 +664,23 @@ cluster_requests_close(void)
 		free(a);
 	}
 	asked_poll = sd_event_source_disable_unref(asked_poll);
+	cluster_st.wait_look =
+	    sd_event_source_disable_unref(cluster_st.wait_look);
 }
 
 #else /* !HAVE_LIBPQ */
+
+int
+cluster_runs_elsewhere(const struct inst *in)
+{
+	(void)in;
+	return (0);
+}
+
+void
+cluster_wait_watch(void)
+{
+}
 
 int
 cluster_elsewhere(const struct inst *in)

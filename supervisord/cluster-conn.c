@@ -412,8 +412,9 @@ cluster_schema_done(
 		    v, PG_SCHEMA_VERSION);
 	if ((roles = pgres_value(res, 0, 1)) != NULL)
 		log_warnx("cluster: no role %s, and this role may not create "
-		          "roles (CREATEROLE): applications can be given no "
-		          "enqueue-only or read-only access until a superuser "
+		          "roles (CREATEROLE): applications and nodes can be "
+		          "given no narrower role (enqueue-only, read-only, "
+		          "node-only) until a superuser "
 		          "runs CREATE ROLE ... NOLOGIN for each (the next "
 		          "vigild start grants them their rights; "
 		          "docs/cluster.md)",

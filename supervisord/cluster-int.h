@@ -40,6 +40,8 @@ struct lease_slot {
 	int64_t token;  /* the fencing token of the run now, or 0 */
 	uint64_t trust; /* HELD: CLOCK_BOOTTIME usec */
 	char *holder;   /* not ours: who held it at the last answer */
+	long elsewhere; /* not ours: the pid of the holder's run, read for a
+	                   wait (cluster_wait_watch), or 0 */
 	int64_t ms_left;
 	uint64_t holder_until; /* not ours: when its lease could expire */
 	uint64_t due;          /* a standby watched: when to look again */
@@ -124,6 +126,8 @@ struct cluster_state {
 	uint64_t gc_at;              /* the last look for jobs to forget */
 	int gc_on;                   /* ... is on its way */
 	int watching;                /* ... is on its way */
+	sd_event_source *wait_look;  /* the holders' runs, for waits */
+	int wait_looking;            /* ... a look is on its way */
 	unsigned int outbox_fails;
 	int rescuing;
 	void (*queue_shutdown)(void);

@@ -760,6 +760,8 @@ int cluster_elsewhere(const struct inst *);
 uint64_t cluster_request(struct inst *, const char *, int, long, int);
 int cluster_answer(uint64_t, int *, const char **);
 void cluster_request_forget(uint64_t);
+int cluster_runs_elsewhere(const struct inst *);
+void cluster_wait_watch(void);
 void cluster_taken_check(struct inst *);
 struct cluster_view {
 	const char *node;   /* the node that runs it, or NULL: not known */

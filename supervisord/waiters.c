@@ -209,7 +209,9 @@ waiters_settled(struct inst *in, enum wait_kind kind, enum job_state target,
 	case WAIT_STATE:
 	default:
 		*ok = 1;
-		return (in->state == target);
+		/* A cluster job another node runs is running. */
+		return (in->state == target ||
+		    (target == JOB_RUNNING && cluster_runs_elsewhere(in)));
 	}
 }
 
@@ -352,6 +354,8 @@ waiters_add_one(struct client *c, struct inst *in, enum wait_kind kind,
 	w->token = token;
 	TAILQ_INSERT_TAIL(&in->waiters, w, ientry);
 	TAILQ_INSERT_TAIL(&wc->waits, w, centry);
+	if (kind == WAIT_STATE && target == JOB_RUNNING)
+		cluster_wait_watch();
 	return (1);
 }
 

@@ -125,6 +125,8 @@ check_views() {
 			text_is "$i" "^svc  *n$H  *RUNNING  *$P .*(cluster; here STARTING)\$"
 		check "n$i: status svc exits 0: it runs (on n$H)" \
 			nctl "$i" status svc
+		check "n$i: wait svc returns: it runs (on n$H)" \
+			nctl "$i" wait --timeout "$(slow_s 10)s" svc
 		# The time left in the reason is live: the same as
 		# lease_expires_in_s of the same answer, read after read (it
 		# was frozen at the standby's last bid). A read in the moment

@@ -40,7 +40,7 @@ denied() { ! as "$1" "$2" >/dev/null && grep -q 'permission denied' "$T/err"; }
 not_as() { ! as "$@" >/dev/null; }
 ran() { grep -q "^$1 " "$T/runs" 2>/dev/null; }
 roles() { pg_sql "SELECT string_agg(rolname || ':' || rolcanlogin, ',' ORDER BY rolname) FROM pg_roles WHERE rolname LIKE 'vigil\_%'"; }
-missing_logged() { grep -q "cluster: no role vigil_enqueue, vigil_monitor, and this role may not create roles" "$(node_log 1)"; }
+missing_logged() { grep -q "cluster: no role vigil_enqueue, vigil_monitor, vigil_node, and this role may not create roles" "$(node_log 1)"; }
 
 pg_start
 node_start 1
@@ -53,7 +53,7 @@ checks_passed
 
 pg_psql -c "ALTER ROLE vigil CREATEROLE" >/dev/null || fail "ALTER ROLE vigil CREATEROLE"
 node_start 1
-made() { [ "$(roles)" = "vigil_enqueue:false,vigil_monitor:false" ]; }
+made() { [ "$(roles)" = "vigil_enqueue:false,vigil_monitor:false,vigil_node:false" ]; }
 retry 10 made || fail "the roles were not made: $(roles)"
 pg_psql -c "ALTER ROLE vigil NOCREATEROLE" \
 	-c "CREATE ROLE app LOGIN" -c "GRANT vigil_enqueue TO app" \
