@@ -1019,13 +1019,19 @@ const char pg_run_history[] =
  * Answer per pair: (job id, instance, the holder of its live lease or
  * NULL, the pid of the holder's open run or NULL, usec since that run
  * began, then the last ended run's node, exit code, signal, reason and
- * end (Unix usec), NULL without one).
+ * end (Unix usec), NULL without one; then, with an open run, the
+ * restarts of the holding: the runs the holder began since it took the
+ * lease, less one).
  */
 const char pg_status_view[] =
     "SELECT k.j, k.i, l.holder, r.pid, "
     "(extract(epoch FROM now() - r.started_at) * 1e6)::bigint, "
     "e.node, e.exit_code, e.signal, e.reason, "
-    "(extract(epoch FROM e.ended_at) * 1e6)::bigint "
+    "(extract(epoch FROM e.ended_at) * 1e6)::bigint, "
+    "(SELECT greatest(count(*) - 1, 0) FROM vigil.run x "
+    "WHERE r.pid IS NOT NULL AND x.job_id = k.j AND x.instance = k.i "
+    "AND x.node = l.holder AND x.message_id IS NULL "
+    "AND x.started_at >= l.acquired_at) "
     "FROM unnest($1::int[], $2::int[]) AS k(j, i) "
     "LEFT JOIN vigil.lease l ON l.job_id = k.j AND l.instance = k.i "
     "AND l.holder IS NOT NULL AND l.expires_at > now() "

@@ -48,6 +48,8 @@ struct cmd_status_cv {
 	char holder[65]; /* "": no live lease */
 	long pid;        /* of the holder's open run, or 0 */
 	int64_t up;      /* usec since that run began */
+	long restarts;   /* runs the holder began since it took the lease,
+	                    less that one */
 	char node[65];   /* where the last run ended; "": none did */
 	int exit_code;   /* -1: none */
 	int sig;         /* -1: none */
@@ -248,6 +250,11 @@ cmd_status_cv_json(struct json *jw, const struct cmd_status_cv *cv)
 		json_fixed(jw, (double)cv->up / 1e6, 3);
 	else
 		json_null(jw);
+	json_key(jw, "restarts");
+	if (cv->pid > 0)
+		json_int(jw, cv->restarts);
+	else
+		json_null(jw);
 	json_key(jw, "last_end");
 	if (cv->node[0] == '\0') {
 		json_null(jw);
@@ -404,7 +411,8 @@ cmd_status_row(
 	if (in->per.src != NULL)
 		cmd_format_time(in->per.wall, next, sizeof(next));
 	cmd_print(ctx, "%-8s %7s %8s %8u  %s%s%s%s\n", state, pid, up,
-	    in->life.restarts, ex, in->per.src != NULL ? ", next run " : "",
+	    away ? (unsigned int)rv->restarts : in->life.restarts, ex,
+	    in->per.src != NULL ? ", next run " : "",
 	    in->per.src != NULL ? next : "", tag);
 }
 
@@ -751,6 +759,7 @@ cmd_status_cv_read(const struct pgres *res, struct cmd_status_cv **cv)
 		c->sig = (int)pgres_int(res, row, 7, -1);
 		if ((v = pgres_value(res, row, 8)) != NULL)
 			strlcpy(c->reason, v, sizeof(c->reason));
+		c->restarts = (long)pgres_int(res, row, 10, 0);
 	}
 	return ((size_t)n);
 }

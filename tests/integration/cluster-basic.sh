@@ -102,16 +102,18 @@ check_views() {
 	local i
 	check "every node says n$H runs svc" retry 5 views_agree "$H"
 	for i in 1 2 3; do
-		check "n$i: status --json's cluster: n$H runs svc as pid $P" \
+		check "n$i: status --json's cluster: n$H runs svc as pid $P, $R restarts" \
 			[ "$(nctl "$i" --json status svc | jq -r '.jobs[0].cluster |
-				"\(.holder) \(.state) \(.pid) \(.uptime_s > 0)"')" = "n$H RUNNING $P true" ]
+				"\(.holder) \(.state) \(.pid) \(.uptime_s > 0) \(.restarts)"')" = "n$H RUNNING $P true $R" ]
 	done
 	check "n$H: fencing_token $E is the child's VIGIL_FENCING_TOKEN" \
 		[ "$(env_of "$P" VIGIL_FENCING_TOKEN)" = "$E" ]
 	check "the child's VIGIL_NODE is n$H" [ "$(env_of "$P" VIGIL_NODE)" = "n$H" ]
-	check "the lease row: n$H, epoch $E" [ "$(pg_sql "SELECT l.holder || ' ' || l.epoch
+	# The lease's epoch is its first run's token; each restart takes
+	# the next one.
+	check "the lease row: n$H, epoch $((E - R))" [ "$(pg_sql "SELECT l.holder || ' ' || l.epoch
 		FROM vigil.lease l JOIN vigil.job j ON j.id = l.job_id
-		WHERE j.name = 'svc'")" = "n$H $E" ]
+		WHERE j.name = 'svc'")" = "n$H $((E - R))" ]
 	check "n$H: text status: NODE n$H, (cluster, epoch $E)" \
 		text_is "$H" "^svc  *n$H  *RUNNING  *$P .*(cluster, epoch $E)\$"
 	for i in 1 2 3; do
@@ -121,8 +123,8 @@ check_views() {
 		r=$(field "$i" reason)
 		check "n$i: its reason names n$H ($r)" \
 			[ "${r#waiting for cluster lease (held by n"$H"}" != "$r" ]
-		check "n$i: text status: n$H's run, RUNNING, its pid; here STARTING" \
-			text_is "$i" "^svc  *n$H  *RUNNING  *$P .*(cluster; here STARTING)\$"
+		check "n$i: text status: n$H's run, RUNNING, its pid, $R restarts; here STARTING" \
+			text_is "$i" "^svc  *n$H  *RUNNING  *$P  *[0-9.a-z]*  *$R  .*(cluster; here STARTING)\$"
 		check "n$i: status svc exits 0: it runs (on n$H)" \
 			nctl "$i" status svc
 		check "n$i: wait svc returns: it runs (on n$H)" \
@@ -148,6 +150,7 @@ check_views() {
 	done
 }
 
+R=0
 pg_start
 for i in 1 2 3; do node_start "$i"; done
 sampler_start "$m"
@@ -215,6 +218,18 @@ check "the token grew: $E > $E0" [ "$E" -gt "$E0" ]
 check "vigil.lease.held is false" [ "$(held)" = f ]
 check_views
 check "loc still runs, same pids" [ "$(loc_pids)" = "$loc" ]
+checks_passed
+
+# --- The holder's run is killed: n$H runs it again, and every node
+# counts the restart (runs the holder began since it took the lease).
+H0=$H P0=$P
+kill -KILL "$P0"
+again() { one_runs && [ "$P" != "$P0" ]; }
+retry 10 again || fail "svc did not run again after its pid $P0 was killed: on [$(runners | tr '\n' ' ')]"
+log "pid $P0 killed: runs again on n$H as pid $P"
+check "n$H0 ran it again (n$H)" [ "$H" = "$H0" ]
+R=1
+check_views
 checks_passed
 
 sampler_stop
