@@ -9,7 +9,8 @@ An arrow A -> B means A.c names a function that B.c exports (defined at
 the start of a line, not static), outside comments and strings; calls
 through ops tables and hooks (struct kind_ops, claim_ops, inst_hooks) are
 not arrows, which is the point of them.  Prints one line per file with
-its arrows and its size, then the two-way pairs.  --dot prints a Graphviz
+its arrows and its size, then the two-way pairs.  A function-like macro
+of a supervisord/ header names the function its expansion calls.  --dot prints a Graphviz
 graph instead.  --check prints only the two-way pairs and exits 1 if
 any pair of files calls each other.
 """
@@ -21,6 +22,7 @@ import sys
 DEF = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)\(", re.M)
 # A name, not a member after "." or "->".
 WORD = re.compile(r"(?<![.>])\b[A-Za-z_][A-Za-z0-9_]*\b")
+MACRO = re.compile(r"^#define ([A-Za-z_][A-Za-z0-9_]*)\(([^\n]*)", re.M)
 CODE = re.compile(
     r'//[^\n]*|/\*.*?\*/|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'', re.S)
 
@@ -49,6 +51,15 @@ def graph(top):
     for f in files:
         for name in exported(code[f]):
             owner[name] = f
+    # A function-like macro of a header that calls a file's function
+    # (evloop_timer_in -> evloop_timer_in_) is a call of that file.
+    for h in sorted(glob.glob(os.path.join(top, "supervisord", "*.h"))):
+        text = strip(open(h, errors="replace").read()).replace("\\\n", " ")
+        for m in MACRO.finditer(text):
+            called = [owner[w] for w in WORD.findall(m.group(2))
+                      if w in owner]
+            if called:
+                owner[m.group(1)] = called[0]
     calls = {}
     for f in files:
         words = set(WORD.findall(code[f]))

@@ -32,6 +32,7 @@
 #include <string.h>
 
 #include "duration.h"
+#include "evloop.h"
 #include "log.h"
 #include "monotime.h"
 #include "store.h"
@@ -155,15 +156,12 @@ static void
 alert_stable_arm(struct inst *in, int on)
 {
 	uint64_t at = in->run.started + in->job->spec->min_uptime;
-	int r;
 
 	in->alert.stable = sd_event_source_disable_unref(in->alert.stable);
 	if (!on)
 		return;
-	r = sd_event_add_time(vigild.event, &in->alert.stable, CLOCK_MONOTONIC,
-	    at, DURATION_USEC_PER_MSEC, alert_stable, in);
-	if (r < 0)
-		fatalx("%s: sd_event_add_time: %s", __func__, strerror(-r));
+	evloop_timer_at(&in->alert.stable, CLOCK_MONOTONIC, at,
+	    DURATION_USEC_PER_MSEC, alert_stable, in);
 }
 
 static int

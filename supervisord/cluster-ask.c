@@ -29,6 +29,7 @@
 #include <string.h>
 
 #include "duration.h"
+#include "evloop.h"
 #include "lease.h"
 #include "log.h"
 #include "monotime.h"
@@ -303,15 +304,10 @@ cluster_answers_tick(sd_event_source *src, uint64_t usec, void *arg)
 static void
 cluster_answers_poll(void)
 {
-	int r;
-
 	if (asked_poll != NULL)
 		return;
-	r = sd_event_add_time_relative(vigild.event, &asked_poll,
-	    CLOCK_MONOTONIC, ASK_POLL_USEC, 100000, cluster_answers_tick, NULL);
-	if (r < 0)
-		fatalx("%s: sd_event_add_time_relative: %s", __func__,
-		    strerror(-r));
+	evloop_timer_in(&asked_poll, CLOCK_MONOTONIC, ASK_POLL_USEC, 100000,
+	    cluster_answers_tick, NULL);
 	(void)sd_event_source_set_enabled(asked_poll, SD_EVENT_ON);
 }
 
@@ -361,16 +357,12 @@ taken_is_stable(struct lease_slot *s)
 {
 	struct inst *in = s->in;
 	uint64_t at = in->run.started + in->job->spec->min_uptime;
-	int r;
 
 	if (monotime_now() >= at)
 		return (1);
 	if (s->taken_timer == NULL) {
-		r = sd_event_add_time(vigild.event, &s->taken_timer,
-		    CLOCK_MONOTONIC, at, 1000, taken_stable, s);
-		if (r < 0)
-			fatalx("%s: sd_event_add_time: %s", __func__,
-			    strerror(-r));
+		evloop_timer_at(&s->taken_timer, CLOCK_MONOTONIC, at, 1000,
+		    taken_stable, s);
 	}
 	return (0);
 }
@@ -547,20 +539,8 @@ static int cluster_wait_look(sd_event_source *, uint64_t, void *);
 static void
 cluster_wait_look_in(uint64_t usec)
 {
-	int r;
-
-	if (cluster_st.wait_look != NULL) {
-		(void)sd_event_source_set_time_relative(
-		    cluster_st.wait_look, usec);
-		(void)sd_event_source_set_enabled(
-		    cluster_st.wait_look, SD_EVENT_ONESHOT);
-		return;
-	}
-	r = sd_event_add_time_relative(vigild.event, &cluster_st.wait_look,
-	    CLOCK_MONOTONIC, usec, 10000, cluster_wait_look, NULL);
-	if (r < 0)
-		fatalx("%s: sd_event_add_time_relative: %s", __func__,
-		    strerror(-r));
+	evloop_timer_in(&cluster_st.wait_look, CLOCK_MONOTONIC, usec, 10000,
+	    cluster_wait_look, NULL);
 }
 
 /* The holders' runs (pg_status_view's rows): the waits they settle. */

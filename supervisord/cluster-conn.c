@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "duration.h"
+#include "evloop.h"
 #include "lease.h"
 #include "timefmt.h"
 #include "log.h"
@@ -761,10 +762,8 @@ cluster_open(char **cause)
 		cfg.conninfo = cf->work_conninfo;
 	cluster_st.work = pgconn_new("work", &cfg);
 	/* pgconn_new connects at once; the callbacks know which one. */
-	if (sd_event_add_time_relative(vigild.event, &cluster_st.renew,
-	        CLOCK_BOOTTIME, cluster_st.t.renew, 1000, cluster_renew_tick,
-	        NULL) < 0)
-		fatalx("%s: sd_event_add_time_relative", __func__);
+	evloop_timer_in(&cluster_st.renew, CLOCK_BOOTTIME, cluster_st.t.renew,
+	    1000, cluster_renew_tick, NULL);
 	(void)sd_event_source_set_enabled(cluster_st.renew, SD_EVENT_ON);
 	log_info("cluster: node %s, lease_ttl %llums, renew every %llums",
 	    cf->node_name, (unsigned long long)(cf->lease_ttl / 1000),

@@ -42,6 +42,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "evloop.h"
 #include "lease.h"
 #include "log.h"
 #include "pgstate.h"
@@ -537,12 +538,10 @@ cluster_queue_shutdown(void (*done)(void))
 	}
 	cluster_st.queue_shutdown = done;
 	cluster_st.holds_settled = cq_shutdown_check;
-	if (cluster_st.queue_shutdown_timer == NULL &&
-	    sd_event_add_time_relative(vigild.event,
-	        &cluster_st.queue_shutdown_timer, CLOCK_BOOTTIME,
-	        cluster_st.t.query_timeout, 1000, cq_shutdown_timeout,
-	        NULL) < 0)
-		fatalx("%s: sd_event_add_time_relative", __func__);
+	if (cluster_st.queue_shutdown_timer == NULL)
+		evloop_timer_in(&cluster_st.queue_shutdown_timer,
+		    CLOCK_BOOTTIME, cluster_st.t.query_timeout, 1000,
+		    cq_shutdown_timeout, NULL);
 	cq_flush();
 }
 

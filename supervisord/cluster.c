@@ -47,6 +47,7 @@
 #include <unistd.h>
 
 #include "duration.h"
+#include "evloop.h"
 #include "lease.h"
 #include "timefmt.h"
 #include "log.h"
@@ -107,23 +108,6 @@ cluster_fence_kill(sd_event_source *src, uint64_t usec, void *arg)
 	return (0);
 }
 
-static void
-cluster_timer_at(sd_event_source **src, uint64_t at, sd_event_time_handler_t fn,
-    struct lease_slot *s)
-{
-	int r;
-
-	if (*src != NULL) {
-		(void)sd_event_source_set_time(*src, at);
-		(void)sd_event_source_set_enabled(*src, SD_EVENT_ONESHOT);
-		return;
-	}
-	r = sd_event_add_time(
-	    vigild.event, src, CLOCK_BOOTTIME, at, 1000, fn, s);
-	if (r < 0)
-		fatalx("%s: sd_event_add_time: %s", __func__, strerror(-r));
-}
-
 /* A lease answered (acquired or renewed) at sent: trusted anew. */
 void
 cluster_trust(struct lease_slot *s, uint64_t sent)
@@ -134,9 +118,10 @@ cluster_trust(struct lease_slot *s, uint64_t sent)
 	if (cluster_st.cf->on_db_loss == CONF_DB_LOSS_KEEP)
 		cluster_timers_off(s);
 	else {
-		cluster_timer_at(&s->stop, lease_stop_at(s->trust, stop),
-		    cluster_fence_stop, s);
-		cluster_timer_at(&s->kill, s->trust, cluster_fence_kill, s);
+		evloop_timer_at(&s->stop, CLOCK_BOOTTIME,
+		    lease_stop_at(s->trust, stop), 1000, cluster_fence_stop, s);
+		evloop_timer_at(&s->kill, CLOCK_BOOTTIME, s->trust, 1000,
+		    cluster_fence_kill, s);
 	}
 	cluster_keeper_update(s);
 }
@@ -172,7 +157,8 @@ cluster_retry_cb(sd_event_source *src, uint64_t usec, void *arg)
 static void
 cluster_retry_in(struct lease_slot *s, uint64_t usec)
 {
-	cluster_timer_at(&s->retry, pgconn_now() + usec, cluster_retry_cb, s);
+	evloop_timer_at(&s->retry, CLOCK_BOOTTIME, pgconn_now() + usec, 1000,
+	    cluster_retry_cb, s);
 }
 
 /* ---- periodic jobs: one run per slot cluster-wide ---- */
@@ -646,7 +632,8 @@ cluster_watch_arm(void)
 			    cluster_st.watch, SD_EVENT_OFF);
 		return;
 	}
-	cluster_timer_at(&cluster_st.watch, at, cluster_watch_cb, NULL);
+	evloop_timer_at(&cluster_st.watch, CLOCK_BOOTTIME, at, 1000,
+	    cluster_watch_cb, NULL);
 }
 
 /* The bid lost (the answer's row res): wait, or stop if held. */
@@ -903,11 +890,10 @@ cluster_shutdown(void (*done)(void))
 		return;
 	}
 	cluster_st.shutdown_done = done;
-	if (cluster_st.shutdown_timer == NULL &&
-	    sd_event_add_time_relative(vigild.event, &cluster_st.shutdown_timer,
-	        CLOCK_BOOTTIME, cluster_st.t.query_timeout, 1000,
-	        cluster_shutdown_timeout, NULL) < 0)
-		fatalx("%s: sd_event_add_time_relative", __func__);
+	if (cluster_st.shutdown_timer == NULL)
+		evloop_timer_in(&cluster_st.shutdown_timer, CLOCK_BOOTTIME,
+		    cluster_st.t.query_timeout, 1000, cluster_shutdown_timeout,
+		    NULL);
 	cluster_releases_send();
 }
 

@@ -34,6 +34,7 @@
 
 #include "backoff.h"
 #include "duration.h"
+#include "evloop.h"
 #include "lock.h"
 #include "log.h"
 #include "queue.h"
@@ -278,23 +279,13 @@ dispatch_due(sd_event_source *s, uint64_t usec, void *arg)
 static void
 dispatch_due_arm(struct job *j, int64_t at)
 {
-	int r;
-
 	if (at <= 0) {
 		if (j->due != NULL)
 			(void)sd_event_source_set_enabled(j->due, SD_EVENT_OFF);
 		return;
 	}
-	if (j->due == NULL) {
-		r = sd_event_add_time(vigild.event, &j->due, CLOCK_REALTIME,
-		    (uint64_t)at, DISPATCH_ACCURACY, dispatch_due, j);
-		if (r < 0)
-			fatalx("%s: sd_event_add_time: %s", __func__,
-			    strerror(-r));
-		return;
-	}
-	(void)sd_event_source_set_time(j->due, (uint64_t)at);
-	(void)sd_event_source_set_enabled(j->due, SD_EVENT_ONESHOT);
+	evloop_timer_at(&j->due, CLOCK_REALTIME, (uint64_t)at,
+	    DISPATCH_ACCURACY, dispatch_due, j);
 }
 
 /*
@@ -304,19 +295,9 @@ dispatch_due_arm(struct job *j, int64_t at)
 void
 dispatch_kick(struct job *j)
 {
-	int r;
-
 	if (j->spec->kind != CONF_KIND_QUEUE)
 		return;
-	if (j->kick == NULL) {
-		r = sd_event_add_defer(
-		    vigild.event, &j->kick, dispatch_kicked, j);
-		if (r < 0)
-			fatalx("%s: sd_event_add_defer: %s", __func__,
-			    strerror(-r));
-		return;
-	}
-	(void)sd_event_source_set_enabled(j->kick, SD_EVENT_ONESHOT);
+	evloop_defer(&j->kick, dispatch_kicked, j);
 }
 
 /*

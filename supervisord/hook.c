@@ -32,6 +32,7 @@
 #include <unistd.h>
 
 #include "duration.h"
+#include "evloop.h"
 #include "job.h"
 #include "log.h"
 #include "signame.h"
@@ -221,7 +222,6 @@ hook_started(struct hook_line *l, const struct hook_ev *ev, struct inst *in,
     pid_t pid, uint64_t timeout)
 {
 	char name[128];
-	int r;
 
 	l->pid = pid;
 	l->what = ev->event;
@@ -231,11 +231,8 @@ hook_started(struct hook_line *l, const struct hook_ev *ev, struct inst *in,
 		    in, "on_failure: pid %ld (%s)", (long)l->pid, ev->event);
 	log_debug("%s: pid %ld (%s)", hook_name(l, name, sizeof(name)),
 	    (long)l->pid, ev->event);
-	r = sd_event_add_time_relative(vigild.event, &l->timer, CLOCK_MONOTONIC,
-	    timeout, 1000, hook_timed_out, l);
-	if (r < 0)
-		fatalx("%s: sd_event_add_time_relative: %s", __func__,
-		    strerror(-r));
+	evloop_timer_in(
+	    &l->timer, CLOCK_MONOTONIC, timeout, 1000, hook_timed_out, l);
 }
 
 /*

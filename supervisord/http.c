@@ -56,6 +56,7 @@
 #include <sysexits.h>
 #include <unistd.h>
 
+#include "evloop.h"
 #include "json.h"
 #include "listenaddr.h"
 #include "log.h"
@@ -1056,14 +1057,8 @@ http_arm(void)
 		ms = 24ULL * 3600 * 1000;
 	(void)sd_event_now(vigild.event, CLOCK_MONOTONIC, &now);
 	now += ms * 1000;
-	if (http.timer == NULL) {
-		if (sd_event_add_time(vigild.event, &http.timer,
-		        CLOCK_MONOTONIC, now, 10000, http_timer, NULL) < 0)
-			fatalx("http: cannot add a timer");
-		return;
-	}
-	(void)sd_event_source_set_time(http.timer, now);
-	(void)sd_event_source_set_enabled(http.timer, SD_EVENT_ONESHOT);
+	evloop_timer_at(
+	    &http.timer, CLOCK_MONOTONIC, now, 10000, http_timer, NULL);
 }
 
 /* Read the token of http_token_file: not empty, others may not read it. */

@@ -31,6 +31,7 @@
 #include <string.h>
 
 #include "duration.h"
+#include "evloop.h"
 #include "log.h"
 #include "monotime.h"
 #include "proc.h"
@@ -135,16 +136,11 @@ inst_timer_fired(sd_event_source *s, uint64_t usec, void *arg)
 static void
 inst_timer_set(struct inst *in, enum life_timer t, uint64_t usec)
 {
-	int r;
-
 	in->timer = sd_event_source_disable_unref(in->timer);
 	if (t == LIFE_TIMER_NONE)
 		return;
-	r = sd_event_add_time_relative(vigild.event, &in->timer,
-	    CLOCK_MONOTONIC, usec, 1, inst_timer_fired, in);
-	if (r < 0)
-		fatalx("%s: sd_event_add_time_relative: %s", __func__,
-		    strerror(-r));
+	evloop_timer_in(
+	    &in->timer, CLOCK_MONOTONIC, usec, 1, inst_timer_fired, in);
 }
 
 static int
@@ -161,14 +157,10 @@ inst_deadline_fired(sd_event_source *s, uint64_t usec, void *arg)
 static void
 inst_deadline_arm(struct inst *in)
 {
-	int r;
-
 	in->deadline = sd_event_source_disable_unref(in->deadline);
-	r = sd_event_add_time(vigild.event, &in->deadline, CLOCK_MONOTONIC,
+	evloop_timer_at(&in->deadline, CLOCK_MONOTONIC,
 	    in->run.started + in->job->spec->timeout, INST_DEADLINE_ACCURACY,
 	    inst_deadline_fired, in);
-	if (r < 0)
-		fatalx("%s: sd_event_add_time: %s", __func__, strerror(-r));
 }
 
 static int
@@ -185,17 +177,11 @@ inst_watchdog_fired(sd_event_source *s, uint64_t usec, void *arg)
 void
 inst_watchdog_arm(struct inst *in)
 {
-	int r;
-
 	if (in->job->spec->watchdog == 0)
 		return;
 	in->watchdog = sd_event_source_disable_unref(in->watchdog);
-	r = sd_event_add_time_relative(vigild.event, &in->watchdog,
-	    CLOCK_MONOTONIC, in->job->spec->watchdog, 1000, inst_watchdog_fired,
-	    in);
-	if (r < 0)
-		fatalx("%s: sd_event_add_time_relative: %s", __func__,
-		    strerror(-r));
+	evloop_timer_in(&in->watchdog, CLOCK_MONOTONIC, in->job->spec->watchdog,
+	    1000, inst_watchdog_fired, in);
 }
 
 /* stop_signal (and CONT, so that a stopped group sees it) to the run. */

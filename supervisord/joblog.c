@@ -36,6 +36,7 @@
 
 #include <systemd/sd-journal.h>
 
+#include "evloop.h"
 #include "log.h"
 #include "output.h"
 #include "vigild.h"
@@ -258,7 +259,7 @@ static int
 joblog_pipe_make(struct inst *in, int bind, char **cause)
 {
 	struct outpipe *op;
-	int fds[2], r;
+	int fds[2];
 
 	if (pipe2(fds, O_CLOEXEC) == -1) {
 		xasprintf(cause, "pipe: %s", strerror(errno));
@@ -272,10 +273,7 @@ joblog_pipe_make(struct inst *in, int bind, char **cause)
 	op->tag = in->job->ninsts > 1 ? xstrdup(in->label) : NULL;
 	if (in->job->kind->keep_tail)
 		op->tail = xmalloc(OUTPUT_TAIL);
-	r = sd_event_add_io(
-	    vigild.event, &op->src, op->fd, EPOLLIN, joblog_pipe_event, op);
-	if (r < 0)
-		fatalx("%s: sd_event_add_io: %s", __func__, strerror(-r));
+	evloop_io(&op->src, op->fd, EPOLLIN, joblog_pipe_event, op);
 	(void)sd_event_source_set_priority(op->src, OUTPUT_PRIORITY);
 	LIST_INSERT_HEAD(&joblog_pipes, op, entry);
 	if (bind) {

@@ -35,6 +35,7 @@
 #include <unistd.h>
 
 #include "cgroup.h"
+#include "evloop.h"
 #include "log.h"
 #include "vigild.h"
 #include "xmalloc.h"
@@ -334,19 +335,10 @@ keeper_flush_cb(sd_event_source *s, void *arg)
 static void
 keeper_queue(const struct keeper_msg *m)
 {
-	int r;
-
 	if (keeper.npend == KEEPER_BATCH)
 		keeper_flush();
 	keeper.pend[keeper.npend++] = *m;
-	if (keeper.flush == NULL) {
-		r = sd_event_add_defer(
-		    vigild.event, &keeper.flush, keeper_flush_cb, NULL);
-		if (r < 0)
-			fatalx("%s: sd_event_add_defer: %s", __func__,
-			    strerror(-r));
-	}
-	(void)sd_event_source_set_enabled(keeper.flush, SD_EVENT_ONESHOT);
+	evloop_defer(&keeper.flush, keeper_flush_cb, NULL);
 }
 
 /* A run's record: its group, killed at deadline (0: only if vigild goes). */

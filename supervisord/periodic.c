@@ -30,6 +30,7 @@
 #include <unistd.h>
 
 #include "duration.h"
+#include "evloop.h"
 #include "log.h"
 #include "schedule.h"
 #include "timefmt.h"
@@ -89,7 +90,6 @@ periodic_slot_arm(struct inst *in, int first)
 	uint64_t now = monotime_now(), jitter = periodic_jitter(spec);
 	int64_t wall = store_now();
 	time_t next;
-	int r;
 
 	in->per.src = sd_event_source_disable_unref(in->per.src);
 	if (spec->every > 0 && cluster_periodic(in)) {
@@ -100,9 +100,9 @@ periodic_slot_arm(struct inst *in, int first)
 		in->per.mono = 0;
 		in->per.wall =
 		    (wall / (int64_t)spec->every + 1) * (int64_t)spec->every;
-		r = sd_event_add_time(vigild.event, &in->per.src,
-		    CLOCK_REALTIME, (uint64_t)in->per.wall + jitter,
-		    PERIODIC_ACCURACY, periodic_slot_fired, in);
+		evloop_timer_at(&in->per.src, CLOCK_REALTIME,
+		    (uint64_t)in->per.wall + jitter, PERIODIC_ACCURACY,
+		    periodic_slot_fired, in);
 	} else if (spec->every > 0) {
 		if (first || in->per.mono == 0)
 			in->per.mono = now + spec->every;
@@ -114,8 +114,8 @@ periodic_slot_arm(struct inst *in, int first)
 			    ((now - in->per.mono) / spec->every + 1) *
 			    spec->every;
 		in->per.wall = wall + (int64_t)(in->per.mono - now);
-		r = sd_event_add_time(vigild.event, &in->per.src,
-		    CLOCK_MONOTONIC, in->per.mono + jitter, PERIODIC_ACCURACY,
+		evloop_timer_at(&in->per.src, CLOCK_MONOTONIC,
+		    in->per.mono + jitter, PERIODIC_ACCURACY,
 		    periodic_slot_fired, in);
 	} else {
 		if (schedule_next(
@@ -126,12 +126,10 @@ periodic_slot_arm(struct inst *in, int first)
 			return;
 		}
 		in->per.wall = (int64_t)next * 1000000;
-		r = sd_event_add_time(vigild.event, &in->per.src,
-		    CLOCK_REALTIME, (uint64_t)in->per.wall + jitter,
-		    PERIODIC_ACCURACY, periodic_slot_fired, in);
+		evloop_timer_at(&in->per.src, CLOCK_REALTIME,
+		    (uint64_t)in->per.wall + jitter, PERIODIC_ACCURACY,
+		    periodic_slot_fired, in);
 	}
-	if (r < 0)
-		fatalx("%s: sd_event_add_time: %s", __func__, strerror(-r));
 }
 
 /*
@@ -254,8 +252,6 @@ periodic_clock_changed(sd_event_source *s, int fd, uint32_t revents, void *arg)
 void
 periodic_init(void)
 {
-	int r;
-
 	periodic_clock_fd =
 	    timerfd_create(CLOCK_REALTIME, TFD_NONBLOCK | TFD_CLOEXEC);
 	if (periodic_clock_fd == -1 || periodic_clock_watch() == -1) {
@@ -265,10 +261,8 @@ periodic_init(void)
 		periodic_clock_fd = -1;
 		return;
 	}
-	r = sd_event_add_io(vigild.event, &periodic_clock_src,
-	    periodic_clock_fd, EPOLLIN, periodic_clock_changed, NULL);
-	if (r < 0)
-		fatalx("%s: sd_event_add_io: %s", __func__, strerror(-r));
+	evloop_io(&periodic_clock_src, periodic_clock_fd, EPOLLIN,
+	    periodic_clock_changed, NULL);
 }
 
 /* At exit. */

@@ -41,6 +41,7 @@
 
 #include <libpq-fe.h>
 
+#include "evloop.h"
 #include "log.h"
 #include "vigild.h"
 #include "xmalloc.h"
@@ -451,18 +452,8 @@ static int pgconn_timeout(sd_event_source *, uint64_t, void *);
 static void
 pgconn_timer_arm(struct pgconn *c, uint64_t usec)
 {
-	int r;
-
-	if (c->timer != NULL) {
-		(void)sd_event_source_set_time(c->timer, pgconn_now() + usec);
-		(void)sd_event_source_set_enabled(c->timer, SD_EVENT_ONESHOT);
-		return;
-	}
-	r = sd_event_add_time_relative(vigild.event, &c->timer, CLOCK_BOOTTIME,
-	    usec, 1000, pgconn_timeout, c);
-	if (r < 0)
-		fatalx("%s: sd_event_add_time_relative: %s", __func__,
-		    strerror(-r));
+	evloop_timer_in(
+	    &c->timer, CLOCK_BOOTTIME, usec, 1000, pgconn_timeout, c);
 }
 
 static void
@@ -548,7 +539,6 @@ pgconn_drop(struct pgconn *c, const char *why)
 {
 	struct pgreq *r;
 	enum pgconn_state was = c->state;
-	int r2;
 
 	if (was == PGCONN_DOWN || c->closing)
 		return;
@@ -583,11 +573,8 @@ pgconn_drop(struct pgconn *c, const char *why)
 		c->cfg.down(c->cfg.arg, why);
 	if (c->state != PGCONN_DOWN || c->retry != NULL)
 		return; /* the callback connected again */
-	r2 = sd_event_add_time_relative(vigild.event, &c->retry, CLOCK_BOOTTIME,
-	    c->retry_delay, 1000, pgconn_retry_cb, c);
-	if (r2 < 0)
-		fatalx("%s: sd_event_add_time_relative: %s", __func__,
-		    strerror(-r2));
+	evloop_timer_in(&c->retry, CLOCK_BOOTTIME, c->retry_delay, 1000,
+	    pgconn_retry_cb, c);
 	c->retry_delay =
 	    c->retry_delay == 0 ? PGCONN_RETRY_MIN : c->retry_delay * 2;
 	if (c->retry_delay > c->cfg.retry_max)
@@ -727,7 +714,7 @@ static int pgconn_io(sd_event_source *, int, uint32_t, void *);
 static void
 pgconn_watch(struct pgconn *c, uint32_t events)
 {
-	int fd = pq.PQsocket(c->pg), r;
+	int fd = pq.PQsocket(c->pg);
 
 	if (fd != c->fd)
 		c->io = sd_event_source_disable_unref(c->io);
@@ -738,9 +725,7 @@ pgconn_watch(struct pgconn *c, uint32_t events)
 		(void)sd_event_source_set_io_events(c->io, events);
 		return;
 	}
-	r = sd_event_add_io(vigild.event, &c->io, fd, events, pgconn_io, c);
-	if (r < 0)
-		fatalx("%s: sd_event_add_io: %s", __func__, strerror(-r));
+	evloop_io(&c->io, fd, events, pgconn_io, c);
 }
 
 /* One step of PQconnectPoll; connected: the set-up. */
@@ -998,11 +983,8 @@ pgconn_connect(struct pgconn *c)
 			return;
 		}
 	}
-	r = sd_event_add_time_relative(vigild.event, &c->resolving,
-	    CLOCK_BOOTTIME, PGCONN_RESOLVE_POLL, 1000, pgconn_resolved, c);
-	if (r < 0)
-		fatalx("%s: sd_event_add_time_relative: %s", __func__,
-		    strerror(-r));
+	evloop_timer_in(&c->resolving, CLOCK_BOOTTIME, PGCONN_RESOLVE_POLL,
+	    1000, pgconn_resolved, c);
 }
 
 /* A new connection to the database of cfg; it connects from the loop. */
@@ -1021,9 +1003,7 @@ pgconn_new(const char *name, const struct pgconn_cfg *cfg)
 	pgconn_hosts(c);
 	c->state = PGCONN_DOWN;
 	/* From the loop, so that the caller has its pointer first. */
-	if (sd_event_add_time_relative(vigild.event, &c->retry, CLOCK_BOOTTIME,
-	        0, 0, pgconn_retry_cb, c) < 0)
-		fatalx("%s: sd_event_add_time_relative", __func__);
+	evloop_timer_in(&c->retry, CLOCK_BOOTTIME, 0, 0, pgconn_retry_cb, c);
 	return (c);
 }
 

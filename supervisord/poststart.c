@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "duration.h"
+#include "evloop.h"
 #include "job.h"
 #include "log.h"
 #include "spawn.h"
@@ -136,11 +137,8 @@ poststart_run(struct inst *in)
 	p->pid = res.pid;
 	RB_INSERT(poststart_tree, &poststarts, p);
 	joblog_mark(in, "exec_start_post: pid %ld", (long)p->pid);
-	r = sd_event_add_time_relative(vigild.event, &p->timer, CLOCK_MONOTONIC,
-	    spec->stop_timeout, 1000, poststart_timeout, p);
-	if (r < 0)
-		fatalx("%s: sd_event_add_time_relative: %s", __func__,
-		    strerror(-r));
+	evloop_timer_in(&p->timer, CLOCK_MONOTONIC, spec->stop_timeout, 1000,
+	    poststart_timeout, p);
 	return;
 fail:
 	log_warnx("%s: exec_start_post: %s", in->label, cause);

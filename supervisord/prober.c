@@ -36,6 +36,7 @@
 #include <unistd.h>
 
 #include "duration.h"
+#include "evloop.h"
 #include "log.h"
 #include "probe.h"
 #include "signame.h"
@@ -117,18 +118,8 @@ prober_bound(const struct prober *p)
 static void
 prober_arm(struct prober *p, uint64_t usec)
 {
-	int r;
-
-	if (p->timer == NULL) {
-		r = sd_event_add_time_relative(vigild.event, &p->timer,
-		    CLOCK_MONOTONIC, usec, 1000, prober_timer_fired, p);
-		if (r < 0)
-			fatalx("%s: sd_event_add_time_relative: %s", __func__,
-			    strerror(-r));
-		return;
-	}
-	(void)sd_event_source_set_time_relative(p->timer, usec);
-	(void)sd_event_source_set_enabled(p->timer, SD_EVENT_ONESHOT);
+	evloop_timer_in(
+	    &p->timer, CLOCK_MONOTONIC, usec, 1000, prober_timer_fired, p);
 }
 
 /* End the current attempt: its socket, or its child (killed). */
@@ -310,8 +301,6 @@ prober_io(sd_event_source *s, int fd, uint32_t revents, void *arg)
 static void
 prober_connect(struct prober *p)
 {
-	int r;
-
 	p->fd = socket(p->spec->addr.ss_family,
 	    SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (p->fd == -1) {
@@ -325,10 +314,7 @@ prober_connect(struct prober *p)
 		return;
 	}
 	p->stage = PROBER_CONNECT;
-	r = sd_event_add_io(
-	    vigild.event, &p->io, p->fd, EPOLLOUT, prober_io, p);
-	if (r < 0)
-		fatalx("%s: sd_event_add_io: %s", __func__, strerror(-r));
+	evloop_io(&p->io, p->fd, EPOLLOUT, prober_io, p);
 }
 
 /* exec: a child running the command as the job would, output dropped. */

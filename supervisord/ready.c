@@ -21,6 +21,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "evloop.h"
 #include "log.h"
 #include "notify.h"
 #include "vigild.h"
@@ -164,15 +165,12 @@ void
 ready_open(void)
 {
 	char *cause = NULL;
-	int r;
 
 	xasprintf(&vigild.notify_path, "%s/notify.sock", vigild.runtime_dir);
 	if ((vigild.notify_fd = notify_open(vigild.notify_path, &cause)) == -1)
 		fatalx("readiness socket %s", cause);
-	r = sd_event_add_io(vigild.event, &vigild.notify_src, vigild.notify_fd,
-	    EPOLLIN, ready_event, NULL);
-	if (r < 0)
-		fatalx("sd_event_add_io: %s", strerror(-r));
+	evloop_io(
+	    &vigild.notify_src, vigild.notify_fd, EPOLLIN, ready_event, NULL);
 }
 
 /* Close notify.sock. */

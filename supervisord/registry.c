@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "evloop.h"
 #include "log.h"
 #include "vigild.h"
 #include "xmalloc.h"
@@ -212,13 +213,9 @@ registry_settle(sd_event_source *s, void *arg)
 static void
 registry_settle_later(struct job *j)
 {
-	int r;
-
 	if (j->settle != NULL || (!registry_is_idle(j) && j->shrink_to == 0))
 		return;
-	r = sd_event_add_defer(vigild.event, &j->settle, registry_settle, j);
-	if (r < 0)
-		fatalx("%s: sd_event_add_defer: %s", __func__, strerror(-r));
+	evloop_defer(&j->settle, registry_settle, j);
 }
 
 /*

@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "duration.h"
+#include "evloop.h"
 #include "log.h"
 #include "monotime.h"
 #include "proc.h"
@@ -308,15 +309,10 @@ run_request(struct inst *in, struct spawn_request *req, int fds[2], char **env,
 static void
 run_report_watch(struct inst *in, const struct spawn_result *res)
 {
-	int r;
-
 	if (res->done)
 		return;
 	(void)fcntl(res->report_fd, F_SETFL, O_NONBLOCK);
-	r = sd_event_add_io(vigild.event, &in->run.report, res->report_fd,
-	    EPOLLIN, run_report, in);
-	if (r < 0)
-		fatalx("%s: sd_event_add_io: %s", __func__, strerror(-r));
+	evloop_io(&in->run.report, res->report_fd, EPOLLIN, run_report, in);
 	run_nspawning++;
 }
 
@@ -628,7 +624,6 @@ static int
 run_forking_started(struct inst *in, int status)
 {
 	pid_t m;
-	int r;
 
 	if (!in->job->spec->forking || in->life.phase != LIFE_SPAWNED ||
 	    !WIFEXITED(status) || WEXITSTATUS(status) != 0)
@@ -644,11 +639,8 @@ run_forking_started(struct inst *in, int status)
 	    (in->job->spec->ready_timeout > 0 ?
 	            in->job->spec->ready_timeout + RUN_PIDWAIT_STEP_MAX :
 	            RUN_PIDWAIT);
-	r = sd_event_add_time_relative(vigild.event, &in->run.pidwait,
-	    CLOCK_MONOTONIC, RUN_PIDWAIT_FIRST, 1000, run_pidwait, in);
-	if (r < 0)
-		fatalx("%s: sd_event_add_time_relative: %s", __func__,
-		    strerror(-r));
+	evloop_timer_in(&in->run.pidwait, CLOCK_MONOTONIC, RUN_PIDWAIT_FIRST,
+	    1000, run_pidwait, in);
 	return (1);
 }
 
@@ -680,15 +672,9 @@ run_step_timeout(sd_event_source *s, uint64_t usec, void *arg)
 static void
 run_step_arm(struct inst *in)
 {
-	int r;
-
 	in->run.step_timer = sd_event_source_disable_unref(in->run.step_timer);
-	r = sd_event_add_time_relative(vigild.event, &in->run.step_timer,
-	    CLOCK_MONOTONIC, in->job->spec->stop_timeout, 1000,
-	    run_step_timeout, in);
-	if (r < 0)
-		fatalx("%s: sd_event_add_time_relative: %s", __func__,
-		    strerror(-r));
+	evloop_timer_in(&in->run.step_timer, CLOCK_MONOTONIC,
+	    in->job->spec->stop_timeout, 1000, run_step_timeout, in);
 }
 
 /* The leader of the next step was forked: the run follows it. */

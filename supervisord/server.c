@@ -47,6 +47,7 @@
 #include <unistd.h>
 
 #include "duration.h"
+#include "evloop.h"
 #include "log.h"
 #include "vigild.h"
 #include "xmalloc.h"
@@ -999,10 +1000,7 @@ server_open(const char *path, int mode, gid_t gid, server_command_fn command,
 	vigild.listen_fd = fd;
 	server_command = command;
 	server_reserve_give();
-	r = sd_event_add_io(
-	    vigild.event, &vigild.listen_src, fd, EPOLLIN, server_accept, NULL);
-	if (r < 0)
-		fatalx("sd_event_add_io: %s", strerror(-r));
+	evloop_io(&vigild.listen_src, fd, EPOLLIN, server_accept, NULL);
 	(void)sd_event_source_set_priority(vigild.listen_src, SERVER_PRIORITY);
 	return (0);
 }

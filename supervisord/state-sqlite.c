@@ -38,6 +38,7 @@
 #include <string.h>
 
 #include "duration.h"
+#include "evloop.h"
 #include "log.h"
 #include "queue.h"
 #include "store.h"
@@ -166,21 +167,10 @@ static int state_retry_fired(sd_event_source *, uint64_t, void *);
 static void
 state_timer_arm(void)
 {
-	int r;
-
 	if (vigild.event == NULL)
 		return;
-	if (state_timer == NULL) {
-		r = sd_event_add_time(vigild.event, &state_timer,
-		    CLOCK_MONOTONIC, state_retry_at, DURATION_USEC_PER_MSEC,
-		    state_retry_fired, NULL);
-		if (r < 0)
-			fatalx("%s: sd_event_add_time: %s", __func__,
-			    strerror(-r));
-		return;
-	}
-	(void)sd_event_source_set_time(state_timer, state_retry_at);
-	(void)sd_event_source_set_enabled(state_timer, SD_EVENT_ONESHOT);
+	evloop_timer_at(&state_timer, CLOCK_MONOTONIC, state_retry_at,
+	    DURATION_USEC_PER_MSEC, state_retry_fired, NULL);
 }
 
 /*
@@ -250,14 +240,9 @@ state_fault_fired(sd_event_source *s, void *arg)
 static void
 state_fault_check(void)
 {
-	int r;
-
 	if (!store_fault_taken() || state_fault_src != NULL)
 		return;
-	r = sd_event_add_defer(
-	    vigild.event, &state_fault_src, state_fault_fired, NULL);
-	if (r < 0)
-		fatalx("%s: sd_event_add_defer: %s", __func__, strerror(-r));
+	evloop_defer(&state_fault_src, state_fault_fired, NULL);
 }
 
 /*

@@ -36,6 +36,7 @@
 #include <unistd.h>
 
 #include "duration.h"
+#include "evloop.h"
 #include "log.h"
 #include "store.h"
 #include "timefmt.h"
@@ -232,19 +233,8 @@ watch_check(sd_event_source *src, uint64_t usec, void *arg)
 static void
 watch_arm(uint64_t delay)
 {
-	int r;
-
-	if (watch_timer != NULL) {
-		(void)sd_event_source_set_time_relative(watch_timer, delay);
-		(void)sd_event_source_set_enabled(
-		    watch_timer, SD_EVENT_ONESHOT);
-		return;
-	}
-	r = sd_event_add_time_relative(vigild.event, &watch_timer,
-	    CLOCK_MONOTONIC, delay, DURATION_USEC_PER_MSEC, watch_check, NULL);
-	if (r < 0)
-		fatalx("%s: sd_event_add_time_relative: %s", __func__,
-		    strerror(-r));
+	evloop_timer_in(&watch_timer, CLOCK_MONOTONIC, delay,
+	    DURATION_USEC_PER_MSEC, watch_check, NULL);
 }
 
 /*

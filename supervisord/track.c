@@ -40,6 +40,7 @@
 #include <unistd.h>
 
 #include "cgroup.h"
+#include "evloop.h"
 #include "lock.h"
 #include "log.h"
 #include "proc.h"
@@ -221,7 +222,7 @@ track_events(sd_event_source *s, int fd, uint32_t revents, void *arg)
 static int
 track_watch(struct inst *in, char **cause)
 {
-	int fd, r;
+	int fd;
 
 	fd = openat(
 	    in->cg_fd, "cgroup.events", O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
@@ -230,10 +231,7 @@ track_watch(struct inst *in, char **cause)
 		    track_where, in->job->name, in->index, strerror(errno));
 		return (-1);
 	}
-	r = sd_event_add_io(
-	    vigild.event, &in->cg_watch, fd, EPOLLPRI, track_events, in);
-	if (r < 0)
-		fatalx("%s: sd_event_add_io: %s", __func__, strerror(-r));
+	evloop_io(&in->cg_watch, fd, EPOLLPRI, track_events, in);
 	(void)sd_event_source_set_io_fd_own(in->cg_watch, 1);
 	(void)sd_event_source_set_priority(in->cg_watch, TRACK_PRIORITY);
 	return (0);

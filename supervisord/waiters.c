@@ -23,6 +23,7 @@
 #include <time.h>
 
 #include "duration.h"
+#include "evloop.h"
 #include "log.h"
 #include "vigild.h"
 #include "xmalloc.h"
@@ -148,16 +149,12 @@ static int
 waiters_is_stable(struct inst *in)
 {
 	uint64_t at = in->run.started + in->job->spec->min_uptime;
-	int r;
 
 	if (in->run.pid == 0 || waiters_now() >= at)
 		return (1);
 	if (in->stable == NULL) {
-		r = sd_event_add_time(vigild.event, &in->stable,
-		    CLOCK_MONOTONIC, at, 1000, waiters_stable_reached, in);
-		if (r < 0)
-			fatalx("%s: sd_event_add_time: %s", __func__,
-			    strerror(-r));
+		evloop_timer_at(&in->stable, CLOCK_MONOTONIC, at, 1000,
+		    waiters_stable_reached, in);
 	}
 	return (0);
 }
@@ -457,14 +454,10 @@ void
 waiters_timeout(struct client *c, uint64_t usec)
 {
 	struct waiters_client *wc = waiters_client_get(c);
-	int r;
 
 	wc->timer = sd_event_source_disable_unref(wc->timer);
-	r = sd_event_add_time_relative(vigild.event, &wc->timer,
-	    CLOCK_MONOTONIC, usec, 1000, waiters_timed_out, wc);
-	if (r < 0)
-		fatalx("%s: sd_event_add_time_relative: %s", __func__,
-		    strerror(-r));
+	evloop_timer_in(
+	    &wc->timer, CLOCK_MONOTONIC, usec, 1000, waiters_timed_out, wc);
 }
 
 /* An instance changed state: end the waits it satisfies. */

@@ -34,6 +34,7 @@
 #include <unistd.h>
 
 #include "duration.h"
+#include "evloop.h"
 #include "log.h"
 #include "safedir.h"
 #include "vigild.h"
@@ -100,18 +101,13 @@ watch_ignored(const char *name, int is_dir)
 static int
 watch_open(void)
 {
-	int r;
-
 	if (watch_fd != -1)
 		return (0);
 	if ((watch_fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC)) == -1) {
 		log_warn("watch: inotify_init1");
 		return (-1);
 	}
-	r = sd_event_add_io(
-	    vigild.event, &watch_src, watch_fd, EPOLLIN, watch_readable, NULL);
-	if (r < 0)
-		fatalx("%s: sd_event_add_io: %s", __func__, strerror(-r));
+	evloop_io(&watch_src, watch_fd, EPOLLIN, watch_readable, NULL);
 	return (0);
 }
 
@@ -354,23 +350,11 @@ watch_quiet(sd_event_source *s, uint64_t usec, void *arg)
 static void
 watch_changed(struct job *j, const char *path)
 {
-	int r;
-
 	j->watch_changes++;
 	free(j->watch_last);
 	j->watch_last = xstrdup(path);
-	if (j->watch_timer == NULL) {
-		r = sd_event_add_time_relative(vigild.event, &j->watch_timer,
-		    CLOCK_MONOTONIC, j->spec->watch_delay, 1000, watch_quiet,
-		    j);
-		if (r < 0)
-			fatalx("%s: sd_event_add_time_relative: %s", __func__,
-			    strerror(-r));
-		return;
-	}
-	(void)sd_event_source_set_time_relative(
-	    j->watch_timer, j->spec->watch_delay);
-	(void)sd_event_source_set_enabled(j->watch_timer, SD_EVENT_ONESHOT);
+	evloop_timer_in(&j->watch_timer, CLOCK_MONOTONIC, j->spec->watch_delay,
+	    1000, watch_quiet, j);
 }
 
 /* One event of directory d: the jobs it concerns, new directories. */
