@@ -36,10 +36,8 @@ stop_timeout = "500ms"
 command = {"bash", "$T/run.sh"}
 EOF
 
-# as ROLE SQL: SQL as ROLE (a login role), unaligned, tuples only.
-as() { pg_psql -U "$1" -A -t -c "$2" 2>"$T/err"; }
 # denied ROLE SQL: ROLE may not run SQL (it must be the owner).
-denied() { ! as "$1" "$2" >/dev/null && grep -Eq 'permission denied|must be owner' "$T/err"; }
+denied() { ! pg_sql_as "$1" "$2" >/dev/null && grep -Eq 'permission denied|must be owner' "$T/err"; }
 has_role() { [ "$(pg_sql "SELECT count(*) FROM pg_roles WHERE rolname = 'vigil_node' AND NOT rolcanlogin")" = 1 ]; }
 ran() { grep -q "^$1 n2\$" "$T/runs" 2>/dev/null; }
 up() { grep -q "^vigild: cluster: lease connection up" "$(node_log "$1")"; }

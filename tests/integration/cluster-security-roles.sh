@@ -33,11 +33,9 @@ stop_timeout = "500ms"
 command = {"bash", "$T/run.sh"}
 EOF
 
-# as ROLE SQL: SQL as ROLE (a login role), unaligned, tuples only.
-as() { pg_psql -U "$1" -A -t -c "$2" 2>"$T/err"; }
 # denied ROLE SQL: ROLE may not run SQL (permission denied).
-denied() { ! as "$1" "$2" >/dev/null && grep -q 'permission denied' "$T/err"; }
-not_as() { ! as "$@" >/dev/null; }
+denied() { ! pg_sql_as "$1" "$2" >/dev/null && grep -q 'permission denied' "$T/err"; }
+not_as() { ! pg_sql_as "$@" >/dev/null; }
 ran() { grep -q "^$1 " "$T/runs" 2>/dev/null; }
 roles() { pg_sql "SELECT string_agg(rolname || ':' || rolcanlogin, ',' ORDER BY rolname) FROM pg_roles WHERE rolname LIKE 'vigil\_%'"; }
 missing_logged() { grep -q "cluster: no role vigil_enqueue, vigil_monitor, vigil_node, and this role may not create roles" "$(node_log 1)"; }
@@ -62,10 +60,10 @@ pg_psql -c "ALTER ROLE vigil NOCREATEROLE" \
 jid=$(pg_sql "SELECT id FROM vigil.job WHERE name = 'q'")
 
 # --- app: vigil.enqueue only.
-a=$(as app "SELECT vigil.enqueue('q', 'app-1')") || fail "app: vigil.enqueue failed: $(cat "$T/err")"
+a=$(pg_sql_as app "SELECT vigil.enqueue('q', 'app-1')") || fail "app: vigil.enqueue failed: $(cat "$T/err")"
 retry 10 ran app-1 || fail "app's message $a did not run"
 check "app's message ran with its id $a" grep -q "^app-1 $a\$" "$T/runs"
-b=$(as app "SELECT vigil.enqueue('q', '\\x6170702d32'::bytea, interval '0', 'k', 5)") ||
+b=$(pg_sql_as app "SELECT vigil.enqueue('q', '\\x6170702d32'::bytea, interval '0', 'k', 5)") ||
 	fail "app: vigil.enqueue (bytea) failed: $(cat "$T/err")"
 retry 10 ran app-2 || fail "app's message $b did not run"
 check "app: enqueue to no such queue is refused" not_as app "SELECT vigil.enqueue('nosuch', 'x')"
@@ -88,14 +86,14 @@ checks_passed
 
 # --- mon: states and counts, no payloads.
 c=$(nctl 1 enqueue --delay 1h q later) || fail "n1: enqueue --delay failed"
-check "mon: counts" [ "$(as mon "SELECT r_delayed FROM vigil.counts(ARRAY[$jid])")" = 1 ]
-check "mon: the messages' states" [ "$(as mon "SELECT id || ' ' || state FROM vigil.message")" = "$c 0" ]
-check "mon: the nodes" [ "$(as mon "SELECT r_name FROM vigil.cluster_nodes()")" = n1 ]
-check "mon: vigil.node and vigil.job" [ "$(as mon "SELECT count(*) FROM vigil.node, vigil.job")" = 1 ]
-as mon "SELECT * FROM vigil.cluster_leases()" >/dev/null || fail "mon: cluster_leases: $(cat "$T/err")"
+check "mon: counts" [ "$(pg_sql_as mon "SELECT r_delayed FROM vigil.counts(ARRAY[$jid])")" = 1 ]
+check "mon: the messages' states" [ "$(pg_sql_as mon "SELECT id || ' ' || state FROM vigil.message")" = "$c 0" ]
+check "mon: the nodes" [ "$(pg_sql_as mon "SELECT r_name FROM vigil.cluster_nodes()")" = n1 ]
+check "mon: vigil.node and vigil.job" [ "$(pg_sql_as mon "SELECT count(*) FROM vigil.node, vigil.job")" = 1 ]
+pg_sql_as mon "SELECT * FROM vigil.cluster_leases()" >/dev/null || fail "mon: cluster_leases: $(cat "$T/err")"
 # The history of every node and the operators' requests (issue 35).
-as mon "SELECT node, reason FROM vigil.run" >/dev/null || fail "mon: vigil.run: $(cat "$T/err")"
-as mon "SELECT verb, asked_by, reply FROM vigil.request" >/dev/null || fail "mon: vigil.request: $(cat "$T/err")"
+pg_sql_as mon "SELECT node, reason FROM vigil.run" >/dev/null || fail "mon: vigil.run: $(cat "$T/err")"
+pg_sql_as mon "SELECT verb, asked_by, reply FROM vigil.request" >/dev/null || fail "mon: vigil.request: $(cat "$T/err")"
 check "mon: cannot write a request" denied mon "INSERT INTO vigil.request (job_id, instance, verb, asked_by) VALUES ($jid, 0, 'stop', 'mon')"
 check "mon: cannot read payloads" denied mon "SELECT payload FROM vigil.message"
 check "mon: cannot read outputs" denied mon "SELECT output FROM vigil.message"

@@ -204,6 +204,10 @@ pg_sql() {
 	pg_psql -A -t "$@" -c "$sql"
 }
 
+# pg_sql_as ROLE SQL: SQL as the login role ROLE, unaligned, tuples only;
+# its errors go to $T/err.
+pg_sql_as() { pg_psql -U "$1" -A -t -c "$2" 2>"$T/err"; }
+
 # pg_children PID: the pids of PID's live children.
 pg_children() {
 	# Field 1 is the pid; after the last ") ", the state then the parent.
