@@ -90,6 +90,9 @@ said() {
 }
 retry 10 said || fail "n2 did not say why it cannot start on an old schema: $(tail -n 5 "$(node_log 2)")"
 check "n2 runs nothing on the old schema" [ "$(node_status 2 svc pid)" = null ]
+# ... and its status says why, not only its log.
+status_says() { node_status 2 svc reason | grep -q "older than this vigild's 5"; }
+check "n2's status reason: the schema is older ($(node_status 2 svc reason))" retry 10 status_says
 node_start 1
 retry 15 n2_in || fail "n2 took no part once n1 upgraded the schema: $(tail -n 5 "$(node_log 2)")"
 check "the owner's node upgraded it" [ "$(pg_sql "SELECT schema_version FROM vigil.cluster")" = 5 ]
