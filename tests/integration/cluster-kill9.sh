@@ -2,7 +2,7 @@
 # Failover of a cluster service.  SIGKILL the holder's vigild: its child
 # dies with it at once; another node runs the service once the lease has
 # expired (on the database's clock; within lease_ttl + renew_interval +
-# 1 s of the kill), with a larger token.  Then SIGTERM the new
+# 1 s per VIGIL_TEST_SLOW of the kill), with a larger token.  Then SIGTERM the new
 # holder: it gives the lease back and the last node takes over within
 # 1.5 s.  The killed node, started again, waits as a standby: never a
 # second copy.  Last, a holder killed and started again at once: one copy
@@ -16,6 +16,9 @@ cluster_need
 
 # The harness's timings (cluster-lib.sh), in ms, for the bounds.
 TTL=3000 RENEW=500
+# The scheduling delay allowed beyond the protocol's own bounds: 1 s per
+# VIGIL_TEST_SLOW (a busy machine runs the nodes and the database late).
+SLACK=$((1000 * VIGIL_TEST_SLOW))
 m=svc-$$
 cluster_job svc <<EOF
 command = {"bash", "-c", "env >\$VIGIL_TEST_ROOT/env.\$\$.tmp && mv \$VIGIL_TEST_ROOT/env.\$\$.tmp \$VIGIL_TEST_ROOT/env.\$\$ && exec -a $m sleep 1000", "$m"}
@@ -96,14 +99,14 @@ row=$(lease_row)
 acquired=$(pg_sql "SELECT (extract(epoch FROM l.acquired_at) * 1000)::bigint
 	FROM vigil.lease l JOIN vigil.job j ON j.id = l.job_id WHERE j.name = 'svc'")
 log "SIGKILL of n$K: child gone in $((tdead - t0)) ms; n$H runs svc $((ttake - t0)) ms after the kill (pid $P, token $E); acquired $((acquired - expires)) ms after the expiry (database clock)"
-check "the child died within 1 s of its vigild ($((tdead - t0)) ms)" \
-	[ $((tdead - t0)) -le 1000 ]
+check "the child died within $SLACK ms of its vigild ($((tdead - t0)) ms)" \
+	[ $((tdead - t0)) -le "$SLACK" ]
 # (The database's clock is the judge of the expiry, below; this is a
 # bound that a late renew cannot break.)
 check "the takeover waited for the lease: $((ttake - t0)) ms >= $((TTL - 2 * RENEW))" \
 	[ $((ttake - t0)) -ge $((TTL - 2 * RENEW)) ]
-check "the takeover within lease_ttl + renew_interval + 1 s ($((ttake - t0)) ms)" \
-	[ $((ttake - t0)) -le $((TTL + RENEW + 1000)) ]
+check "the takeover within lease_ttl + renew_interval + $SLACK ms ($((ttake - t0)) ms)" \
+	[ $((ttake - t0)) -le $((TTL + RENEW + SLACK)) ]
 check "acquired after the expiry on the database's clock ($((acquired - expires)) ms)" \
 	[ "$acquired" -ge "$expires" ]
 check "the new copy's pid is NEWP ($NEWP = $P)" [ "$NEWP" = "$P" ]
@@ -163,8 +166,8 @@ else
 fi
 log "SIGKILL of n$R, up again in $((tup - t0)) ms: n$H runs svc $((ttake - t0)) ms after the kill (pid $P, token $E): n$R $how"
 check "the token grew: $E > $E3" [ "$E" -gt "$E3" ]
-check "within lease_ttl + renew_interval + 1 s ($((ttake - t0)) ms)" \
-	[ $((ttake - t0)) -le $((TTL + RENEW + 1000)) ]
+check "within lease_ttl + renew_interval + $SLACK ms ($((ttake - t0)) ms)" \
+	[ $((ttake - t0)) -le $((TTL + RENEW + SLACK)) ]
 checks_passed
 
 # --- One history on every node (issue 35, item 3): the runs of all the
