@@ -20,7 +20,6 @@
 #include "config.h"
 
 #include <sys/types.h>
-#include <sys/wait.h>
 
 #include <ctype.h>
 #include <dirent.h>
@@ -37,6 +36,7 @@
 #include "evloop.h"
 #include "lock.h"
 #include "log.h"
+#include "msgfate.h"
 #include "queue.h"
 #include "signame.h"
 #include "store.h"
@@ -301,77 +301,77 @@ dispatch_kick(struct job *j)
 }
 
 /*
+ * Message of in failed (v says how): retried later, or on the dead list,
+ * with the end of its output.  what says why it ended.
+ */
+static void
+dispatch_failed(
+    struct inst *in, const struct msg_verdict *v, const char *what, int status)
+{
+	const struct job_spec *spec = in->job->spec;
+	char tail[4096], delay[32];
+	int64_t id = in->q.msg.id;
+	size_t tlen = joblog_inst_tail(in, tail, sizeof(tail));
+
+	state_queue_fail(in, id, spec->max_attempts,
+	    store_now() + (int64_t)v->delay, v->code, v->sig,
+	    v->why ? what : NULL, tail, tlen);
+	if (v->fate == MSG_FATE_DEAD) {
+		log_warnx("%s: message %" PRId64 " is dead after %d attempts "
+		          "(%s)",
+		    in->label, id, in->q.msg.attempts, what);
+		counters_msg(in, COUNT_MSG_DEAD);
+		hook_failure(in, "dead", status, id);
+		return;
+	}
+	counters_msg(in, COUNT_MSG_RETRY);
+	log_info("%s: message %" PRId64 " attempt %d of %d failed (%s); "
+	         "retrying in %s",
+	    in->label, id, in->q.msg.attempts, spec->max_attempts, what,
+	    duration_format(v->delay, delay, sizeof(delay)));
+}
+
+/*
  * The run of slot in ended with wait status status (-1: it never started)
- * and success as the job's success_exit_codes see it: settle its message.
- * Done: deleted.  Stopped by a drain or never started: back to available,
- * the attempt not counted.  Else a retry after a backoff, or the dead
- * list once max_attempts are spent.  A message deleted while it ran is
- * gone: its outcome is dropped, with a line in the log.
+ * and success as the job's success_exit_codes see it: settle its message
+ * as msg_fate decides (lib/msgfate.c).  state.c keeps the outcome until
+ * it is written: never lost.
  */
 static void
 dispatch_run_end(struct inst *in, int status, int success, const char *end)
 {
 	const struct job_spec *spec = in->job->spec;
-	struct backoff b;
-	char tail[4096], delay[32];
+	const struct backoff b = { spec->retry_delay, spec->retry_delay_max };
+	const struct msg_end e = { in->q.deleted, status, success,
+		in->life.exec_failed, in->life.cause, in->q.msg.attempts,
+		spec->max_attempts };
+	struct msg_verdict v;
 	const char *what = end != NULL ? end : "never started";
 	int64_t id = in->q.msg.id;
-	uint64_t wait;
-	size_t tlen;
-	int code = -1, sig = -1;
 
 	if (id == 0)
 		return;
-	/* state.c keeps the outcome until it is written: never lost. */
-	if (in->q.deleted)
+	msg_fate(&e, &b, arc4random(), &v);
+	switch (v.fate) {
+	case MSG_FATE_DROP:
 		log_info("%s: message %" PRId64 " was deleted while it ran; "
 		         "its outcome is dropped",
 		    in->label, id);
-	else if (status == -1 ||
-	    (in->life.cause == LIFE_CAUSE_DRAIN && !success) ||
-	    (in->life.cause == LIFE_CAUSE_FENCE && !success)) {
+		break;
+	case MSG_FATE_RELEASE:
 		state_queue_release(in, id);
 		log_info("%s: message %" PRId64 " stopped; available again",
 		    in->label, id);
-	} else if (success) {
+		break;
+	case MSG_FATE_DONE:
 		counters_msg(in, COUNT_MSG_DONE);
 		state_queue_done(in, id);
 		log_debug("%s: message %" PRId64 " done", in->label, id);
-	} else {
-		if (!in->life.exec_failed && WIFEXITED(status))
-			code = WEXITSTATUS(status);
-		else if (!in->life.exec_failed && WIFSIGNALED(status))
-			sig = WTERMSIG(status);
-		b.base = spec->retry_delay;
-		b.max = spec->retry_delay_max;
-		wait = backoff_next(
-		    &b, (unsigned int)in->q.msg.attempts, arc4random());
-		tlen = joblog_inst_tail(in, tail, sizeof(tail));
-		/*
-		 * The dead list's ERROR: why it failed, unless it simply
-		 * exited or died of a signal (LAST-EXIT says so).
-		 */
-		state_queue_fail(in, id, spec->max_attempts,
-		    store_now() + (int64_t)wait, code, sig,
-		    in->life.cause == LIFE_CAUSE_NONE && !in->life.exec_failed ?
-		        NULL :
-		        what,
-		    tail, tlen);
-		/* As queue_fail decides: the attempts were counted at claim. */
-		if (in->q.msg.attempts >= spec->max_attempts) {
-			log_warnx("%s: message %" PRId64 " is dead after %d "
-			          "attempts (%s)",
-			    in->label, id, in->q.msg.attempts, what);
-			counters_msg(in, COUNT_MSG_DEAD);
-			hook_failure(in, "dead", status, id);
-		} else {
-			counters_msg(in, COUNT_MSG_RETRY);
-			log_info("%s: message %" PRId64 " attempt %d of %d "
-			         "failed (%s); retrying in %s",
-			    in->label, id, in->q.msg.attempts,
-			    spec->max_attempts, what,
-			    duration_format(wait, delay, sizeof(delay)));
-		}
+		break;
+	case MSG_FATE_RETRY:
+	case MSG_FATE_DEAD:
+		dispatch_failed(in, &v, what, status);
+		break;
 	}
 	in->q.deleted = 0;
 	queue_msg_clear(&in->q.msg);

@@ -32,7 +32,7 @@
 #include "duration.h"
 #include "evloop.h"
 #include "log.h"
-#include "schedule.h"
+#include "slot.h"
 #include "timefmt.h"
 #include "store.h"
 #include "vigild.h"
@@ -89,83 +89,52 @@ periodic_slot_arm(struct inst *in, int first)
 	const struct job_spec *spec = in->job->spec;
 	uint64_t now = monotime_now(), jitter = periodic_jitter(spec);
 	int64_t wall = store_now();
-	time_t next;
 
 	in->per.src = sd_event_source_disable_unref(in->per.src);
-	if (spec->every > 0 && cluster_periodic(in)) {
-		/*
-		 * Cluster mode: slots on the Unix epoch's grid, so that nodes
-		 * started at different times agree on them.
-		 */
-		in->per.mono = 0;
-		in->per.wall =
-		    (wall / (int64_t)spec->every + 1) * (int64_t)spec->every;
-		evloop_timer_at(&in->per.src, CLOCK_REALTIME,
-		    (uint64_t)in->per.wall + jitter, PERIODIC_ACCURACY,
-		    periodic_slot_fired, in);
-	} else if (spec->every > 0) {
-		if (first || in->per.mono == 0)
-			in->per.mono = now + spec->every;
-		else
-			in->per.mono += spec->every;
-		/* Slots missed while vigild could not run are not queued. */
-		if (in->per.mono <= now)
-			in->per.mono +=
-			    ((now - in->per.mono) / spec->every + 1) *
-			    spec->every;
+	if (spec->every > 0 && !cluster_periodic(in)) {
+		in->per.mono =
+		    slot_every_next(first ? 0 : in->per.mono, now, spec->every);
 		in->per.wall = wall + (int64_t)(in->per.mono - now);
 		evloop_timer_at(&in->per.src, CLOCK_MONOTONIC,
 		    in->per.mono + jitter, PERIODIC_ACCURACY,
 		    periodic_slot_fired, in);
-	} else {
-		if (schedule_next(
-		        &spec->cron, (time_t)(wall / 1000000), &next) == -1) {
-			log_warnx("%s: schedule \"%s\" never comes due",
-			    in->label, spec->schedule);
-			in->per.wall = 0;
-			return;
-		}
-		in->per.wall = (int64_t)next * 1000000;
-		evloop_timer_at(&in->per.src, CLOCK_REALTIME,
-		    (uint64_t)in->per.wall + jitter, PERIODIC_ACCURACY,
-		    periodic_slot_fired, in);
+		return;
 	}
+	in->per.mono = 0;
+	if (slot_wall_next(spec->every, &spec->cron, wall, &in->per.wall) ==
+	    -1) {
+		log_warnx("%s: schedule \"%s\" never comes due", in->label,
+		    spec->schedule);
+		in->per.wall = 0;
+		return;
+	}
+	evloop_timer_at(&in->per.src, CLOCK_REALTIME,
+	    (uint64_t)in->per.wall + jitter, PERIODIC_ACCURACY,
+	    periodic_slot_fired, in);
 }
 
 /*
  * Did a slot pass while vigild was down?  Compare the job's last recorded
- * run (or skipped slot) with the slot that followed it.
+ * run (or skipped slot) with the slot that followed it.  In cluster mode
+ * the slot before now (every), or the first slot after this node's last
+ * run (schedule), is bid for once: it runs unless the cluster ran it or a
+ * later slot already.
  */
 static int
 periodic_missed(struct inst *in)
 {
 	const struct job_spec *spec = in->job->spec;
 	int64_t last = state_last_start(in->job->name), wall = store_now();
-	time_t next;
+	int64_t slot;
 
-	if (cluster_periodic(in)) {
-		/*
-		 * The slot before now (every), or the first slot after this
-		 * node's last run (schedule), is bid for once: it runs unless
-		 * the cluster ran it or a later slot already.
-		 */
-		if (spec->every > 0)
-			cluster_slot_fired(in,
-			    wall / (int64_t)spec->every * (int64_t)spec->every);
-		else if (last > 0 &&
-		    schedule_next(
-		        &spec->cron, (time_t)(last / 1000000), &next) == 0 &&
-		    (int64_t)next * 1000000 <= wall)
-			cluster_slot_fired(in, (int64_t)next * 1000000);
-		return (0);
-	}
-	if (last <= 0)
-		return (0);
+	if (!cluster_periodic(in))
+		return (
+		    slot_missed(spec->every, &spec->cron, last, wall, &slot));
 	if (spec->every > 0)
-		return (last + (int64_t)spec->every <= wall);
-	if (schedule_next(&spec->cron, (time_t)(last / 1000000), &next) == -1)
-		return (0);
-	return ((int64_t)next * 1000000 <= wall);
+		cluster_slot_fired(in, slot_grid_last(wall, spec->every));
+	else if (slot_missed(spec->every, &spec->cron, last, wall, &slot))
+		cluster_slot_fired(in, slot);
+	return (0);
 }
 
 /* Want the instance, with its next slot armed unless it already is. */
