@@ -31,6 +31,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "child.h"
 #include "duration.h"
 #include "evloop.h"
 #include "job.h"
@@ -66,13 +67,12 @@ struct hook_line {
 	char *job; /* NULL: on_event */
 	struct hook_evq pending;
 	size_t npending;
-	uint64_t dropped; /* events that did not fit, not yet said */
-	pid_t pid;        /* the hook running, or 0 */
-	int cg_fd;        /* its cgroup (track.c's), or 0 */
-	const char *what; /* its event */
+	uint64_t dropped;   /* events that did not fit, not yet said */
+	struct child child; /* the hook running (pid 0: none) */
+	int cg_fd;          /* its cgroup (track.c's), or 0 */
+	const char *what;   /* its event */
 	sd_event_source *timer;
 	RB_ENTRY(hook_line) by_job;
-	RB_ENTRY(hook_line) by_pid;
 };
 
 static int
@@ -81,26 +81,17 @@ hook_job_cmp(struct hook_line *a, struct hook_line *b)
 	return (strcmp(a->job, b->job));
 }
 
-static int
-hook_pid_cmp(struct hook_line *a, struct hook_line *b)
-{
-	return (a->pid < b->pid ? -1 : a->pid > b->pid);
-}
-
 RB_HEAD(hook_job_tree, hook_line);
 RB_PROTOTYPE(hook_job_tree, hook_line, by_job, hook_job_cmp)
 RB_GENERATE(hook_job_tree, hook_line, by_job, hook_job_cmp)
-RB_HEAD(hook_pid_tree, hook_line);
-RB_PROTOTYPE(hook_pid_tree, hook_line, by_pid, hook_pid_cmp)
-RB_GENERATE(hook_pid_tree, hook_line, by_pid, hook_pid_cmp)
 
 static struct hook_job_tree hook_jobs = RB_INITIALIZER(&hook_jobs);
-static struct hook_pid_tree hook_pids = RB_INITIALIZER(&hook_pids);
 static struct hook_line hook_event_line = {
 	.pending = TAILQ_HEAD_INITIALIZER(hook_event_line.pending),
 };
 
 static void hook_next(struct hook_line *);
+static void hook_reaped(struct child *, pid_t, int);
 
 /* "on_failure of JOB" or "on_event", for the log. */
 static const char *
@@ -138,7 +129,7 @@ hook_say_dropped(struct hook_line *l)
 static void
 hook_line_settle(struct hook_line *l)
 {
-	if (l->pid != 0 || l->npending > 0 || l->job == NULL)
+	if (l->child.pid != 0 || l->npending > 0 || l->job == NULL)
 		return;
 	hook_say_dropped(l);
 	RB_REMOVE(hook_job_tree, &hook_jobs, l);
@@ -205,14 +196,14 @@ hook_timed_out(sd_event_source *s, uint64_t usec, void *arg)
 	duration_format(t, d, sizeof(d));
 	log_warnx("%s: pid %ld still running after hook_timeout (%s): "
 	          "killing it",
-	    hook_name(l, name, sizeof(name)), (long)l->pid, d);
+	    hook_name(l, name, sizeof(name)), (long)l->child.pid, d);
 	if (j != NULL && j->ninsts > 0)
 		joblog_mark(j->insts[0],
 		    "on_failure: pid %ld still running after hook_timeout "
 		    "(%s): sending KILL",
-		    (long)l->pid, d);
-	(void)kill(-l->pid, SIGKILL);
-	(void)kill(l->pid, SIGKILL);
+		    (long)l->child.pid, d);
+	(void)kill(-l->child.pid, SIGKILL);
+	(void)kill(l->child.pid, SIGKILL);
 	return (0);
 }
 
@@ -223,14 +214,13 @@ hook_started(struct hook_line *l, const struct hook_ev *ev, struct inst *in,
 {
 	char name[128];
 
-	l->pid = pid;
+	child_watch(&l->child, pid, CHILD_HOOK, hook_reaped);
 	l->what = ev->event;
-	RB_INSERT(hook_pid_tree, &hook_pids, l);
 	if (in != NULL)
-		joblog_mark(
-		    in, "on_failure: pid %ld (%s)", (long)l->pid, ev->event);
+		joblog_mark(in, "on_failure: pid %ld (%s)", (long)l->child.pid,
+		    ev->event);
 	log_debug("%s: pid %ld (%s)", hook_name(l, name, sizeof(name)),
-	    (long)l->pid, ev->event);
+	    (long)l->child.pid, ev->event);
 	evloop_timer_in(
 	    &l->timer, CLOCK_MONOTONIC, timeout, 1000, hook_timed_out, l);
 }
@@ -311,7 +301,7 @@ hook_next(struct hook_line *l)
 	struct hook_ev *ev;
 
 	/* One that cannot run is said in the log; the next one is tried. */
-	while (l->pid == 0 && (ev = TAILQ_FIRST(&l->pending)) != NULL) {
+	while (l->child.pid == 0 && (ev = TAILQ_FIRST(&l->pending)) != NULL) {
 		TAILQ_REMOVE(&l->pending, ev, entry);
 		l->npending--;
 		hook_say_dropped(l);
@@ -469,32 +459,15 @@ hook_leftovers(struct hook_line *l, pid_t pid)
 		(void)kill(-pid, SIGKILL);
 }
 
-/* Is pid a hook vigild started and has not reaped yet? */
-int
-hook_owns(pid_t pid)
+/* The hook of a line was reaped: its leftovers go, the next may run. */
+static void
+hook_reaped(struct child *c, pid_t pid, int status)
 {
-	struct hook_line key;
-
-	memset(&key, 0, sizeof(key));
-	key.pid = pid;
-	return (pid > 0 && RB_FIND(hook_pid_tree, &hook_pids, &key) != NULL);
-}
-
-/* A child was reaped: a hook?  Return 1 if it was one. */
-int
-hook_reaped(pid_t pid, int status)
-{
-	struct hook_line key, *l;
+	struct hook_line *l = child_owner(c, struct hook_line, child);
 	struct job *j;
 	char what[64], name[128];
 
-	memset(&key, 0, sizeof(key));
-	key.pid = pid;
-	if ((l = RB_FIND(hook_pid_tree, &hook_pids, &key)) == NULL)
-		return (0);
-	RB_REMOVE(hook_pid_tree, &hook_pids, l);
 	hook_leftovers(l, pid);
-	l->pid = 0;
 	l->timer = sd_event_source_disable_unref(l->timer);
 	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
 		job_exit_describe(status, what, sizeof(what));
@@ -506,7 +479,6 @@ hook_reaped(pid_t pid, int status)
 			    (long)pid, what);
 	}
 	hook_next(l);
-	return (1);
 }
 
 /*
@@ -521,8 +493,9 @@ hook_free_all(void)
 
 	RB_FOREACH_SAFE(l, hook_job_tree, &hook_jobs, next) {
 		RB_REMOVE(hook_job_tree, &hook_jobs, l);
-		if (l->pid != 0)
-			hook_leftovers(l, l->pid);
+		if (l->child.pid != 0)
+			hook_leftovers(l, l->child.pid);
+		child_unwatch(&l->child);
 		l->timer = sd_event_source_disable_unref(l->timer);
 		while ((ev = TAILQ_FIRST(&l->pending)) != NULL) {
 			TAILQ_REMOVE(&l->pending, ev, entry);
@@ -531,8 +504,9 @@ hook_free_all(void)
 		free(l->job);
 		free(l);
 	}
-	if (hook_event_line.pid != 0)
-		hook_leftovers(&hook_event_line, hook_event_line.pid);
+	if (hook_event_line.child.pid != 0)
+		hook_leftovers(&hook_event_line, hook_event_line.child.pid);
+	child_unwatch(&hook_event_line.child);
 	hook_event_line.timer =
 	    sd_event_source_disable_unref(hook_event_line.timer);
 	while ((ev = TAILQ_FIRST(&hook_event_line.pending)) != NULL) {
@@ -540,5 +514,4 @@ hook_free_all(void)
 		hook_ev_free(ev);
 	}
 	hook_event_line.npending = 0;
-	RB_INIT(&hook_pids);
 }

@@ -35,6 +35,7 @@
 #include <unistd.h>
 
 #include "cgroup.h"
+#include "child.h"
 #include "evloop.h"
 #include "log.h"
 #include "vigild.h"
@@ -62,7 +63,7 @@ struct keeper_rec {
 
 static struct {
 	int fd; /* vigild's end, or -1 */
-	pid_t pid;
+	struct child child;
 	int warned;
 	void (*resend)(void); /* tells a new keeper every record */
 	struct keeper_msg pend[KEEPER_BATCH]; /* records not sent yet */
@@ -71,6 +72,7 @@ static struct {
 } keeper = { .fd = -1 };
 
 static void keeper_flush(void);
+static void keeper_reaped(struct child *, pid_t, int);
 
 static uint64_t
 keeper_now(void)
@@ -264,7 +266,7 @@ keeper_start(void (*resend)(void))
 	close(sv[1]);
 	keeper.resend = resend;
 	keeper.fd = sv[0];
-	keeper.pid = pid;
+	child_watch(&keeper.child, pid, CHILD_KEEPER, keeper_reaped);
 	keeper.warned = 0;
 	return (0);
 }
@@ -373,15 +375,13 @@ keeper_del(uint64_t key)
 	keeper_queue(&m);
 }
 
-/* Was pid the keeper?  It died: a new one, told every record again. */
-int
-keeper_reaped(pid_t pid, int status)
+/* The keeper died: a new one, told every record again. */
+static void
+keeper_reaped(struct child *c, pid_t pid, int status)
 {
-	if (keeper.pid == 0 || pid != keeper.pid)
-		return (0);
-	keeper.pid = 0;
+	(void)c;
 	if (keeper.fd == -1)
-		return (1); /* at exit */
+		return; /* at exit */
 	log_warnx(
 	    "fence keeper (pid %ld) ended (status %d): starting a new one",
 	    (long)pid, status);
@@ -391,5 +391,4 @@ keeper_reaped(pid_t pid, int status)
 		log_warn("fence keeper");
 	else if (keeper.resend != NULL)
 		keeper.resend();
-	return (1);
 }

@@ -17,7 +17,7 @@
 #include "config.h"
 
 #include <sys/types.h>
-#include <sys/tree.h>
+#include <sys/queue.h>
 #include <sys/wait.h>
 
 #include <errno.h>
@@ -26,6 +26,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "child.h"
 #include "duration.h"
 #include "evloop.h"
 #include "job.h"
@@ -34,25 +35,17 @@
 #include "vigild.h"
 #include "xmalloc.h"
 
-/* One exec_start_post going. */
+/* One exec_start_post going, until it is reaped. */
 struct poststart {
 	struct inst *in; /* NULL once its instance went away */
-	pid_t pid;
+	struct child child;
 	sd_event_source *timer; /* stop_timeout */
-	RB_ENTRY(poststart) entry;
+	LIST_ENTRY(poststart) entry;
 };
 
-static int
-poststart_cmp(struct poststart *a, struct poststart *b)
-{
-	return (a->pid < b->pid ? -1 : a->pid > b->pid);
-}
+static LIST_HEAD(, poststart) poststarts = LIST_HEAD_INITIALIZER(poststarts);
 
-RB_HEAD(poststart_tree, poststart);
-RB_PROTOTYPE(poststart_tree, poststart, entry, poststart_cmp)
-RB_GENERATE(poststart_tree, poststart, entry, poststart_cmp)
-
-static struct poststart_tree poststarts = RB_INITIALIZER(&poststarts);
+static void poststart_reaped(struct child *, pid_t, int);
 
 /* The one going for the instance, or NULL. */
 static struct poststart *
@@ -60,7 +53,7 @@ poststart_of(const struct inst *in)
 {
 	struct poststart *p;
 
-	RB_FOREACH(p, poststart_tree, &poststarts) {
+	LIST_FOREACH(p, &poststarts, entry) {
 		if (p->in == in)
 			return (p);
 	}
@@ -70,8 +63,8 @@ poststart_of(const struct inst *in)
 static void
 poststart_kill(struct poststart *p)
 {
-	(void)kill(-p->pid, SIGKILL);
-	(void)kill(p->pid, SIGKILL);
+	(void)kill(-p->child.pid, SIGKILL);
+	(void)kill(p->child.pid, SIGKILL);
 }
 
 static int
@@ -134,9 +127,9 @@ poststart_run(struct inst *in)
 	free(res.cause);
 	p = xcalloc(1, sizeof(*p));
 	p->in = in;
-	p->pid = res.pid;
-	RB_INSERT(poststart_tree, &poststarts, p);
-	joblog_mark(in, "exec_start_post: pid %ld", (long)p->pid);
+	child_watch(&p->child, res.pid, CHILD_POST, poststart_reaped);
+	LIST_INSERT_HEAD(&poststarts, p, entry);
+	joblog_mark(in, "exec_start_post: pid %ld", (long)res.pid);
 	evloop_timer_in(&p->timer, CLOCK_MONOTONIC, spec->stop_timeout, 1000,
 	    poststart_timeout, p);
 	return;
@@ -159,18 +152,15 @@ poststart_forget(struct inst *in)
 	p->timer = sd_event_source_disable_unref(p->timer);
 }
 
-/* A child was reaped: an exec_start_post?  Return 1 if it was one. */
-int
-poststart_reaped(pid_t pid, int status)
+/* An exec_start_post was reaped: a failure is logged. */
+static void
+poststart_reaped(struct child *c, pid_t pid, int status)
 {
-	struct poststart key, *p;
+	struct poststart *p = child_owner(c, struct poststart, child);
 	char what[64];
 
-	memset(&key, 0, sizeof(key));
-	key.pid = pid;
-	if ((p = RB_FIND(poststart_tree, &poststarts, &key)) == NULL)
-		return (0);
-	RB_REMOVE(poststart_tree, &poststarts, p);
+	(void)pid;
+	LIST_REMOVE(p, entry);
 	job_exit_describe(status, what, sizeof(what));
 	if (p->in != NULL && (!WIFEXITED(status) || WEXITSTATUS(status) != 0)) {
 		log_warnx("%s: exec_start_post %s", p->in->label, what);
@@ -178,5 +168,4 @@ poststart_reaped(pid_t pid, int status)
 	}
 	p->timer = sd_event_source_disable_unref(p->timer);
 	free(p);
-	return (1);
 }

@@ -35,6 +35,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "child.h"
 #include "duration.h"
 #include "evloop.h"
 #include "log.h"
@@ -74,30 +75,19 @@ struct prober {
 	int fd;
 	sd_event_source *io;
 	sd_event_source *timer; /* the next attempt, or this one's bound */
-	pid_t pid;              /* exec: the child */
+	struct child child;     /* exec: the child */
 	char req[1024];
 	size_t reqlen, sent;
 	char ans[16];
 	size_t got;
 	uint64_t step; /* ready: the wait before the next attempt */
 	int failures;  /* health: in a row */
-	RB_ENTRY(prober) entry;
 };
 
-static int
-prober_cmp(struct prober *a, struct prober *b)
-{
-	return (a->pid < b->pid ? -1 : a->pid > b->pid);
-}
-
-RB_HEAD(prober_tree, prober);
-RB_PROTOTYPE(prober_tree, prober, entry, prober_cmp)
-RB_GENERATE(prober_tree, prober, entry, prober_cmp)
-
-static struct prober_tree prober_children = RB_INITIALIZER(&prober_children);
 static int prober_null = -1; /* /dev/null, for exec: probes' output */
 
 static int prober_timer_fired(sd_event_source *, uint64_t, void *);
+static void prober_reaped(struct child *, pid_t, int);
 
 /* The bound of one attempt. */
 static uint64_t
@@ -130,12 +120,11 @@ prober_attempt_end(struct prober *p)
 	if (p->fd != -1)
 		close(p->fd);
 	p->fd = -1;
-	if (p->pid > 0) {
+	if (p->child.pid > 0) {
 		/* Its reap finds no probe: vigild just reaps it. */
-		(void)kill(-p->pid, SIGKILL);
-		(void)kill(p->pid, SIGKILL);
-		RB_REMOVE(prober_tree, &prober_children, p);
-		p->pid = 0;
+		(void)kill(-p->child.pid, SIGKILL);
+		(void)kill(p->child.pid, SIGKILL);
+		child_unwatch(&p->child);
 	}
 	p->stage = PROBER_IDLE;
 }
@@ -346,15 +335,11 @@ prober_exec(struct prober *p)
 	}
 	if (res.report_fd != -1)
 		close(res.report_fd);
-	p->pid = res.pid;
 	p->stage = PROBER_CHILD;
-	RB_INSERT(prober_tree, &prober_children, p);
-	if (res.done && res.cause != NULL) {
-		/* It exits 127; its reap is not waited for. */
-		RB_REMOVE(prober_tree, &prober_children, p);
-		p->pid = 0;
-		prober_done(p, 0, res.cause);
-	}
+	if (res.done && res.cause != NULL)
+		prober_done(p, 0, res.cause); /* it exits 127, unwaited */
+	else
+		child_watch(&p->child, res.pid, CHILD_PROBE, prober_reaped);
 	free(res.cause);
 }
 
@@ -381,41 +366,20 @@ prober_timer_fired(sd_event_source *s, uint64_t usec, void *arg)
 	return (0);
 }
 
-/* Is pid an exec probe vigild started and has not reaped yet? */
-int
-prober_owns(pid_t pid)
+/* The child of an exec: probe was reaped: its attempt is over. */
+static void
+prober_reaped(struct child *c, pid_t pid, int status)
 {
-	struct prober key;
-
-	memset(&key, 0, sizeof(key));
-	key.pid = pid;
-	return (
-	    pid > 0 && RB_FIND(prober_tree, &prober_children, &key) != NULL);
-}
-
-/*
- * A child was reaped that is not a run's leader: an exec: probe's child?
- * Return 1 if it was one (its attempt is over), else 0.
- */
-int
-prober_reaped(pid_t pid, int status)
-{
-	struct prober key, *p;
+	struct prober *p = child_owner(c, struct prober, child);
 	char why[64];
 
-	memset(&key, 0, sizeof(key));
-	key.pid = pid;
-	if ((p = RB_FIND(prober_tree, &prober_children, &key)) == NULL)
-		return (0);
-	RB_REMOVE(prober_tree, &prober_children, p);
-	p->pid = 0;
+	(void)pid;
 	if (WIFEXITED(status))
 		snprintf(why, sizeof(why), "exited %d", WEXITSTATUS(status));
 	else
 		snprintf(why, sizeof(why), "killed by signal %s",
 		    signame_name(WTERMSIG(status)));
 	prober_done(p, WIFEXITED(status) && WEXITSTATUS(status) == 0, why);
-	return (1);
 }
 
 /* Which probe the instance's phase calls for. */

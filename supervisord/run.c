@@ -30,18 +30,11 @@
 #include "safedir.h"
 #include "signame.h"
 #include "spawn.h"
+#include "child.h"
 #include "vigild.h"
 #include "xmalloc.h"
 
-static int
-run_pid_cmp(struct inst *a, struct inst *b)
-{
-	return (a->run.pid < b->run.pid ? -1 : a->run.pid > b->run.pid);
-}
-RB_HEAD(pid_tree, inst);
-RB_PROTOTYPE(pid_tree, inst, pid_entry, run_pid_cmp)
-RB_GENERATE(pid_tree, inst, pid_entry, run_pid_cmp)
-static struct pid_tree run_pids = RB_INITIALIZER(&run_pids);
+static void run_reaped(struct child *, pid_t, int);
 
 static unsigned int run_nspawning; /* children not yet exec'd */
 
@@ -75,19 +68,27 @@ run_stdin_close(struct inst *in)
 }
 
 /*
- * Is pid (of session sid) never a process of in's run: a hook's or a
- * probe's child, another run's leader or a member of its session?
+ * Is pid (of session sid) never a process of in's run: a child of
+ * vigild's own (a hook, a probe, the keeper), another run's leader or a
+ * member of its session?  An exec_start_post is of its run's lineage.
  */
 static int
 run_lineage_other(const struct inst *in, pid_t pid, pid_t sid)
 {
+	struct child *c = child_find(pid);
 	struct inst *o;
 
-	if (hook_owns(pid) || prober_owns(pid))
-		return (1);
-	if ((o = run_find(pid)) != NULL && o != in)
+	if (c != NULL && c->kind != CHILD_POST &&
+	    (c->kind != CHILD_RUN || run_find(pid) != in))
 		return (1);
 	return ((o = ready_session_find(sid)) != NULL && o != in);
+}
+
+/* The run follows its leader, in->run.pid, now: its reap is ours. */
+static void
+run_leader_watch(struct inst *in)
+{
+	child_watch(&in->run.leader, in->run.pid, CHILD_RUN, run_reaped);
 }
 
 /*
@@ -327,7 +328,7 @@ run_started(struct inst *in, const struct spawn_result *res)
 	in->run.starttime = res->starttime;
 	ready_session_add(in);
 	state_run_begin(in);
-	RB_INSERT(pid_tree, &run_pids, in);
+	run_leader_watch(in);
 	run_write_holder(in);
 	run_report_watch(in, res);
 	log_info("%s: started pid %ld", in->label, (long)in->run.pid);
@@ -421,7 +422,7 @@ run_mainpid_takes_over(struct inst *in)
 	    (long)in->run.pid, (long)m);
 	in->run.pid = m;
 	in->run.starttime = 0; /* not the spawned leader's */
-	RB_INSERT(pid_tree, &run_pids, in);
+	run_leader_watch(in);
 	run_write_holder(in);
 	return (1);
 }
@@ -453,11 +454,11 @@ run_pid_file(const struct inst *in)
 struct inst *
 run_find(pid_t pid)
 {
-	struct inst key;
+	struct child *c = child_find(pid);
 
-	memset(&key, 0, sizeof(key));
-	key.run.pid = pid;
-	return (RB_FIND(pid_tree, &run_pids, &key));
+	if (c == NULL || c->kind != CHILD_RUN)
+		return (NULL);
+	return (child_owner(c, struct inst, run.leader));
 }
 
 /*
@@ -557,7 +558,7 @@ run_forking_main_found(struct inst *in, pid_t m)
 			in->run.pgid = m;
 		ready_session_add(in);
 	}
-	RB_INSERT(pid_tree, &run_pids, in);
+	run_leader_watch(in);
 	run_write_holder(in);
 	inst_feed(in, LIFE_EV_MAINPID);
 }
@@ -686,7 +687,7 @@ run_step_leader(struct inst *in, struct spawn_result *res, const char *what)
 	in->run.pgid = res->pid;
 	in->run.starttime = res->starttime;
 	ready_session_add(in);
-	RB_INSERT(pid_tree, &run_pids, in);
+	run_leader_watch(in);
 	run_write_holder(in);
 	run_report_watch(in, res);
 	log_info("%s: %s pid %ld", in->label, what, (long)res->pid);
@@ -771,9 +772,11 @@ run_step_reaped(struct inst *in, int status)
 
 /* The leader of an instance's run was reaped with wait status status. */
 static void
-run_reaped(struct inst *in, int status)
+run_reaped(struct child *c, pid_t pid, int status)
 {
-	RB_REMOVE(pid_tree, &run_pids, in);
+	struct inst *in = child_owner(c, struct inst, run.leader);
+
+	(void)pid;
 	if (in->run.step != RUN_STEP_MAIN) {
 		run_step_reaped(in, status);
 		return;
@@ -840,42 +843,6 @@ run_main_ended(struct inst *in, int status)
 	run_step_leader(in, &res, "exec_stop_post");
 }
 
-/*
- * SIGCHLD: reap the children that have exited, ours or reparented, at
- * most max of them: 1 if the batch was full (more may be waiting), else
- * 0.  A reap can start the next run at once, and on a busy machine each
- * fork takes long enough for another child to end meanwhile: without a
- * bound, crash-looping jobs would keep vigild here for good.
- */
-int
-run_reap_all(size_t max)
-{
-	struct inst key, *in;
-	pid_t pid;
-	size_t n = 0;
-	int status;
-
-	while (n < max) {
-		pid = waitpid(-1, &status, WNOHANG);
-		if (pid == -1 && errno == EINTR)
-			continue;
-		if (pid <= 0)
-			break;
-		n++;
-		memset(&key, 0, sizeof(key));
-		key.run.pid = pid;
-		if ((in = RB_FIND(pid_tree, &run_pids, &key)) != NULL)
-			run_reaped(in, status);
-		else if (!prober_reaped(pid, status) &&
-		    !poststart_reaped(pid, status) &&
-		    !hook_reaped(pid, status) && !keeper_reaped(pid, status))
-			log_debug(
-			    "reaped pid %ld (not a job leader)", (long)pid);
-	}
-	inst_check_groups();
-	return (n == max);
-}
-
 /* Forget the run of an instance that goes away. */
 void
 run_clear(struct inst *in)
@@ -893,6 +860,5 @@ run_clear(struct inst *in)
 	track_release(in);
 	track_lineage_clear(in);
 	xsetf(&in->last.what, NULL);
-	if (in->run.pid > 0)
-		RB_REMOVE(pid_tree, &run_pids, in);
+	child_unwatch(&in->run.leader);
 }

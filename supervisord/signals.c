@@ -16,6 +16,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "child.h"
 #include "log.h"
 #include "signame.h"
 #include "vigild.h"
@@ -41,7 +42,8 @@ signals_reap(void)
 	int more;
 
 	state_batch_begin(); /* one commit for every run that ended */
-	more = run_reap_all(SIGNALS_REAP_BATCH);
+	more = child_reap_all(SIGNALS_REAP_BATCH);
+	inst_check_groups();
 	state_batch_end();
 	(void)sd_event_source_set_enabled(
 	    signals_more, more ? SD_EVENT_ONESHOT : SD_EVENT_OFF);

@@ -21,6 +21,7 @@
 
 #include <systemd/sd-event.h>
 
+#include "child.h"
 #include "conf.h"
 #include "job.h"
 #include "life.h"
@@ -58,10 +59,11 @@ enum run_step {
 
 /* One run of an instance: a fork, from spawn to reap (run.c). */
 struct run {
-	pid_t pid;          /* leader, 0 when none */
-	pid_t pgid;         /* its process group while the run lasts */
-	uint64_t starttime; /* its /proc start time if known at spawn, or 0 */
-	uint64_t started;   /* monotonic usec at fork */
+	pid_t pid;           /* leader, 0 when none */
+	struct child leader; /* its reap is the run's (child.c) */
+	pid_t pgid;          /* its process group while the run lasts */
+	uint64_t starttime;  /* its /proc start time if known at spawn, or 0 */
+	uint64_t started;    /* monotonic usec at fork */
 	char id[17];
 	int64_t row;             /* its row in the state backend, or 0 */
 	int stdin_fd;            /* stdin = "pipe": the write end, or -1 */
@@ -175,7 +177,6 @@ struct inst {
 	TAILQ_ENTRY(inst) dep_entry;
 	struct waiter_list waiters;
 	unsigned int resolve_mark;  /* cmd_resolve(): taken once per request */
-	RB_ENTRY(inst) pid_entry;   /* by run.pid, while it runs */
 	RB_ENTRY(inst) sid_entry;   /* by session (run.pgid) */
 	TAILQ_ENTRY(inst) gw_entry; /* on the group-wait list */
 };
@@ -379,7 +380,6 @@ const char *run_describe(
     const struct inst *, int, const struct life_step *, char *, size_t);
 void run_stdin_close(struct inst *);
 int run_memfd(const char *, size_t, char **);
-int run_reap_all(size_t);
 void run_clear(struct inst *);
 void run_signal(struct inst *, int);
 int run_alive(struct inst *);
@@ -394,7 +394,6 @@ void watch_free(void);
 /* poststart.c */
 void poststart_run(struct inst *);
 void poststart_forget(struct inst *);
-int poststart_reaped(pid_t, int);
 
 /* counters.c: what the metrics count, kept across reloads by job name */
 enum counters_run {
@@ -441,15 +440,11 @@ void alert_changed(struct inst *, enum job_state);
 void alert_free(struct inst *);
 void alert_resume(struct inst *);
 int alert_limit_reached(const struct inst *);
-int hook_reaped(pid_t, int);
-int hook_owns(pid_t);
 void hook_free_all(void);
 
 /* prober.c */
 void prober_sync(struct inst *);
 void prober_forget(struct inst *);
-int prober_reaped(pid_t, int);
-int prober_owns(pid_t);
 
 void track_init(void);
 void track_check_init(void);
@@ -796,7 +791,6 @@ int keeper_start(void (*)(void));
 void keeper_stop(void);
 void keeper_set(uint64_t, pid_t, uint64_t, int);
 void keeper_del(uint64_t);
-int keeper_reaped(pid_t, int);
 
 /* http.c */
 int http_open(server_command_fn, char **);
