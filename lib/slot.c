@@ -73,3 +73,38 @@ slot_missed(uint64_t every, const struct schedule *cron, int64_t last,
 		return (0);
 	return (*slot <= now);
 }
+
+/*
+ * How many slots come strictly between prev and slot (wall usec): all of
+ * an "every" job's, at most max of a schedule's (each is looked for); the
+ * first of them in *first (0: none).  Cluster mode counts so the
+ * slots that ran on no node.  "every" slots are on the grid: a prev or a
+ * slot off it (a start moved it to its time, or the interval changed)
+ * counts none.
+ */
+int64_t
+slot_between(uint64_t every, const struct schedule *cron, int64_t prev,
+    int64_t slot, int64_t max, int64_t *first)
+{
+	int64_t n = 0, e = (int64_t)every;
+	time_t t = (time_t)(prev / 1000000), next;
+
+	*first = 0;
+	if (prev <= 0 || slot <= prev)
+		return (0);
+	if (every > 0) {
+		if (prev % e != 0 || slot % e != 0)
+			return (0);
+		n = (slot - prev) / e - 1;
+		if (n > 0)
+			*first = prev + e;
+		return (n);
+	}
+	while (n < max && schedule_next(cron, t, &next) == 0 &&
+	    (int64_t)next * 1000000 < slot) {
+		if (n++ == 0)
+			*first = (int64_t)next * 1000000;
+		t = next;
+	}
+	return (n);
+}

@@ -13,6 +13,8 @@
  *    multiples of every since the Unix epoch, so that nodes started at
  *    different times agree on them.
  *  - "schedule" slots are the times schedule_next gives.
+ *  - The slots between two that fired (slot_between) are those that ran
+ *    on no node, in cluster mode.
  * Pure: the caller supplies the clocks.
  */
 
@@ -27,5 +29,7 @@ uint64_t slot_every_next(uint64_t, uint64_t, uint64_t);
 int64_t slot_grid_last(int64_t, uint64_t);
 int slot_wall_next(uint64_t, const struct schedule *, int64_t, int64_t *);
 int slot_missed(uint64_t, const struct schedule *, int64_t, int64_t, int64_t *);
+int64_t slot_between(
+    uint64_t, const struct schedule *, int64_t, int64_t, int64_t, int64_t *);
 
 #endif

@@ -53,7 +53,7 @@
 #include "log.h"
 #include "pgstate.h"
 #include "proc.h"
-#include "schedule.h"
+#include "slot.h"
 #include "vigild.h"
 #include "xmalloc.h"
 
@@ -253,39 +253,6 @@ cluster_slot_skipped(struct lease_slot *s, const char *holder)
 #define CLUSTER_MISSED_MAX 10000
 
 /*
- * The slots of in's schedule strictly between prev and slot (wall usec),
- * the first of them into *first.  An "every" job's slots are on the Unix
- * epoch's grid: a prev off it (a start moved it to its time, or the
- * interval changed) counts none.
- */
-static int64_t
-cluster_slots_between(
-    const struct inst *in, int64_t prev, int64_t slot, int64_t *first)
-{
-	const struct job_spec *spec = in->job->spec;
-	int64_t n = 0, every = (int64_t)spec->every;
-	time_t t = (time_t)(prev / 1000000), next;
-
-	*first = 0;
-	if (prev <= 0 || slot <= prev)
-		return (0);
-	if (every > 0) {
-		if (prev % every != 0 || slot % every != 0)
-			return (0);
-		*first = prev + every;
-		return ((slot - prev) / every - 1);
-	}
-	while (n < CLUSTER_MISSED_MAX &&
-	    schedule_next(&spec->cron, t, &next) == 0 &&
-	    (int64_t)next * 1000000 < slot) {
-		if (n++ == 0)
-			*first = (int64_t)next * 1000000;
-		t = next;
-	}
-	return (n);
-}
-
-/*
  * This node won slot; the one fired before it was prev (0: none): the
  * slots in between ran on no node (every node down, drained, not placed
  * or cut off from the database).  Said once, by the winner.
@@ -294,7 +261,10 @@ static void
 cluster_slots_missed(struct inst *in, int64_t prev, int64_t slot)
 {
 	char a[64], b[64], why[256];
-	int64_t first, n = cluster_slots_between(in, prev, slot, &first);
+	const struct job_spec *spec = in->job->spec;
+	int64_t first,
+	    n = slot_between(spec->every, &spec->cron, prev, slot,
+	        CLUSTER_MISSED_MAX, &first);
 
 	if (n <= 0)
 		return;

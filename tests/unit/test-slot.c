@@ -177,6 +177,68 @@ TEST(missed_schedule)
 	return (0);
 }
 
+/*
+ * The slots between two on the grid: every cell of small clocks; off the
+ * grid, none (the interval changed, or a start moved the slot).
+ */
+TEST(between_every_cells)
+{
+	int64_t prev, slot, first, n;
+	uint64_t e;
+	size_t p;
+
+	for (p = 0; p < NPERIODS; p++) {
+		e = periods[p];
+		for (prev = -3; prev < 150; prev++)
+			for (slot = 0; slot < 150; slot++) {
+				n = slot_between(
+				    e, NULL, prev, slot, 10, &first);
+				if (prev <= 0 || slot <= prev ||
+				    prev % (int64_t)e != 0 ||
+				    slot % (int64_t)e != 0) {
+					ASSERT_EQ(n, 0);
+					ASSERT_EQ(first, 0);
+					continue;
+				}
+				/* Every multiple strictly between, counted. */
+				ASSERT_EQ(n, (slot - prev) / (int64_t)e - 1);
+				ASSERT_EQ(first, n > 0 ? prev + (int64_t)e : 0);
+			}
+	}
+	/* A day of minutes missed: all counted, not capped at max. */
+	ASSERT_EQ(slot_between(60000000, NULL, 1796601600000000LL,
+	              1796601600000000LL + 1440LL * 60000000, 10, &first),
+	    1439);
+	return (0);
+}
+
+TEST(between_schedule)
+{
+	struct schedule s = cron("0 * * * *");
+	const int64_t h = 3600000000LL, t = 1796644800000000LL; /* 12:00 */
+	int64_t first;
+
+	/* 12:00 then 16:00: 13, 14 and 15 ran on no node. */
+	ASSERT_EQ(slot_between(0, &s, t, t + 4 * h, 100, &first), 3);
+	ASSERT_EQ(first, t + h);
+	/* Neighbours: none between. */
+	ASSERT_EQ(slot_between(0, &s, t, t + h, 100, &first), 0);
+	ASSERT_EQ(first, 0);
+	/* A year away: the count stops at max. */
+	ASSERT_EQ(slot_between(0, &s, t, t + 8760 * h, 50, &first), 50);
+	ASSERT_EQ(first, t + h);
+	/* No slot before, or backwards: none. */
+	ASSERT_EQ(slot_between(0, &s, 0, t, 100, &first), 0);
+	ASSERT_EQ(slot_between(0, &s, t + h, t, 100, &first), 0);
+	/* Every cell of a day, against counting the hours by hand. */
+	for (int a = 0; a < 24; a++)
+		for (int b = 0; b < 24; b++)
+			ASSERT_EQ(slot_between(
+			              0, &s, t + a * h, t + b * h, 100, &first),
+			    b > a + 1 ? b - a - 1 : 0);
+	return (0);
+}
+
 int
 main(void)
 {
@@ -190,5 +252,7 @@ main(void)
 	RUN(wall_schedule);
 	RUN(missed_every_cells);
 	RUN(missed_schedule);
+	RUN(between_every_cells);
+	RUN(between_schedule);
 	TEST_MAIN_END();
 }
