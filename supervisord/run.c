@@ -31,6 +31,7 @@
 #include "signame.h"
 #include "spawn.h"
 #include "child.h"
+#include "lineage.h"
 #include "vigild.h"
 #include "xmalloc.h"
 
@@ -93,7 +94,7 @@ run_leader_watch(struct inst *in)
 
 /*
  * Signal the run's processes: its whole cgroup, else (kill_group) its
- * process group and the rest of its lineage (track_lineage), or only its
+ * process group and the rest of its lineage (lineage.c), or only its
  * leader.
  */
 void
@@ -108,12 +109,11 @@ run_signal(struct inst *in, int sig)
 	}
 	if (in->job->spec->kill_group && pgid > 1) {
 		/* Its lineage first: the leader's children are not orphans. */
-		(void)track_lineage(in, run_lineage_other);
+		(void)lineage_find(in, run_lineage_other);
 		if ((r = proc_group_signal(pgid, sig)) == -1 && errno != ESRCH)
 			log_warn("%s: kill -%s group %ld", in->label,
 			    signame_name(sig), (long)pgid);
-		if (track_lineage_signal(in, sig, r == 0 ? pgid : 0) > 0 ||
-		    r == 0)
+		if (lineage_signal(in, sig, r == 0 ? pgid : 0) > 0 || r == 0)
 			return;
 		/* No group yet: the child has not called setsid(). */
 	}
@@ -134,7 +134,7 @@ run_alive(struct inst *in)
 	if (!in->job->spec->kill_group)
 		return (0);
 	return ((in->run.pgid > 0 && proc_group_exists(in->run.pgid)) ||
-	    track_lineage(in, run_lineage_other) > 0);
+	    lineage_find(in, run_lineage_other) > 0);
 }
 
 /* Exec report readable: EOF means exec succeeded, text is a failure. */
@@ -389,7 +389,7 @@ run_begin(struct inst *in, char **cause, int *done, char **exec_cause)
 	in->run.step_failed = NULL;
 	in->run.born = proc_boot_ticks();
 	in->run.refused = 0;
-	track_lineage_clear(in);
+	lineage_clear(in);
 	if (run_spawn(in, &res, cause) == -1)
 		return (-1);
 	run_started(in, &res);
@@ -858,7 +858,7 @@ run_clear(struct inst *in)
 	joblog_inst_release(in);
 	ready_forget(in);
 	track_release(in);
-	track_lineage_clear(in);
+	lineage_clear(in);
 	xsetf(&in->last.what, NULL);
 	child_unwatch(&in->run.leader);
 }

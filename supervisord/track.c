@@ -11,9 +11,7 @@
  * the hierarchy's top (`vigil-HASH` for a runtime directory other than
  * the default, so that two vigild never share one).  Otherwise, or with
  * `cgroup = "off"`, one log line says why and instances are tracked by
- * their lineage (track_lineage): the session and process group vigild
- * gave the run at spawn, the descendants of those, and the orphans handed
- * to vigild (the subreaper) that keep the run's lock or its VIGIL_RUN_ID.
+ * their lineage (lineage.c).
  *
  * Hooks have cgroups of their own beside the instances' (JOB@hooks for a
  * job's on_failure, @on_event), emptied when each hook ends and removed
@@ -32,7 +30,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -41,9 +38,7 @@
 
 #include "cgroup.h"
 #include "evloop.h"
-#include "lock.h"
 #include "log.h"
-#include "proc.h"
 #include "vigild.h"
 #include "xmalloc.h"
 
@@ -754,148 +749,4 @@ track_free(void)
 	if (track_own && rmdir(track_where) == -1 && errno != EBUSY &&
 	    errno != ENOENT)
 		log_warn("cgroup: remove %s", track_where);
-}
-
-/*
- * Is p the run of in's by itself: in the session or group the run was
- * given at spawn, found the run's before (same pid, same start), or an
- * orphan handed to vigild that holds the instance's lock or was born
- * during the run with its VIGIL_RUN_ID (a process can only claim to be
- * the run's, which exposes nothing but itself to the run's signals)?
- */
-static int
-track_lineage_seed(const struct inst *in, const struct proc_info *p)
-{
-	char entry[64];
-	pid_t s = in->run.pgid;
-	size_t i;
-
-	if (s > 1 && (p->sid == s || p->pgid == s))
-		return (1);
-	for (i = 0; i < in->run.nlineage; i++)
-		if (in->run.lineage[i].pid == p->pid &&
-		    in->run.lineage[i].starttime == p->starttime)
-			return (1);
-	if (p->ppid != getpid())
-		return (0);
-	if (in->lock_fd != -1 && lock_pid_holds(p->pid, in->lock_fd))
-		return (1);
-	/* Born during the run, with the run's id: a reparented orphan. */
-	if (in->run.born == 0 || p->starttime < in->run.born)
-		return (0);
-	snprintf(entry, sizeof(entry), "VIGIL_RUN_ID=%s", in->run.id);
-	return (proc_environ_has(p->pid, entry));
-}
-
-/*
- * Is p never the run of in's: vigild, init, a zombie, or what other says
- * is another's (a hook, a probe, another run: the caller knows them)?
- */
-static int
-track_lineage_other(
-    const struct inst *in, const struct proc_info *p, track_other_fn other)
-{
-	if (p->pid <= 1 || p->pid == getpid() || p->state == 'Z')
-		return (1);
-	return (other != NULL && other(in, p->pid, p->sid));
-}
-
-/* Mark the descendants of marked processes, to the last generation. */
-static void
-track_lineage_descend(struct proc_snapshot *ps, unsigned char *mark)
-{
-	struct proc_info *parent;
-	size_t i;
-	int more;
-
-	do {
-		more = 0;
-		for (i = 0; i < ps->n; i++) {
-			if (mark[i] != 0 ||
-			    (parent = proc_snapshot_find(
-			         ps, ps->procs[i].ppid)) == NULL ||
-			    mark[parent - ps->procs] != 1)
-				continue;
-			mark[i] = 1;
-			more = 1;
-		}
-	} while (more);
-}
-
-/*
- * Without a cgroup: find the run's processes now (see the top of the
- * file), kept in in->run.lineage, and return how many there are.  The
- * leader's session and group ids are the kernel's until their last
- * member is gone; a process found once stays the run's while it lives,
- * reparented or not.  other(in, pid, sid) says which processes are
- * another's (never the run's).  When /proc cannot be read, the last
- * count stands.
- */
-size_t
-track_lineage(struct inst *in, track_other_fn other)
-{
-	struct proc_snapshot ps;
-	unsigned char *mark;
-	size_t i, n = 0;
-
-	if (proc_snapshot(&ps) == -1) {
-		log_warn("%s: read /proc", in->label);
-		proc_snapshot_clear(&ps);
-		return (in->run.nlineage);
-	}
-	mark = xcalloc(ps.n + 1, 1);
-	for (i = 0; i < ps.n; i++) {
-		if (track_lineage_other(in, &ps.procs[i], other))
-			mark[i] = 2; /* never */
-		else if (track_lineage_seed(in, &ps.procs[i]))
-			mark[i] = 1;
-	}
-	track_lineage_descend(&ps, mark);
-	for (i = 0; i < ps.n; i++)
-		if (mark[i] == 1)
-			ps.procs[n++] = ps.procs[i];
-	free(mark);
-	free(in->run.lineage);
-	in->run.lineage = NULL;
-	in->run.nlineage = n;
-	if (n > 0)
-		in->run.lineage = xreallocarray(ps.procs, n, sizeof(*ps.procs));
-	else
-		free(ps.procs);
-	return (n);
-}
-
-/*
- * Without a cgroup: send sig to each of the run's processes as the last
- * track_lineage found them, but those of group skip, signalled already
- * (each still the same process: pid and start time).  Return how many
- * were signalled.
- */
-int
-track_lineage_signal(struct inst *in, int sig, pid_t skip)
-{
-	size_t i;
-	int n = 0;
-
-	for (i = 0; i < in->run.nlineage; i++) {
-		if (in->run.lineage[i].pgid == skip ||
-		    !proc_is_same(
-		        in->run.lineage[i].pid, in->run.lineage[i].starttime))
-			continue;
-		if (kill(in->run.lineage[i].pid, sig) == 0)
-			n++;
-		else if (errno != ESRCH)
-			log_warn("%s: kill %ld", in->label,
-			    (long)in->run.lineage[i].pid);
-	}
-	return (n);
-}
-
-/* The run is over: forget its processes. */
-void
-track_lineage_clear(struct inst *in)
-{
-	free(in->run.lineage);
-	in->run.lineage = NULL;
-	in->run.nlineage = 0;
 }

@@ -465,11 +465,6 @@ void track_signal(struct inst *, int);
 void track_release(struct inst *);
 int track_hook_cgroup(const char *, struct job *, char **);
 void track_hook_end(int);
-/* Is pid (of session sid) another's than the instance's run? */
-typedef int (*track_other_fn)(const struct inst *, pid_t, pid_t);
-size_t track_lineage(struct inst *, track_other_fn);
-int track_lineage_signal(struct inst *, int, pid_t);
-void track_lineage_clear(struct inst *);
 
 /* claim.c */
 /* The exclusivity seam: one implementation per backend. */
