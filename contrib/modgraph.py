@@ -60,9 +60,11 @@ def graph(top):
                       if w in owner]
             if called:
                 owner[m.group(1)] = called[0]
+    # A name a file defines itself (a stub of another's, built instead
+    # of it: cluster-absent.c) is not a call.
     calls = {}
     for f in files:
-        words = set(WORD.findall(code[f]))
+        words = set(WORD.findall(code[f])) - exported(code[f])
         calls[f] = sorted({owner[w] for w in words
                            if w in owner and owner[w] != f})
     return files, calls

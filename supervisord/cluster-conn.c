@@ -796,31 +796,4 @@ cluster_close(void)
 	cluster_st.cf = NULL;
 }
 
-#else /* !HAVE_LIBPQ */
-
-/* Built without libpq: vigil.conf refuses a cluster section. */
-int
-cluster_check(char **cause)
-{
-	(void)cause;
-	return (0);
-}
-
-int
-cluster_open(char **cause)
-{
-	(void)cause;
-	return (0);
-}
-
-void
-cluster_close(void)
-{
-}
-
-void
-cluster_jobs_changed(void)
-{
-}
-
 #endif /* HAVE_LIBPQ */

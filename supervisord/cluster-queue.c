@@ -751,38 +751,4 @@ const struct claim_ops claim_cluster_msg = {
 	.trusted = claim_msg_trusted,
 };
 
-#else /* !HAVE_LIBPQ */
-
-/* Built without libpq: vigil.conf refuses a cluster section. */
-int
-cluster_queue_claim(struct job *j, int nfree, cluster_claimed_fn got)
-{
-	(void)j;
-	(void)nfree;
-	(void)got;
-	return (-1);
-}
-
-void
-cluster_queue_bind(struct inst *in, uint64_t sent)
-{
-	(void)in;
-	(void)sent;
-}
-
-void
-cluster_queue_giveback(struct queue_msg *m)
-{
-	queue_msg_clear(m);
-}
-
-void
-cluster_queue_shutdown(void (*done)(void))
-{
-	cluster_shutdown(done);
-}
-
-const struct state_ops state_cluster = { .name = "cluster" };
-const struct claim_ops claim_cluster_msg = { .name = "cluster-queue" };
-
 #endif /* HAVE_LIBPQ */

@@ -1019,22 +1019,4 @@ const struct claim_ops claim_cluster = {
 	.trusted = claim_cluster_trusted,
 };
 
-#else /* !HAVE_LIBPQ */
-
-/* Built without libpq: vigil.conf refuses a cluster section. */
-void
-cluster_shutdown(void (*done)(void))
-{
-	done();
-}
-
-void
-cluster_slot_fired(struct inst *in, int64_t slot)
-{
-	(void)in;
-	(void)slot;
-}
-
-const struct claim_ops claim_cluster = { .name = "cluster" };
-
 #endif /* HAVE_LIBPQ */

@@ -1042,46 +1042,4 @@ pgconn_free(struct pgconn *c)
 	free(c);
 }
 
-#else /* !HAVE_LIBPQ */
-
-#include <stddef.h>
-#include <stdint.h>
-
-#include "vigild.h"
-
-/* Built without libpq: no answer ever comes (no query is sent). */
-int
-pgres_ntuples(const struct pgres *r)
-{
-	(void)r;
-	return (0);
-}
-
-const char *
-pgres_value(const struct pgres *r, int row, int col)
-{
-	(void)r;
-	(void)row;
-	(void)col;
-	return (NULL);
-}
-
-int
-pgres_bool(const struct pgres *r, int row, int col)
-{
-	(void)r;
-	(void)row;
-	(void)col;
-	return (0);
-}
-
-long long
-pgres_int(const struct pgres *r, int row, int col, long long def)
-{
-	(void)r;
-	(void)row;
-	(void)col;
-	return (def);
-}
-
 #endif /* HAVE_LIBPQ */
