@@ -19,7 +19,6 @@
 
 #include <errno.h>
 #include <limits.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,7 +30,6 @@
 #include "json.h"
 #include "log.h"
 #include "signame.h"
-#include "timefmt.h"
 #include "vigild.h"
 #include "xmalloc.h"
 
@@ -490,63 +488,6 @@ done:
 	server_client_finish(c, ctx.code);
 }
 
-static void __attribute__((format(printf, 2, 0)))
-cmd_vadd(struct proto_buf *b, const char *fmt, va_list ap)
-{
-	char *s;
-	int n;
-
-	if ((n = vasprintf(&s, fmt, ap)) == -1)
-		fatal("vasprintf");
-	proto_buf_add(b, s, (size_t)n);
-	free(s);
-}
-
-/* Add formatted text to a buffer (a reply built after its command). */
-void
-cmd_buf_printf(struct proto_buf *b, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	cmd_vadd(b, fmt, ap);
-	va_end(ap);
-}
-
-/* Add formatted text to the command's standard output. */
-void
-cmd_print(struct cmd_ctx *ctx, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	cmd_vadd(&ctx->out, fmt, ap);
-	va_end(ap);
-}
-
-/* Add formatted text to the command's standard error. */
-void
-cmd_print_err(struct cmd_ctx *ctx, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	cmd_vadd(&ctx->err, fmt, ap);
-	va_end(ap);
-}
-
-/* Add a line (a newline is appended) to the command's standard error. */
-void
-cmd_error(struct cmd_ctx *ctx, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	cmd_vadd(&ctx->err, fmt, ap);
-	va_end(ap);
-	proto_buf_add(&ctx->err, "\n", 1);
-}
-
 /* Marks the instances taken by the current resolution. */
 static unsigned int cmd_resolve_mark;
 
@@ -848,13 +789,6 @@ cmd_targets(struct cmd_ctx *ctx)
 	return (0);
 }
 
-/* A wall clock usec as users see it (lib/timefmt.c), or "-" for none. */
-char *
-cmd_format_time(int64_t usec, char *buf, size_t len)
-{
-	return (timefmt_wall(usec, buf, len));
-}
-
 /* The options of an entry for --help: "-n --lines -f --follow". */
 static void
 cmd_print_options(FILE *f, const struct cmd_entry *e)
@@ -897,11 +831,4 @@ cmd_print_table(FILE *f)
 		fprintf(f, "      %s\n", (*e)->help);
 		cmd_print_options(f, *e);
 	}
-}
-
-/* "exit N", "signal NAME" or "-": how a run ended (-1: none of either). */
-char *
-cmd_format_exit(int exit_code, int sig, char *buf, size_t len)
-{
-	return (job_exit_format(exit_code, sig, 0, buf, len));
 }
