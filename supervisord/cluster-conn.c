@@ -30,6 +30,7 @@
 #include "timefmt.h"
 #include "log.h"
 #include "pgstate.h"
+#include "pq.h"
 #include "proc.h"
 #include "vigild.h"
 #include "xmalloc.h"
@@ -700,7 +701,7 @@ cluster_check(char **cause)
 
 	if (!cf->enabled)
 		return (0);
-	if (pgconn_load(cause) == -1)
+	if (pq_load(cause) == -1)
 		return (-1);
 	exposed = vigild.conf->path == NULL ||
 	    stat(vigild.conf->path, &st) == -1 ||
@@ -729,7 +730,7 @@ cluster_open(char **cause)
 	if (!cf->enabled)
 		return (0);
 	/* cluster_check has been called (vigild.c). */
-	if (pgconn_load(cause) == -1)
+	if (pq_load(cause) == -1)
 		return (-1);
 	cluster_st.cf = cf;
 	cluster_st.t.ttl = cf->lease_ttl;
@@ -792,7 +793,7 @@ cluster_close(void)
 		free(r);
 	}
 	cluster_queue_close();
-	pgconn_unload();
+	pq_unload();
 	cluster_st.cf = NULL;
 }
 

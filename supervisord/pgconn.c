@@ -30,7 +30,6 @@
 #include <netinet/in.h>
 
 #include <arpa/inet.h>
-#include <dlfcn.h>
 #include <errno.h>
 #include <netdb.h>
 #include <stdarg.h>
@@ -43,6 +42,7 @@
 
 #include "evloop.h"
 #include "log.h"
+#include "pq.h"
 #include "vigild.h"
 #include "xmalloc.h"
 
@@ -50,48 +50,10 @@
 #define PGCONN_MAX_HOSTS 16
 #define PGCONN_RESOLVE_POLL 5000ULL /* usec between looks at a lookup */
 
-/* The functions of libpq used, found in the library opened. */
-#define PGCONN_FUNCS(X)                                                        \
-	X(PQclear)                                                             \
-	X(PQconninfoFree)                                                      \
-	X(PQconninfoParse)                                                     \
-	X(PQconnectPoll)                                                       \
-	X(PQconnectStartParams)                                                \
-	X(PQconsumeInput)                                                      \
-	X(PQerrorMessage)                                                      \
-	X(PQfinish)                                                            \
-	X(PQflush)                                                             \
-	X(PQfreemem)                                                           \
-	X(PQgetResult)                                                         \
-	X(PQgetisnull)                                                         \
-	X(PQgetvalue)                                                          \
-	X(PQhost)                                                              \
-	X(PQisBusy)                                                            \
-	X(PQnfields)                                                           \
-	X(PQnotifies)                                                          \
-	X(PQntuples)                                                           \
-	X(PQresultErrorMessage)                                                \
-	X(PQresultStatus)                                                      \
-	X(PQsendQuery)                                                         \
-	X(PQsendQueryParams)                                                   \
-	X(PQsetNoticeProcessor)                                                \
-	X(PQsetnonblocking)                                                    \
-	X(PQsocket)                                                            \
-	X(PQstatus)
-
 /* What a request's callback reads through pgres_*(). */
 struct pgres {
 	PGresult *res;
 };
-
-static struct {
-	void *dl;
-/* A declarator cannot be parenthesized: f is a name here. */
-/* NOLINTNEXTLINE(bugprone-macro-parentheses) */
-#define PGCONN_FIELD(f) __typeof__(f) *f;
-	PGCONN_FUNCS(PGCONN_FIELD)
-#undef PGCONN_FIELD
-} pq;
 
 /* One request: its statement, its parameters, what is done with the answer. */
 struct pgreq {
@@ -155,48 +117,6 @@ pgconn_now(void)
 	return ((uint64_t)ts.tv_sec * 1000000ULL + (uint64_t)ts.tv_nsec / 1000);
 }
 
-/* Open libpq and find its functions.  Return 0, or -1 with cause. */
-int
-pgconn_load(char **cause)
-{
-	const char *name = "";
-
-	if (pq.dl != NULL)
-		return (0);
-	/*
-	 * Never unmapped: libpq's libraries (OpenSSL, Kerberos) keep
-	 * thread-local data that LeakSanitizer scans at exit.
-	 */
-	if ((pq.dl = dlopen(
-	         PQ_SONAME, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE)) == NULL) {
-		xasprintf(cause,
-		    "cluster: %s (cluster mode needs libpq: apt install "
-		    "libpq5)",
-		    dlerror());
-		return (-1);
-	}
-#define PGCONN_LOAD(f)                                                         \
-	if ((pq.f = (__typeof__(f) *)dlsym(pq.dl, #f)) == NULL)                \
-		name = #f;
-	PGCONN_FUNCS(PGCONN_LOAD)
-#undef PGCONN_LOAD
-	if (*name != '\0') {
-		xasprintf(cause, "cluster: %s: no %s", PQ_SONAME, name);
-		dlclose(pq.dl);
-		pq.dl = NULL;
-		return (-1);
-	}
-	return (0);
-}
-
-void
-pgconn_unload(void)
-{
-	if (pq.dl != NULL)
-		dlclose(pq.dl);
-	pq.dl = NULL;
-}
-
 /* Is s an address libpq takes without a lookup (or a socket path)? */
 static int
 pgconn_is_address(const char *s)
@@ -218,7 +138,7 @@ pgconn_check(const char *conninfo, int *password, char **cause)
 	PQconninfoOption *opts, *o;
 	char *err = NULL;
 
-	if (pgconn_load(cause) == -1)
+	if (pq_load(cause) == -1)
 		return (-1);
 	if ((opts = pq.PQconninfoParse(conninfo, &err)) == NULL) {
 		xasprintf(cause, "cluster: conninfo: %s",

@@ -715,8 +715,6 @@ struct pgconn_cfg {
 #define PGQ_SETUP 0x2  /* may go before the connection is ready */
 #define PGQ_SIMPLE 0x4 /* several statements, no parameters */
 uint64_t pgconn_now(void);
-int pgconn_load(char **);
-void pgconn_unload(void);
 int pgconn_check(const char *, int *, char **);
 struct pgconn *pgconn_new(const char *, const struct pgconn_cfg *);
 void pgconn_free(struct pgconn *);
