@@ -14,9 +14,8 @@
  *
  * libpq is opened (dlopen) when the first connection is made: a vigild
  * without a cluster section neither maps it nor what it brings (OpenSSL,
- * Kerberos, LDAP).  Host names in the conninfo are resolved before each
- * connection, off the loop (glibc's getaddrinfo_a, its answer looked at
- * every few milliseconds while it is out), and given to libpq as
+ * Kerberos, LDAP; pq.c).  Host names in the conninfo are resolved before
+ * each connection, off the loop (resolve.c), and given to libpq as
  * hostaddr: libpq itself would resolve them with a blocking getaddrinfo.
  */
 
@@ -25,13 +24,8 @@
 #ifdef HAVE_LIBPQ
 
 #include <sys/types.h>
-#include <sys/socket.h>
 
-#include <netinet/in.h>
-
-#include <arpa/inet.h>
 #include <errno.h>
-#include <netdb.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -43,12 +37,12 @@
 #include "evloop.h"
 #include "log.h"
 #include "pq.h"
+#include "resolve.h"
 #include "vigild.h"
 #include "xmalloc.h"
 
 #define PGCONN_RETRY_MIN 100000ULL /* the first reconnection delay, usec */
-#define PGCONN_MAX_HOSTS 16
-#define PGCONN_RESOLVE_POLL 5000ULL /* usec between looks at a lookup */
+#define PGCONN_MAX_HOSTS RESOLVE_MAX
 
 /* What a request's callback reads through pgres_*(). */
 struct pgres {
@@ -93,14 +87,12 @@ struct pgconn {
 	int want_write;         /* PQflush left data to send */
 	unsigned int fails;     /* connections failed in a row */
 	char *why;              /* why the last one failed, or NULL */
-	/* the hosts of the conninfo, their lookups and addresses */
-	char *hosts[PGCONN_MAX_HOSTS];       /* the names */
-	char *addrs[PGCONN_MAX_HOSTS];       /* their addresses, as text */
-	struct gaicb *gai[PGCONN_MAX_HOSTS]; /* lookups out, or NULL */
+	/* the hosts of the conninfo, and their lookups (resolve.c) */
+	char *hosts[PGCONN_MAX_HOSTS]; /* the names */
 	size_t nhosts;
 	int has_hostaddr; /* the conninfo gives hostaddr itself */
-	int closing;      /* pgconn_free: nothing new, nothing again */
-	sd_event_source *resolving; /* looks at the lookups */
+	struct resolve lookup;
+	int closing; /* pgconn_free: nothing new, nothing again */
 };
 
 static void pgconn_connect(struct pgconn *);
@@ -115,17 +107,6 @@ pgconn_now(void)
 
 	clock_gettime(CLOCK_BOOTTIME, &ts);
 	return ((uint64_t)ts.tv_sec * 1000000ULL + (uint64_t)ts.tv_nsec / 1000);
-}
-
-/* Is s an address libpq takes without a lookup (or a socket path)? */
-static int
-pgconn_is_address(const char *s)
-{
-	unsigned char buf[sizeof(struct in6_addr)];
-
-	return (*s == '\0' || *s == '/' || *s == '@' ||
-	    inet_pton(AF_INET, s, buf) == 1 ||
-	    inet_pton(AF_INET6, s, buf) == 1);
 }
 
 /*
@@ -393,63 +374,6 @@ pgconn_retry_cb(sd_event_source *s, uint64_t usec, void *arg)
 	return (0);
 }
 
-/* A lookup that is over (or abandoned) is freed. */
-static void
-pgconn_gai_free(struct gaicb *g)
-{
-	if (g->ar_result != NULL)
-		freeaddrinfo(g->ar_result);
-	free((char *)(uintptr_t)g->ar_name);
-	free((void *)(uintptr_t)g->ar_request);
-	free(g);
-}
-
-/*
- * Lookups still out when a connection goes: cancelled if they can be,
- * else left to end on their own and freed then (pgconn_gai_reap).
- */
-static struct gaicb *pgconn_gai_orphans[64];
-
-static void
-pgconn_gai_reap(void)
-{
-	size_t i;
-
-	for (i = 0; i < 64; i++)
-		if (pgconn_gai_orphans[i] != NULL &&
-		    gai_error(pgconn_gai_orphans[i]) != EAI_INPROGRESS) {
-			pgconn_gai_free(pgconn_gai_orphans[i]);
-			pgconn_gai_orphans[i] = NULL;
-		}
-}
-
-static void
-pgconn_resolve_cancel(struct pgconn *c)
-{
-	size_t i, k;
-
-	c->resolving = sd_event_source_disable_unref(c->resolving);
-	pgconn_gai_reap();
-	for (i = 0; i < c->nhosts; i++) {
-		free(c->addrs[i]);
-		c->addrs[i] = NULL;
-		if (c->gai[i] == NULL)
-			continue;
-		if (gai_cancel(c->gai[i]) == EAI_CANCELED ||
-		    gai_error(c->gai[i]) != EAI_INPROGRESS)
-			pgconn_gai_free(c->gai[i]);
-		else {
-			for (k = 0; k < 64 && pgconn_gai_orphans[k] != NULL;
-			     k++)
-				;
-			if (k < 64)
-				pgconn_gai_orphans[k] = c->gai[i];
-			/* else: leaked rather than freed while in use */
-		}
-		c->gai[i] = NULL;
-	}
-}
-
 /*
  * Drop the connection: every request fails with why, the next connection
  * is armed (soon the first time, then more and more slowly).
@@ -473,7 +397,7 @@ pgconn_drop(struct pgconn *c, const char *why)
 	xsetf(&c->why, "%s", why);
 	c->io = sd_event_source_disable_unref(c->io);
 	pgconn_timer_stop(c);
-	pgconn_resolve_cancel(c);
+	resolve_cancel(&c->lookup);
 	if (c->res != NULL)
 		pq.PQclear(c->res);
 	c->res = NULL;
@@ -725,22 +649,9 @@ static void
 pgconn_start(struct pgconn *c)
 {
 	const char *keys[4], *vals[4];
-	char *hostaddr = NULL;
-	size_t i, len = 0;
+	char *hostaddr = resolve_hostaddr(&c->lookup);
 	int n = 0;
 
-	if (c->nhosts > 0 && !c->has_hostaddr && c->addrs[0] != NULL) {
-		for (i = 0; i < c->nhosts; i++)
-			len +=
-			    strlen(c->addrs[i] != NULL ? c->addrs[i] : "") + 1;
-		hostaddr = xcalloc(1, len + 1);
-		for (i = 0; i < c->nhosts; i++) {
-			if (i > 0)
-				strlcat(hostaddr, ",", len + 1);
-			if (c->addrs[i] != NULL)
-				strlcat(hostaddr, c->addrs[i], len + 1);
-		}
-	}
 	keys[n] = "dbname";
 	vals[n++] = c->cfg.conninfo;
 	keys[n] = "fallback_application_name";
@@ -771,55 +682,16 @@ pgconn_start(struct pgconn *c)
 	pgconn_poll(c);
 }
 
-/* The lookups: all answered, one failed, or look again in a moment. */
-static int
-pgconn_resolved(sd_event_source *src, uint64_t usec, void *arg)
+/* The host names are looked up (err NULL), or one could not be. */
+static void
+pgconn_resolved(void *arg, const char *err)
 {
 	struct pgconn *c = arg;
-	const struct addrinfo *ai;
-	char buf[INET6_ADDRSTRLEN], *m;
-	size_t i;
-	int e, out = 0;
 
-	for (i = 0; i < c->nhosts; i++) {
-		if (c->gai[i] == NULL)
-			continue;
-		if ((e = gai_error(c->gai[i])) == EAI_INPROGRESS) {
-			out = 1;
-			continue;
-		}
-		ai = c->gai[i]->ar_result;
-		if (e != 0 || ai == NULL) {
-			xasprintf(&m, "host %s: %s", c->hosts[i],
-			    gai_strerror(e != 0 ? e : EAI_NONAME));
-			pgconn_drop(c, m);
-			free(m);
-			return (0);
-		}
-		if (ai->ai_family == AF_INET6)
-			inet_ntop(AF_INET6,
-			    &((const struct sockaddr_in6 *)(const void *)
-			            ai->ai_addr)
-			         ->sin6_addr,
-			    buf, sizeof(buf));
-		else
-			inet_ntop(AF_INET,
-			    &((const struct sockaddr_in *)(const void *)
-			            ai->ai_addr)
-			         ->sin_addr,
-			    buf, sizeof(buf));
-		c->addrs[i] = xstrdup(buf);
-		pgconn_gai_free(c->gai[i]);
-		c->gai[i] = NULL;
-	}
-	if (out) {
-		(void)sd_event_source_set_time(src, usec + PGCONN_RESOLVE_POLL);
-		(void)sd_event_source_set_enabled(src, SD_EVENT_ONESHOT);
-		return (0);
-	}
-	c->resolving = sd_event_source_disable_unref(c->resolving);
-	pgconn_start(c);
-	return (0);
+	if (err != NULL)
+		pgconn_drop(c, err);
+	else
+		pgconn_start(c);
 }
 
 /*
@@ -862,49 +734,24 @@ pgconn_hosts(struct pgconn *c)
 static void
 pgconn_connect(struct pgconn *c)
 {
-	struct addrinfo *hints;
-	size_t i;
-	int r, any = 0;
+	char *m = NULL;
+	int r;
 
 	if (c->state != PGCONN_DOWN)
 		return;
 	c->retry = sd_event_source_disable_unref(c->retry);
 	pgconn_timer_arm(c, c->cfg.connect_timeout);
-	for (i = 0; i < c->nhosts; i++)
-		any |= !pgconn_is_address(c->hosts[i]);
-	if (!any) {
+	r = resolve_start(
+	    &c->lookup, c->hosts, c->nhosts, pgconn_resolved, c, &m);
+	if (r == 1) {
 		pgconn_start(c); /* nothing to look up: no hostaddr */
 		return;
 	}
 	c->state = PGCONN_RESOLVING;
-	for (i = 0; i < c->nhosts; i++) {
-		if (pgconn_is_address(c->hosts[i])) {
-			/* a socket path takes no address */
-			c->addrs[i] =
-			    xstrdup(*c->hosts[i] == '/' || *c->hosts[i] == '@' ?
-			            "" :
-			            c->hosts[i]);
-			continue;
-		}
-		hints = xcalloc(1, sizeof(*hints));
-		hints->ai_socktype = SOCK_STREAM;
-		c->gai[i] = xcalloc(1, sizeof(*c->gai[i]));
-		c->gai[i]->ar_name = xstrdup(c->hosts[i]);
-		c->gai[i]->ar_request = hints;
-		if ((r = getaddrinfo_a(GAI_NOWAIT, &c->gai[i], 1, NULL)) != 0) {
-			char *m;
-
-			xasprintf(
-			    &m, "host %s: %s", c->hosts[i], gai_strerror(r));
-			pgconn_gai_free(c->gai[i]);
-			c->gai[i] = NULL;
-			pgconn_drop(c, m);
-			free(m);
-			return;
-		}
+	if (r == -1) {
+		pgconn_drop(c, m);
+		free(m);
 	}
-	evloop_timer_in(&c->resolving, CLOCK_BOOTTIME, PGCONN_RESOLVE_POLL,
-	    1000, pgconn_resolved, c);
 }
 
 /* A new connection to the database of cfg; it connects from the loop. */
@@ -945,7 +792,7 @@ pgconn_free(struct pgconn *c)
 	while ((r = TAILQ_FIRST(&c->reqs)) != NULL)
 		/* NOLINTNEXTLINE(clang-analyzer-unix.Malloc) */
 		pgreq_finish(c, r, NULL, "closed");
-	pgconn_resolve_cancel(c);
+	resolve_cancel(&c->lookup);
 	c->io = sd_event_source_disable_unref(c->io);
 	c->timer = sd_event_source_disable_unref(c->timer);
 	c->retry = sd_event_source_disable_unref(c->retry);
