@@ -40,14 +40,10 @@
 
 #include <sys/types.h>
 #include <sys/socket.h>
-#include <sys/stat.h>
-#include <sys/un.h>
 
 #include <netinet/in.h>
 
-#include <dlfcn.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <microhttpd.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -59,7 +55,9 @@
 #include "evloop.h"
 #include "json.h"
 #include "listenaddr.h"
+#include "httplisten.h"
 #include "log.h"
+#include "mhd.h"
 #include "queue.h"
 #include "vigild.h"
 #include "xmalloc.h"
@@ -69,7 +67,6 @@
 #define HTTP_IDLE_TIMEOUT 10 /* seconds */
 #define HTTP_MEMORY_LIMIT (64 * 1024)
 #define HTTP_MAX_BODY QUEUE_PAYLOAD_MAX
-#define HTTP_TOKEN_MAX 4096
 /*
  * The bytes of replies libmicrohttpd holds for clients that have not read
  * them yet; past it, a request is answered 503 (a reader that never reads
@@ -199,66 +196,6 @@ static struct {
 static void http_arm(void);
 static struct httpconn *http_conn(struct MHD_Connection *);
 static void http_kick(void);
-
-/*
- * libmicrohttpd is opened (dlopen) only when http_listen is set: it
- * brings GnuTLS and nine more libraries that a vigild without HTTP
- * should neither map nor pay for.  These are the functions used.
- */
-#define HTTP_MHD_FUNCS(X)                                                      \
-	X(MHD_add_connection)                                                  \
-	X(MHD_add_response_header)                                             \
-	X(MHD_create_response_from_buffer)                                     \
-	X(MHD_create_response_from_buffer_with_free_callback_cls)              \
-	X(MHD_destroy_response)                                                \
-	X(MHD_get_connection_info)                                             \
-	X(MHD_get_connection_values)                                           \
-	X(MHD_get_daemon_info)                                                 \
-	X(MHD_get_timeout)                                                     \
-	X(MHD_lookup_connection_value)                                         \
-	X(MHD_queue_response)                                                  \
-	X(MHD_resume_connection)                                               \
-	X(MHD_run)                                                             \
-	X(MHD_start_daemon)                                                    \
-	X(MHD_stop_daemon)                                                     \
-	X(MHD_suspend_connection)
-
-static struct {
-	void *dl;
-/* A declarator cannot be parenthesized: f is a name here. */
-/* NOLINTNEXTLINE(bugprone-macro-parentheses) */
-#define HTTP_MHD_FIELD(f) __typeof__(f) *f;
-	HTTP_MHD_FUNCS(HTTP_MHD_FIELD)
-#undef HTTP_MHD_FIELD
-} mhd;
-
-/* Open libmicrohttpd and find its functions.  Return 0, or -1 with cause. */
-static int
-http_load(char **cause)
-{
-	const char *name = "";
-
-	if ((mhd.dl = dlopen(HTTP_MHD_SONAME, RTLD_NOW | RTLD_LOCAL)) == NULL) {
-		xasprintf(cause,
-		    "http_listen: %s (the HTTP server needs libmicrohttpd: "
-		    "apt install libmicrohttpd12)",
-		    dlerror());
-		return (-1);
-	}
-#define HTTP_MHD_LOAD(f)                                                       \
-	if ((mhd.f = (__typeof__(f) *)dlsym(mhd.dl, #f)) == NULL)              \
-		name = #f;
-	HTTP_MHD_FUNCS(HTTP_MHD_LOAD)
-#undef HTTP_MHD_LOAD
-	if (*name != '\0') {
-		xasprintf(
-		    cause, "http_listen: %s: no %s", HTTP_MHD_SONAME, name);
-		dlclose(mhd.dl);
-		mhd.dl = NULL;
-		return (-1);
-	}
-	return (0);
-}
 
 /* Match path against a route's pattern; the "*" segment goes to *name. */
 static int
@@ -1061,162 +998,6 @@ http_arm(void)
 	    &http.timer, CLOCK_MONOTONIC, now, 10000, http_timer, NULL);
 }
 
-/* Read the token of http_token_file: not empty, others may not read it. */
-static int
-http_read_token(const char *path, char **cause)
-{
-	struct stat st;
-	char buf[HTTP_TOKEN_MAX + 2];
-	ssize_t n;
-	size_t len;
-	int fd;
-
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) == -1 ||
-	    fstat(fd, &st) == -1) {
-		xasprintf(
-		    cause, "http_token_file %s: %s", path, strerror(errno));
-		if (fd != -1)
-			close(fd);
-		return (-1);
-	}
-	if (!S_ISREG(st.st_mode) || (st.st_mode & 0007) != 0) {
-		xasprintf(cause, "http_token_file %s: %s", path,
-		    !S_ISREG(st.st_mode) ? "not a regular file" :
-		                           "other users may read it (chmod "
-		                           "o-rwx)");
-		close(fd);
-		return (-1);
-	}
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n == -1) {
-		xasprintf(
-		    cause, "http_token_file %s: %s", path, strerror(errno));
-		return (-1);
-	}
-	len = (size_t)n;
-	while (len > 0 && (buf[len - 1] == '\n' || buf[len - 1] == '\r'))
-		len--;
-	buf[len] = '\0';
-	if (len == 0 || len > HTTP_TOKEN_MAX || strlen(buf) != len ||
-	    strpbrk(buf, " \t\r\n") != NULL) {
-		xasprintf(cause,
-		    "http_token_file %s: the token must be one line of 1 to "
-		    "%d characters without blanks",
-		    path, HTTP_TOKEN_MAX);
-		explicit_bzero(buf, sizeof(buf));
-		return (-1);
-	}
-	if (len < 16)
-		log_warnx("http_token_file %s: a token of %zu characters is "
-		          "easy to guess; use 32 or more",
-		    path, len);
-	http.token = xstrdup(buf);
-	http.tokenlen = len;
-	explicit_bzero(buf, sizeof(buf));
-	return (0);
-}
-
-/*
- * Clear the path of a unix listener: nothing there, or a stale socket
- * (nobody listens on it), which is removed.  Anything else is left alone
- * and is an error: a file that is not a socket, a socket that some
- * process listens on (another vigild's, say).  Return 0, or -1 with
- * cause.
- */
-static int
-http_unix_clear(const struct sockaddr_un *sun, char **cause)
-{
-	const char *path = sun->sun_path, *why = NULL;
-	struct stat st;
-	int fd, r, error;
-
-	if (lstat(path, &st) == -1) {
-		if (errno == ENOENT)
-			return (0);
-		why = strerror(errno);
-	} else if (!S_ISSOCK(st.st_mode))
-		why = "a file that is not a socket is there";
-	else if ((fd = socket(AF_UNIX,
-	              SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0)) != -1) {
-		r = connect(fd, (const struct sockaddr *)sun, sizeof(*sun));
-		error = errno;
-		close(fd);
-		if (r == 0 || error == EAGAIN || error == EINPROGRESS)
-			why = "a process listens on it";
-		else if (error != ECONNREFUSED)
-			why = strerror(error);
-		else if (unlink(path) == -1 && errno != ENOENT)
-			why = strerror(errno);
-	} else
-		why = strerror(errno);
-	if (why == NULL)
-		return (0);
-	xasprintf(cause,
-	    "http_listen %s: %s (vigild replaces only a stale "
-	    "socket, one nobody listens on)",
-	    vigild.conf->http_listen, why);
-	return (-1);
-}
-
-/* The listening socket of a; a unix one as the control socket's. */
-static int
-http_listen(const struct listen_addr *a, char **cause)
-{
-	const struct sockaddr_un *sun = (const struct sockaddr_un *)&a->ss;
-	struct sockaddr_storage ss;
-	socklen_t len = sizeof(ss);
-	mode_t old;
-	char name[160];
-	int fd, one = 1, r;
-
-	fd = socket(
-	    a->ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	if (fd == -1)
-		goto fail;
-	if (a->ss.ss_family == AF_UNIX) {
-		http.is_unix = 1;
-		if (http_unix_clear(sun, cause) == -1) {
-			close(fd);
-			return (-1);
-		}
-		old = umask(0777 & ~(mode_t)vigild.conf->socket_mode);
-		r = bind(fd, (const struct sockaddr *)&a->ss, a->len);
-		umask(old);
-		if (r == -1 ||
-		    (vigild.conf->has_socket_gid &&
-		        chown(sun->sun_path, (uid_t)-1,
-		            vigild.conf->socket_gid) == -1) ||
-		    chmod(sun->sun_path, (mode_t)vigild.conf->socket_mode) ==
-		        -1)
-			goto fail;
-		http.unix_path = xstrdup(sun->sun_path);
-	} else {
-		(void)setsockopt(
-		    fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-		if (a->ss.ss_family == AF_INET6)
-			(void)setsockopt(
-			    fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one));
-		if (bind(fd, (const struct sockaddr *)&a->ss, a->len) == -1)
-			goto fail;
-	}
-	/* A backlog as deep as the connections served: a burst of scrapes
-	 * waits in the kernel's queue rather than in SYN retries. */
-	if (listen(fd, HTTP_MAX_CONNECTIONS) == -1 ||
-	    getsockname(fd, (struct sockaddr *)&ss, &len) == -1)
-		goto fail;
-	log_info("http: listening on %s",
-	    listen_addr_format(
-	        (struct sockaddr *)&ss, len, name, sizeof(name)));
-	return (fd);
-fail:
-	xasprintf(cause, "http_listen %s: %s", vigild.conf->http_listen,
-	    strerror(errno));
-	if (fd != -1)
-		close(fd);
-	return (-1);
-}
-
 /*
  * Start the HTTP server of vigil.conf's http_listen, if set; each command
  * goes to command.  Return 0, or -1 with *cause set.
@@ -1233,12 +1014,15 @@ http_open(server_command_fn command, char **cause)
 		return (0);
 	http.command = command;
 	if (listen_addr_parse(vigild.conf->http_listen, &a, cause) == -1 ||
-	    http_load(cause) == -1)
+	    mhd_load(cause) == -1)
 		return (-1);
 	if (vigild.conf->http_token_file != NULL &&
-	    http_read_token(vigild.conf->http_token_file, cause) == -1)
+	    http_token_read(vigild.conf->http_token_file, &http.token,
+	        &http.tokenlen, cause) == -1)
 		return (-1);
-	if ((http.fd = http_listen(&a, cause)) == -1)
+	http.is_unix = a.ss.ss_family == AF_UNIX;
+	if ((http.fd = http_listen_open(
+	         &a, HTTP_MAX_CONNECTIONS, &http.unix_path, cause)) == -1)
 		return (-1);
 	http.d = mhd.MHD_start_daemon(MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME |
 	        MHD_USE_ERROR_LOG | MHD_USE_NO_LISTEN_SOCKET,
