@@ -2,7 +2,7 @@
 /* Copyright (c) 2026 The vigil authors */
 
 /*
- * What the HTTP server needs before it starts (http.c's http_open): the
+ * What the HTTP server needs before it starts (http.c): the
  * token of http_token_file, read and checked (a regular file others may
  * not read, one line without blanks), and the listening socket of
  * http_listen: TCP, or a unix socket made as the control socket is (mode
