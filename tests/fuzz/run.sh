@@ -100,7 +100,8 @@ fuzz fuzz-proto 8192 tests/fuzz/corpus lib/proto.c lib/xmalloc.c \
 # The importer: the reader, the translation, and what the translation
 # calls (vigil's own job-file loader among them).
 libs="$bsd $confuse"
-fuzz fuzz-ini 65536 tests/fuzz/corpus-ini lib/ini.c lib/pyshlex.c \
+fuzz fuzz-ini 65536 tests/fuzz/corpus-ini lib/ini.c lib/ini-text.c \
+	lib/ini-expand.c lib/pyshlex.c \
 	lib/svimport.c lib/svimport-prog.c lib/svimport-proc.c \
 	lib/signame.c lib/words.c lib/conf.c lib/conf-ctx.c \
 	lib/conf-field.c lib/conf-jobs.c lib/conf-run.c lib/duration.c \
