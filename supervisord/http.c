@@ -58,7 +58,9 @@
 #include "httplisten.h"
 #include "log.h"
 #include "mhd.h"
+#include "peer.h"
 #include "queue.h"
+#include "spare.h"
 #include "vigild.h"
 #include "xmalloc.h"
 
@@ -737,8 +739,7 @@ http_peer(struct http_req *req)
 	if (http.is_unix) {
 		ci = mhd.MHD_get_connection_info(
 		    req->conn, MHD_CONNECTION_INFO_CONNECTION_FD);
-		r = ci != NULL ? server_peer_rights(ci->connect_fd, &req->uid) :
-		                 -1;
+		r = ci != NULL ? peer_rights(ci->connect_fd, &req->uid) : -1;
 		if (r == 1)
 			req->may_act = 1;
 		snprintf(req->who, sizeof(req->who), "http uid %ld",
@@ -943,7 +944,7 @@ http_step(void)
 {
 	(void)mhd.MHD_run(http.d);
 	/* A connection on the spare descriptor may have been closed. */
-	server_reserve_give();
+	spare_give();
 	http_arm();
 }
 

@@ -41,6 +41,8 @@
 
 #include "duration.h"
 #include "log.h"
+#include "peer.h"
+#include "spare.h"
 #include "vigild.h"
 #include "xmalloc.h"
 
@@ -223,7 +225,7 @@ httpconn_peer(struct httpconn *c, const struct sockaddr_storage *ss)
 
 	memset(c->peer, 0, sizeof(c->peer));
 	if (hc.is_unix) {
-		c->trusted = server_peer_rights(c->fd, &uid) == 1;
+		c->trusted = peer_rights(c->fd, &uid) == 1;
 		memcpy(c->peer, &uid, sizeof(uid));
 	} else if (ss->ss_family == AF_INET)
 		memcpy(c->peer, &sin->sin_addr, sizeof(sin->sin_addr));
@@ -249,7 +251,7 @@ httpconn_new(
 		    MSG_NOSIGNAL | MSG_DONTWAIT);
 		close(fd);
 		if (reserve)
-			server_reserve_give();
+			spare_give();
 		free(c);
 		return;
 	}
@@ -301,7 +303,7 @@ httpconn_accept(sd_event_source *s, int fd, uint32_t revents, void *arg)
 	(void)s;
 	(void)revents;
 	(void)arg;
-	server_reserve_give();
+	spare_give();
 	for (i = 0; i < HTTPCONN_BATCH; i++) {
 		len = sizeof(ss);
 		memset(&ss, 0, sizeof(ss));

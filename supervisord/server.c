@@ -17,11 +17,10 @@
  * other, and it is not counted against the limits below (its own front end
  * keeps its own).
  *
- * A few spare descriptors are kept open: when vigild has no other (its
- * jobs took them all), they are closed to accept one client, and opened
- * again once that client goes, so that the socket always answers, one
- * client at a time (server_reserve_take(), also for httpconn.c's
- * listener and track.c's signals).
+ * When vigild has no descriptor left (its jobs took them all), the spare
+ * ones (spare.c) are closed to accept one client, and opened again once
+ * that client goes, so that the socket always answers, one client at a
+ * time.
  *
  * Peers without control rights (server_client_may_act()) share what is left
  * after a reserve kept for the others, hold at most a few connections and
@@ -37,18 +36,18 @@
 #include <sys/un.h>
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sysexits.h>
-#include <time.h>
 #include <unistd.h>
 
-#include "duration.h"
 #include "evloop.h"
 #include "log.h"
+#include "monotime.h"
+#include "peer.h"
+#include "spare.h"
 #include "vigild.h"
 #include "xmalloc.h"
 
@@ -76,18 +75,13 @@
 #define SERVER_REQUEST_TIMEOUT (10 * 1000000ULL)
 /* Refusals of connections are logged at most this often. */
 #define SERVER_REFUSE_LOG_EVERY (10 * 1000000ULL)
-/* Spare descriptors kept for when vigild has no other (a client, a stop). */
-#define SERVER_SPARE_FDS 4
 /* After accept ran out of descriptors, try again after this. */
 #define SERVER_ACCEPT_RETRY (1000000ULL)
 
 struct client {
 	uint64_t id;
 	int fd;
-	uid_t uid;
-	gid_t gid;
-	gid_t *groups; /* supplementary groups of the peer at connect */
-	int ngroups;
+	struct peer peer; /* who it is, as the kernel saw it at connect */
 	pid_t pid;
 	sd_event_source *io;
 	struct proto_buf in;
@@ -113,9 +107,6 @@ static void server_listen_pause(const char *);
 static void server_client_unpark(struct client *);
 
 static server_command_fn server_command;
-/* The spare descriptors (-1: not held), and how many are held. */
-static int server_reserve_fds[SERVER_SPARE_FDS] = { -1, -1, -1, -1 };
-static int server_reserve_n;
 static size_t server_nclients;
 static int server_paused;
 static sd_event_source *server_retry;
@@ -233,7 +224,7 @@ server_client_check_size(struct client *c)
 	server_client_printf(c, PROTO_STDERR,
 	    "vigild: request too large (%lu bytes; uid %ld may send at most "
 	    "%d)\n",
-	    (unsigned long)h.len, (long)c->uid, SERVER_MAX_RO_REQUEST);
+	    (unsigned long)h.len, (long)c->peer.uid, SERVER_MAX_RO_REQUEST);
 	server_client_finish(c, CMD_EXIT_FAILED);
 	return (-1);
 }
@@ -346,81 +337,6 @@ server_client_io(sd_event_source *s, int fd, uint32_t revents, void *arg)
 	return (0);
 }
 
-/*
- * Record the peer's supplementary groups as the kernel saw them at
- * connect (SO_PEERGROUPS): no user database lookup in the event loop.
- */
-static void
-server_peer_groups(struct client *c)
-{
-	socklen_t len = 64 * sizeof(gid_t);
-
-	for (;;) {
-		c->groups = xreallocarray(c->groups, len, 1);
-		if (getsockopt(c->fd, SOL_SOCKET, SO_PEERGROUPS, c->groups,
-		        &len) == 0) {
-			c->ngroups = (int)(len / sizeof(gid_t));
-			return;
-		}
-		if (errno != ERANGE) {
-			c->ngroups = 0;
-			return;
-		}
-	}
-}
-
-/* Return 1 if the client's peer had group gid when it connected. */
-int
-server_client_in_group(const struct client *c, gid_t gid)
-{
-	int i;
-
-	if (c->gid == gid)
-		return (1);
-	for (i = 0; i < c->ngroups; i++) {
-		if (c->groups[i] == gid)
-			return (1);
-	}
-	return (0);
-}
-
-/* Control rights of a new client (see server_client_may_act()). */
-static int
-server_client_rights(const struct client *c)
-{
-	if (c->uid == 0 || c->uid == geteuid())
-		return (1);
-	return (vigild.conf->has_socket_gid &&
-	    server_client_in_group(c, vigild.conf->socket_gid));
-}
-
-/*
- * The control rights of the peer of fd, a connected unix socket that is
- * not the control socket's (http.c's unix listener), by the same rule
- * as the control socket's clients; its uid in *uid.  Return 1 or 0, or
- * -1 if the kernel does not say who the peer is.
- */
-int
-server_peer_rights(int fd, uid_t *uid)
-{
-	struct client c;
-	struct ucred cred;
-	socklen_t len = sizeof(cred);
-	int r;
-
-	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) == -1)
-		return (-1);
-	memset(&c, 0, sizeof(c));
-	c.fd = fd;
-	c.uid = cred.uid;
-	c.gid = cred.gid;
-	server_peer_groups(&c);
-	r = server_client_rights(&c);
-	free(c.groups);
-	*uid = c.uid;
-	return (r);
-}
-
 /* A client that has not sent a complete request in time is dropped. */
 static int
 server_client_idle(sd_event_source *s, uint64_t usec, void *arg)
@@ -454,14 +370,14 @@ server_client_over_cap(const struct client *n, char *buf, size_t len)
 		if (c->may_act)
 			continue;
 		nro++;
-		if (c->uid == n->uid)
+		if (c->peer.uid == n->peer.uid)
 			nuid++;
 	}
 	if (nuid >= SERVER_MAX_UID_CLIENTS)
 		snprintf(buf, len,
 		    "vigild: too many connections from uid %ld (at most %d "
 		    "at once); try again later\n",
-		    (long)n->uid, SERVER_MAX_UID_CLIENTS);
+		    (long)n->peer.uid, SERVER_MAX_UID_CLIENTS);
 	else if (nro >= SERVER_MAX_CLIENTS - SERVER_RESERVED_CLIENTS)
 		snprintf(buf, len,
 		    "vigild: too many connections from users without control "
@@ -479,12 +395,8 @@ server_client_over_cap(const struct client *n, char *buf, size_t len)
 static int
 server_log_due(uint64_t *logged)
 {
-	struct timespec ts;
-	uint64_t now;
+	uint64_t now = monotime_now();
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	now = (uint64_t)ts.tv_sec * DURATION_USEC_PER_SEC +
-	    (uint64_t)ts.tv_nsec / 1000;
 	if (*logged != 0 && now - *logged < SERVER_REFUSE_LOG_EVERY)
 		return (0);
 	*logged = now;
@@ -509,54 +421,12 @@ server_client_refuse(const struct client *c, const char *msg)
 	if (server_log_due(&logged))
 		log_warnx("uid %ld: too many connections, refused "
 		          "(%lu refused in all)",
-		    (long)c->uid, refused);
+		    (long)c->peer.uid, refused);
 	proto_buf_init(&b);
 	proto_append(&b, PROTO_STDERR, msg, strlen(msg));
 	proto_append(&b, PROTO_EXIT, &code, sizeof(code));
 	(void)send(c->fd, b.data, b.len, MSG_NOSIGNAL | MSG_DONTWAIT);
 	proto_buf_clear(&b);
-}
-
-/*
- * Close the spare descriptors (SERVER_SPARE_FDS), for a caller out of
- * descriptors to accept a client or signal a cgroup with; it calls
- * server_reserve_give() once done.  Return 0, or -1 if none is held (in
- * use already).
- */
-int
-server_reserve_take(void)
-{
-	int i;
-
-	if (server_reserve_n == 0)
-		return (-1);
-	for (i = 0; i < SERVER_SPARE_FDS; i++) {
-		if (server_reserve_fds[i] != -1)
-			close(server_reserve_fds[i]);
-		server_reserve_fds[i] = -1;
-	}
-	server_reserve_n = 0;
-	return (0);
-}
-
-/*
- * Open the spare descriptors again where they are not (their client
- * went, or they could not be opened then): callers try whenever a
- * descriptor may have been freed.
- */
-void
-server_reserve_give(void)
-{
-	int i;
-
-	for (i = 0; i < SERVER_SPARE_FDS; i++) {
-		if (server_reserve_fds[i] != -1)
-			continue;
-		server_reserve_fds[i] = open("/dev/null", O_RDONLY | O_CLOEXEC);
-		if (server_reserve_fds[i] == -1)
-			break;
-		server_reserve_n++;
-	}
 }
 
 /* Close the fd of a client not kept, and give back the spare if it was. */
@@ -565,7 +435,7 @@ server_client_drop_fd(int cfd, int reserve)
 {
 	close(cfd);
 	if (reserve)
-		server_reserve_give();
+		spare_give();
 }
 
 static void
@@ -579,17 +449,17 @@ server_client_add(int cfd, const struct ucred *cred, int reserve)
 	c = xcalloc(1, sizeof(*c));
 	c->id = ++vigild.next_client_id;
 	c->fd = cfd;
-	c->uid = cred->uid;
-	c->gid = cred->gid;
+	c->peer.uid = cred->uid;
+	c->peer.gid = cred->gid;
 	c->pid = cred->pid;
 	c->reserve = reserve;
-	snprintf(c->who, sizeof(c->who), "uid %ld", (long)c->uid);
-	server_peer_groups(c);
-	c->may_act = server_client_rights(c);
+	snprintf(c->who, sizeof(c->who), "uid %ld", (long)c->peer.uid);
+	peer_groups(cfd, &c->peer);
+	c->may_act = peer_may_act(&c->peer);
 	if ((why = server_client_over_cap(c, buf, sizeof(buf))) != NULL) {
 		server_client_refuse(c, why);
 		server_client_drop_fd(cfd, reserve);
-		free(c->groups);
+		peer_clear(&c->peer);
 		free(c);
 		return;
 	}
@@ -611,7 +481,7 @@ server_client_add(int cfd, const struct ucred *cred, int reserve)
 		server_client_drop_fd(cfd, reserve);
 		proto_buf_clear(&c->in);
 		proto_buf_clear(&c->out);
-		free(c->groups);
+		peer_clear(&c->peer);
 		free(c);
 		return;
 	}
@@ -647,11 +517,11 @@ server_accept_spare(int fd, struct sockaddr *sa, socklen_t *len, int *reserve)
 	*reserve = 0;
 	cfd = accept4(fd, sa, len, SOCK_NONBLOCK | SOCK_CLOEXEC);
 	if (cfd != -1 || (errno != EMFILE && errno != ENFILE) ||
-	    server_reserve_take() == -1)
+	    spare_take() == -1)
 		return (cfd);
 	if ((cfd = accept4(fd, sa, len, SOCK_NONBLOCK | SOCK_CLOEXEC)) == -1) {
 		error = errno;
-		server_reserve_give();
+		spare_give();
 		errno = error;
 		return (-1);
 	}
@@ -667,7 +537,7 @@ server_accept(sd_event_source *s, int fd, uint32_t revents, void *arg)
 	socklen_t len = sizeof(cred);
 	int cfd, reserve;
 
-	server_reserve_give();
+	spare_give();
 	while (!server_paused) {
 		cfd = server_accept_spare(fd, NULL, NULL, &reserve);
 		if (cfd == -1) {
@@ -705,7 +575,7 @@ static int
 server_listen_retry(sd_event_source *s, uint64_t usec, void *arg)
 {
 	server_retry = sd_event_source_disable_unref(server_retry);
-	server_reserve_give();
+	spare_give();
 	server_listen_resume();
 	return (0);
 }
@@ -739,7 +609,7 @@ server_client_free(struct client *c)
 	proto_buf_clear(&c->in);
 	proto_buf_clear(&c->out);
 	proto_buf_clear(&c->data);
-	free(c->groups);
+	peer_clear(&c->peer);
 	free(c);
 	server_nclients--;
 	server_listen_resume();
@@ -852,7 +722,7 @@ server_client_may_wait(struct client *c)
 		return (0);
 	TAILQ_FOREACH(o, &vigild.clients, entry) {
 		if (o != c && o->busy && !o->done && !o->may_act &&
-		    o->uid == c->uid)
+		    o->peer.uid == c->peer.uid)
 			n++;
 	}
 	if (n < SERVER_MAX_UID_WAITS)
@@ -860,7 +730,7 @@ server_client_may_wait(struct client *c)
 	server_client_printf(c, PROTO_STDERR,
 	    "vigild: too many waiting requests from uid %ld (at most %d at "
 	    "once); try again later\n",
-	    (long)c->uid, SERVER_MAX_UID_WAITS);
+	    (long)c->peer.uid, SERVER_MAX_UID_WAITS);
 	server_client_unpark(c);
 	return (-1);
 }
@@ -876,7 +746,7 @@ server_client_who(const struct client *c)
 uid_t
 server_client_uid(const struct client *c)
 {
-	return (c->uid);
+	return (c->peer.uid);
 }
 
 /*
@@ -934,8 +804,8 @@ server_client_attach(const struct server_sink *sink, void *arg, int may_act,
 	c = xcalloc(1, sizeof(*c));
 	c->id = ++vigild.next_client_id;
 	c->fd = -1;
-	c->uid = uid;
-	c->gid = (gid_t)-1;
+	c->peer.uid = uid;
+	c->peer.gid = (gid_t)-1;
 	c->may_act = may_act;
 	c->sink = sink;
 	c->sink_arg = arg;
@@ -999,7 +869,7 @@ server_open(const char *path, int mode, gid_t gid, server_command_fn command,
 	}
 	vigild.listen_fd = fd;
 	server_command = command;
-	server_reserve_give();
+	spare_give();
 	evloop_io(&vigild.listen_src, fd, EPOLLIN, server_accept, NULL);
 	(void)sd_event_source_set_priority(vigild.listen_src, SERVER_PRIORITY);
 	return (0);
@@ -1022,5 +892,5 @@ server_close(void)
 	if (vigild.listen_fd != -1)
 		close(vigild.listen_fd);
 	vigild.listen_fd = -1;
-	(void)server_reserve_take();
+	(void)spare_take();
 }

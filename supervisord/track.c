@@ -39,6 +39,7 @@
 #include "cgroup.h"
 #include "evloop.h"
 #include "log.h"
+#include "spare.h"
 #include "vigild.h"
 #include "xmalloc.h"
 
@@ -634,13 +635,13 @@ track_signal(struct inst *in, int sig)
 	 * Signalling reads the cgroup's members and holds a pidfd: out of
 	 * descriptors (a job set that took them all), with the spares.
 	 */
-	server_reserve_give(); /* those free again, first */
-	spare = in->cg_fd != -1 && track_fds_short(in->cg_fd) &&
-	    server_reserve_take() == 0;
+	spare_give(); /* those free again, first */
+	spare =
+	    in->cg_fd != -1 && track_fds_short(in->cg_fd) && spare_take() == 0;
 	r = sig == SIGKILL ? cgroup_kill(in->cg_fd) :
 	                     cgroup_signal(in->cg_fd, sig);
 	if (spare)
-		server_reserve_give();
+		spare_give();
 	if (sig == SIGKILL)
 		in->cg_killed = 1;
 

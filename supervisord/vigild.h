@@ -680,7 +680,6 @@ void server_client_printf(struct client *, enum proto_type, const char *, ...)
     __attribute__((format(printf, 3, 4)));
 void server_client_finish(struct client *, int);
 uid_t server_client_uid(const struct client *);
-int server_client_in_group(const struct client *, gid_t);
 int server_client_may_act(const struct client *);
 void server_client_hold(struct client *);
 void server_client_park(struct client *, server_gone_fn, void *);
@@ -690,9 +689,6 @@ const char *server_client_who(const struct client *);
 struct client *server_client_attach(
     const struct server_sink *, void *, int, uid_t, const char *);
 void server_client_detach(struct client *);
-int server_peer_rights(int, uid_t *);
-int server_reserve_take(void);
-void server_reserve_give(void);
 int server_accept_spare(int, struct sockaddr *, socklen_t *, int *);
 
 /* pgconn.c: a connection to PostgreSQL on the loop */
