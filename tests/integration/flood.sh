@@ -35,11 +35,16 @@ window() {
 	echo "$((s1 - s0)) $worst"
 }
 
-# A cycle takes about 200 ms (plus fork and exec): 4 s hold about 19.
+# A cycle takes about 200 ms (plus fork and exec): 4 s hold about 19 on
+# an idle machine; a busy one (VIGIL_TEST_SLOW) runs everything late, the
+# flood's reader and the crash's forks alike: the bounds are scaled, and
+# at least 2 restarts show the cycle never stopped.
+MIN_RESTARTS=$((7 / VIGIL_TEST_SLOW > 2 ? 7 / VIGIL_TEST_SLOW : 2))
+MAX_STATUS_MS=$(slow_s 1000)
 read -r n worst < <(window 4)
 log "flood: $n crash restarts in 4 s; slowest status ${worst} ms"
-[ "$n" -ge 7 ] || fail "only $n restarts of crash in 4 s while flood writes"
-[ "$worst" -lt 1000 ] || fail "status took $worst ms while flood writes"
+[ "$n" -ge "$MIN_RESTARTS" ] || fail "only $n restarts of crash in 4 s while flood writes"
+[ "$worst" -lt "$MAX_STATUS_MS" ] || fail "status took $worst ms while flood writes"
 
 # A follower that never reads: its output piles up in vigild until the
 # limit, then it is dropped; nothing else waits for it.
@@ -52,8 +57,8 @@ retry 60 grep -q 'not reading its replies, dropped' "$VLOG" ||
 	fail "a follower that never reads was not dropped"
 read -r n worst < <(window 4)
 log "blocked follower: $n crash restarts in 4 s; slowest status ${worst} ms"
-[ "$n" -ge 7 ] || fail "only $n restarts of crash in 4 s with a stuck follower"
-[ "$worst" -lt 1000 ] || fail "status took $worst ms with a stuck follower"
+[ "$n" -ge "$MIN_RESTARTS" ] || fail "only $n restarts of crash in 4 s with a stuck follower"
+[ "$worst" -lt "$MAX_STATUS_MS" ] || fail "status took $worst ms with a stuck follower"
 
 kill -KILL "$stuck"
 wait "$stuck" 2>/dev/null || true
