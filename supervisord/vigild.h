@@ -385,7 +385,27 @@ void run_signal(struct inst *, int);
 int run_alive(struct inst *);
 struct inst *run_find(pid_t);
 
-/* track.c */
+/* track.c: cgroups */
+void track_init(void);
+void track_check_init(void);
+unsigned int track_limits_missing(const struct job_spec *, char *, size_t);
+unsigned int track_limits_set(const struct job_spec *);
+const char *track_limit_name(unsigned int);
+const char *track_limit_list(unsigned int);
+void track_jobs_check(struct conf_jobs *, struct conf_errors *, int, size_t *);
+void track_free(void);
+int track_enabled(void);
+int track_prepare(struct inst *, char **);
+int track_populated(const struct inst *);
+int track_members(const struct inst *, pid_t **, size_t *);
+struct cgroup_usage;
+int track_usage(const struct inst *, struct cgroup_usage *);
+uint64_t track_oom_kills(const struct inst *);
+void track_signal(struct inst *, int);
+void track_release(struct inst *);
+int track_hook_cgroup(const char *, struct job *, char **);
+void track_hook_end(int);
+
 /* watch.c */
 void watch_job_attach(struct job *);
 void watch_job_detach(struct job *);
@@ -429,6 +449,7 @@ void hook_changed(struct inst *, enum job_state);
 void hook_vigild(const char *, const char *);
 void hook_alert(
     struct inst *, const char *, int, int64_t, unsigned int, int64_t);
+void hook_free_all(void);
 
 /* alert.c */
 #define ALERT_OK 0
@@ -440,31 +461,10 @@ void alert_changed(struct inst *, enum job_state);
 void alert_free(struct inst *);
 void alert_resume(struct inst *);
 int alert_limit_reached(const struct inst *);
-void hook_free_all(void);
 
 /* prober.c */
 void prober_sync(struct inst *);
 void prober_forget(struct inst *);
-
-void track_init(void);
-void track_check_init(void);
-unsigned int track_limits_missing(const struct job_spec *, char *, size_t);
-unsigned int track_limits_set(const struct job_spec *);
-const char *track_limit_name(unsigned int);
-const char *track_limit_list(unsigned int);
-void track_jobs_check(struct conf_jobs *, struct conf_errors *, int, size_t *);
-void track_free(void);
-int track_enabled(void);
-int track_prepare(struct inst *, char **);
-int track_populated(const struct inst *);
-int track_members(const struct inst *, pid_t **, size_t *);
-struct cgroup_usage;
-int track_usage(const struct inst *, struct cgroup_usage *);
-uint64_t track_oom_kills(const struct inst *);
-void track_signal(struct inst *, int);
-void track_release(struct inst *);
-int track_hook_cgroup(const char *, struct job *, char **);
-void track_hook_end(int);
 
 /* claim.c */
 /* The exclusivity seam: one implementation per backend. */
