@@ -63,10 +63,17 @@ checks_passed
 # --- n2 holds and runs it once n1 is gone; reads every view.
 node_stop 1
 retry 15 node_runs 2 svc || fail "n2 (vigil_node only) did not take svc over: $(node_status 2 svc reason)"
-check "status on n2: svc RUNNING on n2" \
-	[ "$(nctl 2 --json status svc | jq -r '.jobs[0].cluster | "\(.holder) \(.state)"')" = "n2 RUNNING" ]
-check "history on n2: the runs of both nodes" \
-	[ "$(nctl 2 --json history svc | jq -r '[.runs[].node] | unique | join(" ")')" = "n1 n2" ]
+# Each view is the database's, read with n2's rights.  On a busy machine
+# a read can outlive query_timeout, and then the view is n2's own (said
+# on stderr): look again.
+holder_is_n2() {
+	[ "$(nctl 2 --json status svc 2>/dev/null | jq -r '.jobs[0].cluster | "\(.holder) \(.state)"')" = "n2 RUNNING" ]
+}
+both_nodes_ran() {
+	[ "$(nctl 2 --json history svc 2>/dev/null | jq -r '[.runs[].node] | unique | join(" ")')" = "n1 n2" ]
+}
+check "status on n2: svc RUNNING on n2" retry 10 holder_is_n2
+check "history on n2: the runs of both nodes" retry 10 both_nodes_ran
 check "vigilctl cluster on n2" nctl 2 cluster
 nctl 2 enqueue q m1 >/dev/null || fail "n2: enqueue failed"
 check "n2 works a cluster queue message" retry 10 ran m1
