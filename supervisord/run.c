@@ -79,8 +79,7 @@ run_lineage_other(const struct inst *in, pid_t pid, pid_t sid)
 	struct child *c = child_find(pid);
 	struct inst *o;
 
-	if (c != NULL && c->kind != CHILD_POST &&
-	    (c->kind != CHILD_RUN || run_find(pid) != in))
+	if (c != NULL && c->kind != CHILD_POST && c != &in->run.leader)
 		return (1);
 	return ((o = ready_session_find(sid)) != NULL && o != in);
 }
