@@ -39,7 +39,20 @@ for _ in $(seq 1 80); do
 	pids="$pids $!"
 done
 for p in $pids; do track "$p"; done
-retry 10 grep -q "not accepting clients for now" "$VLOG" || fail "no pause on EMFILE"
+# What vigild and its clients were doing, when it did not pause: its
+# descriptors and limit, the clients still alive, vigild's last words.
+no_pause() {
+	local alive=0 p
+	for p in $pids; do kill -0 "$p" 2>/dev/null && alive=$((alive + 1)); done
+	log "vigild fds: $(find "/proc/$VIGILD_PID/fd" -mindepth 1 2>/dev/null | wc -l)," \
+		"$(grep 'open files' "/proc/$VIGILD_PID/limits" 2>/dev/null | tr -s ' ')"
+	log "vigild state: $(awk '{ print $3 }' "/proc/$VIGILD_PID/stat" 2>/dev/null)," \
+		"clients alive: $alive of 80," \
+		"connected to the socket: $(ss -xH 2>/dev/null | grep -c "$SOCK")"
+	tail -n 15 "$VLOG" | sed 's/^/# vigild: /'
+	fail "no pause on EMFILE"
+}
+retry 10 grep -q "not accepting clients for now" "$VLOG" || no_pause
 ticks() { awk '{ print $14 + $15 }' "/proc/$VIGILD_PID/stat"; }
 t0=$(ticks)
 retry 3 false || true # a 3 s window to measure CPU time in
