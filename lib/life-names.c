@@ -25,7 +25,12 @@ static const char *const life_event_names[LIFE_EV_COUNT] = {
 	"exec-ok", "exec-failed", "ready", "exit", "group-gone",
 	"backoff-done", "ready-timeout", "stop-timeout", "kill-poll",
 	"drain-timeout", "recheck", "watchdog", "timeout", "slot", "arm",
-	"mainpid", "unhealthy", "lock-wait", "fence",
+	"mainpid", "unhealthy", "lock-wait", "fence", "reaped",
+	"step-timeout", "pidwait", "no-daemon", "step-failed",
+};
+
+static const char *const life_stage_names[] = {
+	"none", "pre", "main", "pidwait", "post",
 };
 /* clang-format on */
 
@@ -70,6 +75,14 @@ life_event_name(enum life_event ev)
 	return ((unsigned int)ev < LIFE_EV_COUNT ? life_event_names[ev] : "?");
 }
 
+/* A short name of a stage, for debug logs and tests. */
+const char *
+life_stage_name(enum life_stage st)
+{
+	return (
+	    (unsigned int)st <= LIFE_STAGE_POST ? life_stage_names[st] : "?");
+}
+
 /* The event a timer armed for t brings when it fires. */
 enum life_event
 life_timer_event(enum life_timer t)
@@ -85,6 +98,10 @@ life_timer_event(enum life_timer t)
 		return (LIFE_EV_KILL_POLL);
 	case LIFE_TIMER_DRAIN:
 		return (LIFE_EV_DRAIN_TIMEOUT);
+	case LIFE_TIMER_STEP:
+		return (LIFE_EV_STEP_TIMEOUT);
+	case LIFE_TIMER_PIDWAIT:
+		return (LIFE_EV_PIDWAIT);
 	default:
 		return (LIFE_EV_RECHECK);
 	}

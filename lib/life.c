@@ -27,14 +27,7 @@
 #include <string.h>
 
 #include "conf.h"
-#include "life.h"
-
-struct life_ctx {
-	struct life *l;
-	const struct life_params *p;
-	const struct life_input *in;
-	struct life_step *out;
-};
+#include "life-int.h"
 
 typedef void (*life_rule)(struct life_ctx *);
 
@@ -59,13 +52,13 @@ life_stop_asked(const struct life *l, const struct life_params *p)
 	return (l->then != LIFE_THEN_POLICY || p->shutdown || !l->want);
 }
 
-static int
+int
 life_kind(const struct life_ctx *c, enum conf_kind k)
 {
 	return (c->p->spec->kind == k);
 }
 
-static void
+void
 life_do(struct life_ctx *c, unsigned int actions)
 {
 	c->out->actions |= actions;
@@ -80,10 +73,25 @@ life_timer(struct life_ctx *c, enum life_timer t, uint64_t usec)
 	c->l->timer = t;
 }
 
-static void
+void
 life_phase(struct life_ctx *c, enum life_phase ph)
 {
 	c->l->phase = ph;
+}
+
+/* Is the run being stopped (DRAIN, TERM, KILL)? */
+int
+life_stopping(const struct life_ctx *c)
+{
+	return (life_state(c->l->phase) == JOB_STOPPING);
+}
+
+/* Fork a run (its lock is held), from its first command. */
+static void
+life_spawn(struct life_ctx *c)
+{
+	life_stage_begin(c);
+	life_do(c, LIFE_A_SPAWN);
 }
 
 static int
@@ -149,7 +157,7 @@ life_locked_start(struct life_ctx *c)
 		life_do(c, LIFE_A_REASON_CLEAR | LIFE_A_KICK);
 		return;
 	}
-	life_do(c, LIFE_A_SPAWN);
+	life_spawn(c);
 }
 
 /* Check the dependencies, then the lock, then run. */
@@ -168,7 +176,7 @@ static void
 life_respawn(struct life_ctx *c)
 {
 	if (c->l->lock)
-		life_do(c, LIFE_A_SPAWN);
+		life_spawn(c);
 	else
 		life_try_start(c);
 }
@@ -192,6 +200,7 @@ life_start_failed(struct life_ctx *c)
 	struct job_decision d;
 
 	life_do(c, LIFE_A_START_FAILED);
+	c->l->stage = LIFE_STAGE_NONE;
 	memset(&o, 0, sizeof(o));
 	o.exec_failed = 1;
 	o.failures = c->l->failures;
@@ -648,6 +657,7 @@ life_spawned(struct life_ctx *c)
 		life_timer(c, LIFE_TIMER_NONE, 0);
 	if (spec->kind != CONF_KIND_SERVICE && spec->timeout > 0)
 		life_do(c, LIFE_A_ARM_DEADLINE);
+	life_stage_spawned(c);
 }
 
 static void
@@ -663,6 +673,10 @@ life_spawn_failed(struct life_ctx *c)
 static void
 life_exec_ok(struct life_ctx *c)
 {
+	if (!life_stage_main(c)) {
+		c->out->ignored = 1; /* exec_start_pre's, exec_stop_post's */
+		return;
+	}
 	if (c->p->spec->ready != CONF_READY_EXEC || c->p->spec->forking)
 		return;
 	c->l->ready = 1;
@@ -673,6 +687,10 @@ life_exec_ok(struct life_ctx *c)
 static void
 life_exec_failed(struct life_ctx *c)
 {
+	if (c->l->stage == LIFE_STAGE_PRE || c->l->stage == LIFE_STAGE_POST) {
+		life_stage_failed(c);
+		return;
+	}
 	c->l->exec_failed = 1;
 	life_do(c, LIFE_A_EXEC_FAILED);
 }
@@ -681,10 +699,13 @@ life_exec_failed(struct life_ctx *c)
 static void
 life_mainpid(struct life_ctx *c)
 {
-	if (!c->p->spec->forking) {
+	if (!c->p->spec->forking ||
+	    (c->l->stage != LIFE_STAGE_MAIN &&
+	        c->l->stage != LIFE_STAGE_PIDWAIT)) {
 		c->out->ignored = 1;
 		return;
 	}
+	life_stage_found(c);
 	c->l->ready = 1;
 	life_timer(c, LIFE_TIMER_NONE, 0);
 	life_phase(c, LIFE_RUNNING);
@@ -720,6 +741,7 @@ life_exit(struct life_ctx *c)
 	struct job_outcome o;
 	struct life *l = c->l;
 
+	l->stage = LIFE_STAGE_NONE;
 	memset(&o, 0, sizeof(o));
 	o.exec_failed = l->exec_failed;
 	o.status = c->in->status;
@@ -871,20 +893,27 @@ life_slot(struct life_ctx *c)
 	[LIFE_EV_START] = life_start_busy, [LIFE_EV_ARM] = life_start_busy,    \
 	[LIFE_EV_RECHECK] = life_recheck, [LIFE_EV_SLOT] = life_slot,          \
 	[LIFE_EV_FENCE] = life_fence_idle, LIFE_ANSWERS
+/* What a run's stage brings (life-run.c), whatever its phase. */
+#define LIFE_STAGES                                                            \
+	[LIFE_EV_REAPED] = life_reaped,                                        \
+	[LIFE_EV_STEP_TIMEOUT] = life_step_timeout,                            \
+	[LIFE_EV_PIDWAIT] = life_pidwait,                                      \
+	[LIFE_EV_NO_DAEMON] = life_no_daemon,                                  \
+	[LIFE_EV_STEP_FAILED] = life_step_spawn_failed
 /* A run: SPAWNED, RUNNING. */
 #define LIFE_RUN_ROW                                                           \
 	[LIFE_EV_START] = life_start_busy, [LIFE_EV_ARM] = life_start_busy,    \
 	[LIFE_EV_STOP] = life_stop_run,                                        \
 	[LIFE_EV_EXEC_FAILED] = life_exec_failed, [LIFE_EV_EXIT] = life_exit,  \
 	[LIFE_EV_TIMEOUT] = life_timeout, [LIFE_EV_SLOT] = life_slot,          \
-	[LIFE_EV_FENCE] = life_fence_run, LIFE_ANSWERS
+	[LIFE_EV_FENCE] = life_fence_run, LIFE_ANSWERS, LIFE_STAGES
 /* A run being stopped: DRAIN, TERM, KILL. */
 #define LIFE_STOPPING_ROW                                                      \
 	[LIFE_EV_START] = life_start_later, [LIFE_EV_ARM] = life_start_busy,   \
 	[LIFE_EV_STOP] = life_stop_stopping,                                   \
 	[LIFE_EV_EXEC_FAILED] = life_exec_failed, [LIFE_EV_EXIT] = life_exit,  \
 	[LIFE_EV_GROUP_GONE] = life_group_gone, [LIFE_EV_SLOT] = life_slot,    \
-	[LIFE_EV_FENCE] = life_fence_stopping, LIFE_ANSWERS
+	[LIFE_EV_FENCE] = life_fence_stopping, LIFE_ANSWERS, LIFE_STAGES
 
 static const life_rule life_table[LIFE_PHASE_COUNT][LIFE_EV_COUNT] = {
 	[LIFE_STOPPED] = { LIFE_IDLE_ROW, [LIFE_EV_STOP] = life_stop_idle },
@@ -934,6 +963,7 @@ life_step(struct life *l, const struct life_params *p,
 	life_rule rule = NULL;
 
 	memset(out, 0, sizeof(*out));
+	out->stage = l->stage;
 	c.l = l;
 	c.p = p;
 	c.in = in;

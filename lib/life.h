@@ -13,6 +13,11 @@
  * lease); STOPPING is DRAIN, TERM or KILL; BLOCKED
  * is RECLAIM, RECLAIM_KILL or FOREIGN.  The table in life.c has one row
  * per phase and one column per event.
+ *
+ * A run has a stage besides its phase: which of its commands leads it
+ * (exec_start_pre, the command, exec_stop_post) or, for a forking job
+ * whose starter exited 0, the wait for its daemon.  The stage has a timer
+ * of its own; its rules are in life-run.c.
  */
 
 #ifndef VIGIL_LIFE_H
@@ -75,10 +80,20 @@ enum life_event {
 	LIFE_EV_UNHEALTHY,     /* health: health_failures failures in a row */
 	LIFE_EV_LOCK_WAIT,     /* the cluster lease is asked for: wait */
 	LIFE_EV_FENCE,         /* the cluster lease can no longer be trusted */
+	LIFE_EV_REAPED,        /* the leader of the run's stage was reaped */
+	LIFE_EV_STEP_TIMEOUT,  /* timer: exec_start_pre or exec_stop_post
+	                          outlived stop_timeout */
+	LIFE_EV_PIDWAIT,       /* timer: look for the forking job's daemon */
+	LIFE_EV_NO_DAEMON,     /* forking: its daemon is not found (yet) */
+	LIFE_EV_STEP_FAILED,   /* the command after exec_start_pre, or
+	                          exec_stop_post, could not be forked */
 	LIFE_EV_COUNT,
 };
 
-/* What the one timer of an instance is armed for. */
+/*
+ * What a timer of an instance is armed for: the phase's timer (BACKOFF to
+ * RECHECK) or the stage's (STEP, PIDWAIT).
+ */
 enum life_timer {
 	LIFE_TIMER_NONE = 0,
 	LIFE_TIMER_BACKOFF, /* -> LIFE_EV_BACKOFF_DONE */
@@ -87,6 +102,8 @@ enum life_timer {
 	LIFE_TIMER_KILL,    /* -> LIFE_EV_KILL_POLL */
 	LIFE_TIMER_DRAIN,   /* -> LIFE_EV_DRAIN_TIMEOUT */
 	LIFE_TIMER_RECHECK, /* -> LIFE_EV_RECHECK */
+	LIFE_TIMER_STEP,    /* -> LIFE_EV_STEP_TIMEOUT */
+	LIFE_TIMER_PIDWAIT, /* -> LIFE_EV_PIDWAIT */
 	LIFE_TIMER_COUNT,
 };
 
@@ -117,6 +134,21 @@ enum life_run {
 	LIFE_RUN_GROUP,    /* the leader was reaped, its group was not */
 };
 
+/* Which of its commands leads a run, or what it waits for. */
+enum life_stage {
+	LIFE_STAGE_NONE = 0, /* no run, or its end is being settled */
+	LIFE_STAGE_PRE,      /* exec_start_pre */
+	LIFE_STAGE_MAIN,     /* the command (or the daemon it left) */
+	LIFE_STAGE_PIDWAIT,  /* forking: the starter exited 0, its daemon
+	                        is looked for */
+	LIFE_STAGE_POST,     /* exec_stop_post, after the command ended */
+};
+
+/* The wait for a forking job's daemon: first look, longest step, bound. */
+#define LIFE_PIDWAIT_FIRST (10 * 1000ULL)
+#define LIFE_PIDWAIT_STEP_MAX (320 * 1000ULL)
+#define LIFE_PIDWAIT_MAX (10 * 1000000ULL) /* without ready_timeout */
+
 /* The lifecycle of one instance: all that life_step() decides from. */
 struct life {
 	enum life_phase phase;
@@ -137,6 +169,12 @@ struct life {
 	uint64_t kill_at;            /* RECLAIM: when SIGKILL follows */
 	uint64_t delay;              /* BACKOFF: the current delay */
 	struct job_decision pending; /* taken at EXIT, applied when gone */
+	enum life_stage stage;
+	enum life_timer stage_timer; /* STEP, PIDWAIT or NONE */
+	int step_failed;             /* exec_start_pre (or exec_stop_post)
+	                                failed: a failed start */
+	uint64_t pidwait_step;       /* PIDWAIT: the current interval */
+	uint64_t pidwait_until;      /* ... and when the wait gives up */
 };
 
 /* The numbers of the job (from its spec) and of vigild that matter. */
@@ -164,6 +202,8 @@ struct life_input {
 	int spawning;      /* LOCK_FOREIGN: children between fork and exec */
 	int missed;        /* ARM: a slot passed while vigild was down */
 	int limit_reached; /* EXIT, start failed: start_limit's Nth failure */
+	int mainpid;       /* REAPED: MAINPID= names another process of the
+	                      run's session, alive */
 };
 
 /* Actions, carried out in this order by the effect layer. */
@@ -203,23 +243,51 @@ struct life_input {
 #define LIFE_A_LOCK 0x20000000  /* -> LIFE_EV_LOCK_* */
 #define LIFE_A_SPAWN 0x40000000 /* -> LIFE_EV_SPAWNED or _SPAWN_FAILED */
 
+/*
+ * The stage's actions (run.c), carried out after the others, in this
+ * order:
+ */
+#define LIFE_S_CAUSE 0x0001      /* keep why the step's exec failed */
+#define LIFE_S_MAINPID 0x0002    /* MAINPID= leads the run now */
+#define LIFE_S_KILL 0x0004       /* SIGKILL to the step: stop_timeout */
+#define LIFE_S_PRE_FAILED 0x0008 /* the command will not run: say why */
+#define LIFE_S_POST_ENDED 0x0010 /* exec_stop_post ended: said if badly */
+#define LIFE_S_NO_DAEMON 0x0020  /* a failed start: no daemon pid */
+#define LIFE_S_MAIN_OVER                                                       \
+	0x0040               /* the command's end is kept; its stdin
+                                    closed, its output drained */
+#define LIFE_S_FAILED 0x0080 /* a failed start: the step's cause */
+/* Then at most one of these: */
+#define LIFE_S_COMMAND 0x0100 /* fork the command (-> _STEP_FAILED) */
+#define LIFE_S_POST 0x0200    /* fork exec_stop_post (-> _STEP_FAILED) */
+#define LIFE_S_FIND                                                            \
+	0x0400            /* look for the daemon (-> _MAINPID or
+                                 _NO_DAEMON) */
+#define LIFE_S_END 0x0800 /* the run is over (-> LIFE_EV_EXIT) */
+
 /* What life_step() decided. */
 struct life_step {
-	unsigned int actions;  /* LIFE_A_* */
-	int timer_set;         /* the timer changes: to (timer, usec) */
-	enum life_timer timer; /* LIFE_TIMER_NONE: cancelled */
-	uint64_t usec;         /* relative */
-	enum life_phase from;  /* the phase before */
-	int ignored;           /* the event means nothing in this phase */
-	int decided;           /* a job_decision was taken (EXIT, errors) */
-	int stop_asked;        /* EXIT: the end was asked for */
-	enum life_then then;   /* EXIT: what was to follow, before it */
+	unsigned int actions;        /* LIFE_A_* */
+	unsigned int sactions;       /* LIFE_S_* */
+	enum life_stage stage;       /* the stage before */
+	int stage_timer_set;         /* the stage's timer changes: to */
+	enum life_timer stage_timer; /* (LIFE_TIMER_NONE: cancelled) */
+	uint64_t stage_usec;         /* relative */
+	int timer_set;               /* the timer changes: to (timer, usec) */
+	enum life_timer timer;       /* LIFE_TIMER_NONE: cancelled */
+	uint64_t usec;               /* relative */
+	enum life_phase from;        /* the phase before */
+	int ignored;                 /* the event means nothing in this phase */
+	int decided;         /* a job_decision was taken (EXIT, errors) */
+	int stop_asked;      /* EXIT: the end was asked for */
+	enum life_then then; /* EXIT: what was to follow, before it */
 	struct job_decision decision;
 };
 
 enum job_state life_state(enum life_phase);
 const char *life_phase_name(enum life_phase);
 const char *life_event_name(enum life_event);
+const char *life_stage_name(enum life_stage);
 enum life_event life_timer_event(enum life_timer);
 void life_init(struct life *);
 int life_stop_asked(const struct life *, const struct life_params *);

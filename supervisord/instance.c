@@ -144,6 +144,29 @@ inst_timer_set(struct inst *in, enum life_timer t, uint64_t usec)
 }
 
 static int
+inst_stage_timer_fired(sd_event_source *s, uint64_t usec, void *arg)
+{
+	struct inst *in = arg;
+
+	in->run.stage_timer =
+	    sd_event_source_disable_unref(in->run.stage_timer);
+	inst_feed(in, life_timer_event(in->life.stage_timer));
+	return (0);
+}
+
+/* Arm the timer of the run's stage (LIFE_TIMER_NONE: cancel it). */
+static void
+inst_stage_timer_set(struct inst *in, enum life_timer t, uint64_t usec)
+{
+	in->run.stage_timer =
+	    sd_event_source_disable_unref(in->run.stage_timer);
+	if (t == LIFE_TIMER_NONE)
+		return;
+	evloop_timer_in(&in->run.stage_timer, CLOCK_MONOTONIC, usec, 1000,
+	    inst_stage_timer_fired, in);
+}
+
+static int
 inst_deadline_fired(sd_event_source *s, uint64_t usec, void *arg)
 {
 	struct inst *in = arg;
@@ -323,6 +346,8 @@ inst_said(
 			log_info("%s: ready", in->label);
 		break;
 	case LIFE_EV_EXEC_FAILED:
+		if (!(st->actions & LIFE_A_EXEC_FAILED))
+			break; /* a step's: said when the run is over */
 		if (!e->quiet)
 			log_warnx("%s: %s", in->label, e->cause);
 		inst_reason(in, "%s", e->cause);
@@ -449,6 +474,8 @@ inst_do_late(struct inst *in, const struct life_step *st)
 		inst_deadline_arm(in);
 	if (st->timer_set)
 		inst_timer_set(in, st->timer, st->usec);
+	if (st->stage_timer_set)
+		inst_stage_timer_set(in, st->stage_timer, st->stage_usec);
 }
 
 /* What a new phase says in vigild's log. */
@@ -521,7 +548,8 @@ inst_ask_spawn(struct inst *in)
 
 	memset(&e, 0, sizeof(e));
 	if (!inst_hooks.claim_trusted(in, &cause) ||
-	    inst_hooks.fork(in, &cause, &done, &exec_cause) == -1) {
+	    inst_hooks.fork(in, in->life.stage, &cause, &done, &exec_cause) ==
+	        -1) {
 		e.in.ev = LIFE_EV_SPAWN_FAILED;
 		e.cause = cause;
 		inst_feed_event(in, &e);
@@ -550,6 +578,8 @@ inst_do(struct inst *in, const struct inst_event *e, const struct life_step *st)
 	inst_show_state(in);
 	if (st->actions & LIFE_A_KICK && inst_kind(in)->kick != NULL)
 		inst_kind(in)->kick(in->job);
+	if (st->sactions != 0)
+		inst_hooks.stage(in, e, st); /* never with the three below */
 	if (st->actions & LIFE_A_DEPS)
 		inst_ask_deps(in);
 	else if (st->actions & LIFE_A_LOCK)

@@ -3,9 +3,11 @@
 
 /*
  * A run: one fork of an instance, from spawn to reap.  run_begin() forks
- * (its lock already held), run_reaped() takes the leader's wait status
- * from SIGCHLD (run-end.c writes how it ended).  Which run is next is not
- * decided here: instance.c feeds the lifecycle.
+ * (its lock already held), run_reaped() gives the leader's wait status
+ * from SIGCHLD to the lifecycle, run_stage() carries out what its stages
+ * decide (exec_start_pre, the command, a forking job's daemon,
+ * exec_stop_post: lib/life-run.c); run-end.c writes how it ended.  What
+ * runs next is never decided here.
  */
 
 #include "config.h"
@@ -149,14 +151,6 @@ run_report(sd_event_source *s, int fd, uint32_t revents, void *arg)
 	if (r == -1)
 		log_warn("%s: exec report", in->label);
 	run_report_close(in);
-	if (in->run.step != RUN_STEP_MAIN) {
-		/* Not the command: its failure shows at its reap. */
-		if (r == 1 && in->run.step_failed == NULL)
-			in->run.step_failed = cause;
-		else
-			free(cause);
-		return (0);
-	}
 	if (r == 0)
 		inst_feed(in, LIFE_EV_EXEC_OK);
 	else if (r == 1) {
@@ -261,14 +255,14 @@ const struct kind_ops service_kind = {
 
 /* What the spawn needs: stdin, stdout/stderr, the kind's environment. */
 static int
-run_request(struct inst *in, struct spawn_request *req, int fds[2], char **env,
-    char **cause)
+run_request(struct inst *in, enum life_stage st, struct spawn_request *req,
+    int fds[2], char **env, char **cause)
 {
 	const struct kind_ops *k = inst_kind(in);
 	int in_fd = -1;
 
 	/* The command's stdin; exec_start_pre and exec_stop_post: none. */
-	if (in->run.step == RUN_STEP_MAIN &&
+	if (st == LIFE_STAGE_MAIN &&
 	    (k->stdin_fd != NULL ? k->stdin_fd : run_stdin)(
 	        in, &in_fd, cause) == -1)
 		return (-1);
@@ -294,14 +288,14 @@ run_request(struct inst *in, struct spawn_request *req, int fds[2], char **env,
 	req->stdout_fd = fds[0];
 	req->stderr_fd = fds[1];
 	req->stdin_fd = in_fd;
-	if (in->run.step == RUN_STEP_MAIN) {
+	if (st == LIFE_STAGE_MAIN) {
 		(k->env != NULL ? k->env : run_env)(in, env);
 		cluster_env(in, env, RUN_ENV_MAX);
 	}
 	req->extra_env = env[0] != NULL ? env : NULL;
-	req->argv = in->run.step == RUN_STEP_PRE ? in->job->spec->pre_argv :
-	    in->run.step == RUN_STEP_POST ? in->job->spec->stop_post_argv :
-	                                    NULL;
+	req->argv = st == LIFE_STAGE_PRE ? in->job->spec->pre_argv :
+	    st == LIFE_STAGE_POST        ? in->job->spec->stop_post_argv :
+	                                   NULL;
 	return (0);
 }
 
@@ -318,7 +312,7 @@ run_report_watch(struct inst *in, const struct spawn_result *res)
 
 /* The child is forked: the run is on record and watched. */
 static void
-run_started(struct inst *in, const struct spawn_result *res)
+run_started(struct inst *in, enum life_stage st, const struct spawn_result *res)
 {
 	/* vigild was suspended until the exec: the run starts now. */
 	in->run.started = monotime_now();
@@ -333,25 +327,21 @@ run_started(struct inst *in, const struct spawn_result *res)
 	log_info("%s: started pid %ld", in->label, (long)in->run.pid);
 	joblog_mark(
 	    in, "started pid %ld run %s", (long)in->run.pid, in->run.id);
-	if (in->run.step == RUN_STEP_PRE)
+	if (st == LIFE_STAGE_PRE)
 		joblog_mark(in, "exec_start_pre: pid %ld", (long)in->run.pid);
 }
 
-/*
- * Fork a run of the instance; its lock is held.  Return 0 with *done set
- * when the exec outcome is known already (*exec_cause: why it failed, or
- * NULL), or -1 with *cause when nothing was forked.
- */
-/* Fork the leader of the run's current step (in->run.step). */
+/* Fork the leader of the run's stage st. */
 static int
-run_spawn(struct inst *in, struct spawn_result *res, char **cause)
+run_spawn(
+    struct inst *in, enum life_stage st, struct spawn_result *res, char **cause)
 {
 	struct spawn_request req;
 	char *env[RUN_ENV_MAX] = { NULL };
 	int fds[2], r;
 	size_t i;
 
-	if (run_request(in, &req, fds, env, cause) == -1)
+	if (run_request(in, st, &req, fds, env, cause) == -1)
 		return (-1);
 	r = spawn_start(&req, res, cause);
 	for (i = 0; i < RUN_ENV_MAX; i++)
@@ -366,64 +356,65 @@ run_spawn(struct inst *in, struct spawn_result *res, char **cause)
 	return (r);
 }
 
-static void run_step_arm(struct inst *);
-
 /*
- * Fork a run of the instance; its lock is held.  Return 0 with *done set
- * when the exec outcome is known already (*exec_cause: why it failed, or
- * NULL), or -1 with *cause when nothing was forked.  With exec_start_pre
- * the run begins with it, and the command's exec outcome comes later.
+ * Fork a run of the instance, from its first command st (exec_start_pre
+ * or the command); its lock is held.  Return 0 with *done set when the
+ * exec outcome is known already (*exec_cause: why it failed, or NULL),
+ * or -1 with *cause when nothing was forked.
  */
 int
-run_begin(struct inst *in, char **cause, int *done, char **exec_cause)
+run_begin(struct inst *in, enum life_stage st, char **cause, int *done,
+    char **exec_cause)
 {
 	struct spawn_result res;
 
 	ready_forget(in);
 	snprintf(in->run.id, sizeof(in->run.id), "%08" PRIx32 "%08" PRIx32,
 	    arc4random(), arc4random());
-	in->run.step =
-	    in->job->spec->pre_argv != NULL ? RUN_STEP_PRE : RUN_STEP_MAIN;
 	free(in->run.step_failed);
 	in->run.step_failed = NULL;
 	in->run.born = proc_boot_ticks();
 	in->run.refused = 0;
 	lineage_clear(in);
-	if (run_spawn(in, &res, cause) == -1)
+	if (run_spawn(in, st, &res, cause) == -1)
 		return (-1);
-	run_started(in, &res);
-	if (in->run.step == RUN_STEP_MAIN) {
-		*done = res.done;
-		*exec_cause = res.cause;
-		return (0);
-	}
-	*done = 0;
-	*exec_cause = NULL;
-	in->run.step_failed = res.cause;
-	run_step_arm(in);
+	run_started(in, st, &res);
+	*done = res.done;
+	*exec_cause = res.cause;
 	return (0);
 }
 
 /*
- * The leader exited, but the job named another of its processes with
- * MAINPID= (a daemon that forks): that one is the run now.  It was
- * reparented to vigild, the subreaper, so its exit is reaped here too.
+ * The MAINPID= the job named, if it may carry the run on once its leader
+ * is reaped: another process of the leader's session.  Else 0.  Asked
+ * once per reap.
  */
-static int
-run_mainpid_takes_over(struct inst *in)
+static pid_t
+run_mainpid(struct inst *in)
 {
 	pid_t m = in->run.mainpid;
 
 	in->run.mainpid = 0;
 	if (m <= 0 || m == in->run.pid || getsid(m) != in->run.pgid)
 		return (0);
+	return (m);
+}
+
+/*
+ * LIFE_S_MAINPID: the leader exited, but the job named another of its
+ * processes with MAINPID= (a daemon that forks): that one is the run
+ * now.  It was reparented to vigild, the subreaper, so its exit is
+ * reaped here too.
+ */
+static void
+run_mainpid_takes_over(struct inst *in, pid_t m)
+{
 	log_info("%s: pid %ld exited; MAINPID %ld carries on", in->label,
 	    (long)in->run.pid, (long)m);
 	in->run.pid = m;
 	in->run.starttime = 0; /* not the spawned leader's */
 	run_leader_watch(in);
 	run_write_holder(in);
-	return (1);
 }
 
 /* The pid in a forking job's pid_file, or 0. */
@@ -562,124 +553,135 @@ run_forking_main_found(struct inst *in, pid_t m)
 	inst_feed(in, LIFE_EV_MAINPID);
 }
 
-static void run_main_ended(struct inst *, int);
-static void run_finish(struct inst *);
-
-/*
- * Look for the daemon again (a daemon may write its pid_file after
- * its starter exits): every 10 ms, doubling to 320 ms, until the run is
- * stopped (ready_timeout, counted from the spawn, stops it) or, without
- * a ready_timeout, for RUN_PIDWAIT; then it is a failed start.
- */
-#define RUN_PIDWAIT_FIRST (10 * 1000ULL)
-#define RUN_PIDWAIT_STEP_MAX (320 * 1000ULL)
-#define RUN_PIDWAIT (10 * 1000000ULL)
-
-static int
-run_pidwait(sd_event_source *s, uint64_t usec, void *arg)
+/* LIFE_S_FIND: look for the daemon of a forking job whose starter ended. */
+static void
+run_find_daemon(struct inst *in)
 {
-	struct inst *in = arg;
+	pid_t m = run_forking_main(in);
+
+	if (m != 0)
+		run_forking_main_found(in, m);
+	else
+		inst_feed(in, LIFE_EV_NO_DAEMON);
+}
+
+/* A failed start, known when the run is over: said as an exec failure. */
+static void
+run_failed_start(struct inst *in, const char *cause)
+{
+	log_warnx("%s: %s", in->label, cause);
+	inst_reason(in, "%s", cause);
+}
+
+/* LIFE_S_NO_DAEMON: the daemon of a forking job was never found. */
+static void
+run_no_daemon(struct inst *in)
+{
 	char *cause = NULL;
-	pid_t m = 0;
-	int waiting = in->life.phase == LIFE_SPAWNED;
 
-	(void)s;
-	(void)usec;
-	if (waiting && (m = run_forking_main(in)) != 0) {
-		in->run.pidwait =
-		    sd_event_source_disable_unref(in->run.pidwait);
-		run_forking_main_found(in, m);
-		return (0);
-	}
-	if (waiting && monotime_now() < in->run.pidwait_until) {
-		in->run.pidwait_step *= 2;
-		if (in->run.pidwait_step > RUN_PIDWAIT_STEP_MAX)
-			in->run.pidwait_step = RUN_PIDWAIT_STEP_MAX;
-		(void)sd_event_source_set_time_relative(
-		    in->run.pidwait, in->run.pidwait_step);
-		(void)sd_event_source_set_enabled(
-		    in->run.pidwait, SD_EVENT_ONESHOT);
-		return (0);
-	}
-	in->run.pidwait = sd_event_source_disable_unref(in->run.pidwait);
-	if (waiting) {
-		/* A failed start: "failed to start: CAUSE", then backoff. */
-		xasprintf(&cause,
-		    "the starter exited 0 but no daemon pid of the job was "
-		    "found (pid_file %s)",
-		    in->job->spec->pid_file ? in->job->spec->pid_file : "none");
-		inst_exec_failed(in, cause, 0);
-		free(cause);
-	}
-	run_main_ended(in, in->run.pidwait_status);
-	return (0);
+	xasprintf(&cause,
+	    "the starter exited 0 but no daemon pid of the job was found "
+	    "(pid_file %s)",
+	    in->job->spec->pid_file ? in->job->spec->pid_file : "none");
+	run_failed_start(in, cause);
+	free(cause);
 }
 
-/*
- * A forking job's starter exited 0: its daemon is the run now, and the
- * run is ready; or it is looked for a while (run_pidwait).  Return 1
- * when the starter's exit is handled so, 0 when it ends the run.
- */
-static int
-run_forking_started(struct inst *in, int status)
+/* How a step's leader ended, in words: "exited 1", "killed by SIGTERM". */
+static void
+run_step_what(int status, char *what, size_t len)
 {
-	pid_t m;
+	char sig[64];
 
-	if (!in->job->spec->forking || in->life.phase != LIFE_SPAWNED ||
-	    !WIFEXITED(status) || WEXITSTATUS(status) != 0)
-		return (0);
-	if ((m = run_forking_main(in)) != 0) {
-		run_forking_main_found(in, m);
-		return (1);
-	}
-	in->run.pidwait_status = status;
-	in->run.pidwait_step = RUN_PIDWAIT_FIRST;
-	/* ready_timeout (the lifecycle's timer) ends the wait; else this. */
-	in->run.pidwait_until = monotime_now() +
-	    (in->job->spec->ready_timeout > 0 ?
-	            in->job->spec->ready_timeout + RUN_PIDWAIT_STEP_MAX :
-	            RUN_PIDWAIT);
-	evloop_timer_in(&in->run.pidwait, CLOCK_MONOTONIC, RUN_PIDWAIT_FIRST,
-	    1000, run_pidwait, in);
-	return (1);
+	job_exit_describe(status, sig, sizeof(sig));
+	if (WIFEXITED(status))
+		snprintf(what, len, "exited %d", WEXITSTATUS(status));
+	else
+		snprintf(what, len, "killed by %s", sig);
 }
 
-/* exec_start_pre or exec_stop_post outlived stop_timeout: it is killed. */
-static int
-run_step_timeout(sd_event_source *s, uint64_t usec, void *arg)
+/* LIFE_S_KILL: exec_start_pre or exec_stop_post outlived stop_timeout. */
+static void
+run_step_kill(struct inst *in, enum life_stage st)
 {
-	struct inst *in = arg;
 	const char *name =
-	    in->run.step == RUN_STEP_PRE ? "exec_start_pre" : "exec_stop_post";
+	    st == LIFE_STAGE_PRE ? "exec_start_pre" : "exec_stop_post";
 	char d[32];
 
-	(void)s;
-	(void)usec;
-	in->run.step_timer = sd_event_source_disable_unref(in->run.step_timer);
 	duration_format(in->job->spec->stop_timeout, d, sizeof(d));
 	log_warnx("%s: %s still running after stop_timeout (%s): killing it",
 	    in->label, name, d);
 	joblog_mark(in,
 	    "%s still running after stop_timeout (%s): sending KILL", name, d);
-	if (in->run.step == RUN_STEP_PRE && in->run.step_failed == NULL)
+	if (st == LIFE_STAGE_PRE && in->run.step_failed == NULL)
 		xasprintf(&in->run.step_failed,
 		    "exec_start_pre still running after stop_timeout (%s)", d);
 	run_signal(in, SIGKILL);
-	return (0);
 }
 
-/* Bound the current step (exec_start_pre, exec_stop_post). */
+/* LIFE_S_PRE_FAILED: exec_start_pre failed, or a stop came: no command. */
 static void
-run_step_arm(struct inst *in)
+run_pre_failed(struct inst *in)
 {
-	in->run.step_timer = sd_event_source_disable_unref(in->run.step_timer);
-	evloop_timer_in(&in->run.step_timer, CLOCK_MONOTONIC,
-	    in->job->spec->stop_timeout, 1000, run_step_timeout, in);
+	char what[80];
+
+	joblog_inst_drain(in); /* its output before what follows */
+	if (in->run.step_failed == NULL) {
+		run_step_what(in->run.last_status, what, sizeof(what));
+		xasprintf(&in->run.step_failed, "exec_start_pre %s", what);
+	}
+	joblog_mark(in, "%s", in->run.step_failed);
 }
 
-/* The leader of the next step was forked: the run follows it. */
+/* LIFE_S_POST_ENDED: exec_stop_post ended; said if it failed. */
 static void
-run_step_leader(struct inst *in, struct spawn_result *res, const char *what)
+run_post_ended(struct inst *in)
+{
+	int status = in->run.last_status;
+	char what[80];
+
+	joblog_inst_drain(in);
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+		return;
+	run_step_what(status, what, sizeof(what));
+	log_warnx("%s: exec_stop_post %s", in->label, what);
+	joblog_mark(in, "exec_stop_post: %s", what);
+}
+
+/*
+ * LIFE_S_MAIN_OVER: the command ended (or exec_start_pre failed): its
+ * end is kept for when the run is over; its stdin closes, its output is
+ * taken in.
+ */
+static void
+run_main_over(struct inst *in)
+{
+	in->run.main_status = in->run.last_status;
+	in->run.main_ended = monotime_now();
+	in->run.main_pid = in->run.pid;
+	run_stdin_close(in);
+	joblog_inst_drain(in);
+}
+
+/* The exec outcome of a step's leader, when its spawn could tell. */
+static void
+run_exec_outcome(struct inst *in, struct spawn_result *res, int quiet)
+{
+	if (!res->done)
+		return;
+	if (res->cause == NULL) {
+		inst_feed(in, LIFE_EV_EXEC_OK);
+		return;
+	}
+	inst_exec_failed(in, res->cause, quiet);
+	free(res->cause);
+	res->cause = NULL;
+}
+
+/* The leader of the next stage was forked: the run follows it. */
+static void
+run_step_leader(
+    struct inst *in, const struct spawn_result *res, const char *what)
 {
 	ready_session_remove(in);
 	in->run.pid = res->pid;
@@ -691,155 +693,122 @@ run_step_leader(struct inst *in, struct spawn_result *res, const char *what)
 	run_report_watch(in, res);
 	log_info("%s: %s pid %ld", in->label, what, (long)res->pid);
 	joblog_mark(in, "%s: pid %ld", what, (long)res->pid);
-	if (in->run.step != RUN_STEP_MAIN) {
-		if (res->cause != NULL && in->run.step_failed == NULL)
-			in->run.step_failed = res->cause;
-		else
-			free(res->cause);
-		res->cause = NULL;
-		run_step_arm(in);
-	}
 }
 
 /*
- * exec_start_pre exited 0: the command leads the run now, and its exec
- * outcome goes to the lifecycle as the run's.
+ * LIFE_S_COMMAND: exec_start_pre exited 0: the command leads the run
+ * now, and its exec outcome goes to the lifecycle as the run's.
  */
 static void
-run_step_command(struct inst *in, int status)
+run_command(struct inst *in)
 {
 	struct spawn_result res;
 	char *cause = NULL;
 
-	in->run.step = RUN_STEP_MAIN;
-	if (run_spawn(in, &res, &cause) == -1) {
+	joblog_inst_drain(in); /* exec_start_pre's output first */
+	if (run_spawn(in, LIFE_STAGE_MAIN, &res, &cause) == -1) {
+		free(in->run.step_failed);
 		in->run.step_failed = cause;
-		run_main_ended(in, status);
+		inst_feed(in, LIFE_EV_STEP_FAILED);
 		return;
 	}
 	run_step_leader(in, &res, "command");
-	if (!res.done)
-		return;
-	if (res.cause != NULL) {
-		inst_exec_failed(in, res.cause, 0);
-		free(res.cause);
-	} else
-		inst_feed(in, LIFE_EV_EXEC_OK);
+	run_exec_outcome(in, &res, 0);
 }
 
-/* The leader of exec_start_pre or exec_stop_post ended. */
+/* LIFE_S_POST: the command is over: exec_stop_post leads the run. */
 static void
-run_step_reaped(struct inst *in, int status)
+run_post(struct inst *in)
 {
-	char what[80], sig[64], *cause = NULL;
+	struct spawn_result res;
+	char *cause = NULL;
 
-	in->run.step_timer = sd_event_source_disable_unref(in->run.step_timer);
-	joblog_inst_drain(in); /* its output before what follows */
-	if (in->run.report != NULL) {
-		if (spawn_report_read(sd_event_source_get_io_fd(in->run.report),
-		        &cause) == 1 &&
-		    in->run.step_failed == NULL)
-			in->run.step_failed = cause;
-		else
-			free(cause);
-		run_report_close(in);
-	}
-	job_exit_describe(status, sig, sizeof(sig));
-	if (WIFEXITED(status))
-		snprintf(what, sizeof(what), "exited %d", WEXITSTATUS(status));
-	else
-		snprintf(what, sizeof(what), "killed by %s", sig);
-	if (in->run.step == RUN_STEP_POST) {
-		if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-			log_warnx("%s: exec_stop_post %s", in->label, what);
-			joblog_mark(in, "exec_stop_post: %s", what);
-		}
-		run_finish(in);
+	if (run_spawn(in, LIFE_STAGE_POST, &res, &cause) == -1) {
+		log_warnx("%s: exec_stop_post: %s", in->label, cause);
+		joblog_mark(in, "exec_stop_post: %s", cause);
+		free(cause);
+		inst_feed(in, LIFE_EV_STEP_FAILED);
 		return;
 	}
-	if (WIFEXITED(status) && WEXITSTATUS(status) == 0 &&
-	    in->run.step_failed == NULL && in->state != JOB_STOPPING) {
-		run_step_command(in, status);
-		return;
-	}
-	if (in->run.step_failed == NULL)
-		xasprintf(&in->run.step_failed, "exec_start_pre %s", what);
-	joblog_mark(in, "%s", in->run.step_failed);
-	in->run.step = RUN_STEP_MAIN;
-	run_main_ended(in, status);
+	run_step_leader(in, &res, "exec_stop_post");
+	run_exec_outcome(in, &res, 1);
 }
 
-/* The leader of an instance's run was reaped with wait status status. */
-static void
-run_reaped(struct child *c, pid_t pid, int status)
-{
-	struct inst *in = child_owner(c, struct inst, run.leader);
-
-	(void)pid;
-	if (in->run.step != RUN_STEP_MAIN) {
-		run_step_reaped(in, status);
-		return;
-	}
-	if (run_mainpid_takes_over(in) || run_forking_started(in, status))
-		return;
-	run_main_ended(in, status);
-}
-
-/* The run is over (its end kept in main_status, main_ended). */
+/*
+ * LIFE_S_END: the run is over; its end is the command's (main_status,
+ * main_ended), and the lifecycle takes it as LIFE_EV_EXIT.
+ */
 static void
 run_finish(struct inst *in)
 {
-	in->run.step_timer = sd_event_source_disable_unref(in->run.step_timer);
-	if (in->run.step_failed != NULL) {
-		/* A failed start, unless a stop came meanwhile. */
-		if (in->state != JOB_STOPPING)
-			inst_exec_failed(in, in->run.step_failed, 0);
-		free(in->run.step_failed);
-		in->run.step_failed = NULL;
-	}
-	in->run.step = RUN_STEP_MAIN;
-	in->run.pid = in->run.main_pid; /* the end is the command's */
+	free(in->run.step_failed);
+	in->run.step_failed = NULL;
+	in->run.pid = in->run.main_pid;
 	inst_exited(
 	    in, in->run.main_status, in->run.main_ended - in->run.started);
 }
 
+/* Carry out what the run's stages decided (LIFE_S_*), in their order. */
+void
+run_stage(
+    struct inst *in, const struct inst_event *e, const struct life_step *st)
+{
+	unsigned int a = st->sactions;
+
+	if ((a & LIFE_S_CAUSE) && in->run.step_failed == NULL &&
+	    e->cause != NULL)
+		in->run.step_failed = xstrdup(e->cause);
+	if (a & LIFE_S_MAINPID)
+		run_mainpid_takes_over(in, e->mainpid);
+	if (a & LIFE_S_KILL)
+		run_step_kill(in, st->stage);
+	if (a & LIFE_S_PRE_FAILED)
+		run_pre_failed(in);
+	if (a & LIFE_S_POST_ENDED)
+		run_post_ended(in);
+	if (a & LIFE_S_NO_DAEMON)
+		run_no_daemon(in);
+	if (a & LIFE_S_MAIN_OVER)
+		run_main_over(in);
+	if ((a & LIFE_S_FAILED) && in->run.step_failed != NULL)
+		run_failed_start(in, in->run.step_failed);
+	if (a & LIFE_S_COMMAND)
+		run_command(in);
+	else if (a & LIFE_S_POST)
+		run_post(in);
+	else if (a & LIFE_S_FIND)
+		run_find_daemon(in);
+	else if (a & LIFE_S_END)
+		run_finish(in);
+}
+
 /*
- * The command ended with wait status status (or exec_start_pre failed):
- * its output and exec report are taken in; then exec_stop_post leads the
- * run, or the run is over.
+ * The leader of an instance's run was reaped with wait status status:
+ * its exec report is taken in first (a failure the report still held is
+ * the run's, said at the end), then the lifecycle decides what follows.
  */
 static void
-run_main_ended(struct inst *in, int status)
+run_reaped(struct child *c, pid_t pid, int status)
 {
-	struct spawn_result res;
+	struct inst *in = child_owner(c, struct inst, run.leader);
+	struct inst_event e;
 	char *cause = NULL;
 
-	in->run.main_status = status;
-	in->run.main_ended = monotime_now();
-	in->run.main_pid = in->run.pid;
-	run_stdin_close(in);
-	joblog_inst_drain(in);
+	(void)pid;
+	in->run.last_status = status;
 	if (in->run.report != NULL) {
-		if (spawn_report_read(sd_event_source_get_io_fd(in->run.report),
-		        &cause) == 1) {
+		if (spawn_report_read(
+		        sd_event_source_get_io_fd(in->run.report), &cause) == 1)
 			inst_exec_failed(in, cause, 1);
-			free(cause);
-		}
+		free(cause);
 		run_report_close(in);
 	}
-	if (in->job->spec->stop_post_argv == NULL) {
-		run_finish(in);
-		return;
-	}
-	in->run.step = RUN_STEP_POST;
-	if (run_spawn(in, &res, &cause) == -1) {
-		log_warnx("%s: exec_stop_post: %s", in->label, cause);
-		joblog_mark(in, "exec_stop_post: %s", cause);
-		free(cause);
-		run_finish(in);
-		return;
-	}
-	run_step_leader(in, &res, "exec_stop_post");
+	memset(&e, 0, sizeof(e));
+	e.in.ev = LIFE_EV_REAPED;
+	e.in.status = status;
+	e.mainpid = run_mainpid(in);
+	e.in.mainpid = e.mainpid != 0;
+	inst_feed_event(in, &e);
 }
 
 /* Forget the run of an instance that goes away. */
@@ -848,8 +817,8 @@ run_clear(struct inst *in)
 {
 	run_report_close(in);
 	run_stdin_close(in);
-	in->run.pidwait = sd_event_source_disable_unref(in->run.pidwait);
-	in->run.step_timer = sd_event_source_disable_unref(in->run.step_timer);
+	in->run.stage_timer =
+	    sd_event_source_disable_unref(in->run.stage_timer);
 	free(in->run.step_failed);
 	in->run.step_failed = NULL;
 	prober_forget(in);

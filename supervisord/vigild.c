@@ -719,6 +719,7 @@ vigild_core_init(void)
 		.leftover_kill = claim_leftover_kill,
 		.name_holder = claim_name_holder,
 		.fork = run_begin,
+		.stage = run_stage,
 		.ended = run_end,
 		.close_stdin = run_stdin_close,
 		.forget = run_clear,

@@ -50,13 +50,6 @@ enum wait_kind {
 struct waiter; /* waiters.c */
 TAILQ_HEAD(waiter_list, waiter);
 
-/* What the leader of a run runs. */
-enum run_step {
-	RUN_STEP_MAIN = 0, /* the command */
-	RUN_STEP_PRE,      /* exec_start_pre */
-	RUN_STEP_POST,     /* exec_stop_post */
-};
-
 /* One run of an instance: a fork, from spawn to reap (run.c). */
 struct run {
 	pid_t pid;           /* leader, 0 when none */
@@ -77,21 +70,17 @@ struct run {
 	 * the end: the OOM killer ended it (reason "oom") */
 	uint64_t oom_kills;
 	int oom;
-	/* type = "forking": the starter exited 0 before its main process
-	 * could be found; looked for again until pidwait_until */
-	sd_event_source *pidwait;
-	int pidwait_status; /* the starter's wait status */
-	uint64_t pidwait_until, pidwait_step;
 	uint64_t born; /* boot clock ticks just before the first fork */
 	/* without a cgroup: the run's processes found last (track.c) */
 	struct proc_info *lineage;
 	size_t nlineage;
 	pid_t refused; /* the last pid_file pid not believed (said once) */
 	/* exec_start_pre and exec_stop_post lead the run before and after
-	 * the command (run.c); each bounded by stop_timeout */
-	enum run_step step;
-	sd_event_source *step_timer;
+	 * the command, the forking job's daemon is waited for: the stages
+	 * of the lifecycle (life-run.c), with a timer of their own */
+	sd_event_source *stage_timer;
 	char *step_failed;   /* why exec_start_pre failed, or NULL */
+	int last_status;     /* the wait status of the last leader reaped */
 	int main_status;     /* how the run ended, while exec_stop_post runs */
 	pid_t main_pid;      /* whose end that is */
 	uint64_t main_ended; /* monotonic usec of that end */
@@ -284,6 +273,7 @@ struct inst_event {
 	int trigger;       /* WATCHDOG: WATCHDOG=trigger, not late */
 	int lock_fd;       /* LOCK_FOREIGN: our description of the lock */
 	pid_t holder;      /* LOCK_LEFTOVER: the member holding it */
+	pid_t mainpid;     /* REAPED: the MAINPID= that carries on */
 };
 
 /*
@@ -305,7 +295,10 @@ struct inst_hooks {
 	void (*leftover_kill)(struct inst *, pid_t);
 	void (*name_holder)(struct inst *, int);
 	/* run.c: the processes */
-	int (*fork)(struct inst *, char **, int *, char **);
+	int (*fork)(struct inst *, enum life_stage, char **, int *, char **);
+	/* the stage's actions (LIFE_S_*), then its answer */
+	void (*stage)(
+	    struct inst *, const struct inst_event *, const struct life_step *);
 	void (*ended)(struct inst *, int, uint64_t, const struct life_step *);
 	void (*close_stdin)(struct inst *);
 	void (*forget)(struct inst *);
@@ -374,7 +367,9 @@ void inst_clear(struct inst *);
 
 /* run.c */
 unsigned int run_spawning(void);
-int run_begin(struct inst *, char **, int *, char **);
+int run_begin(struct inst *, enum life_stage, char **, int *, char **);
+void run_stage(
+    struct inst *, const struct inst_event *, const struct life_step *);
 void run_end(struct inst *, int, uint64_t, const struct life_step *);
 const char *run_describe(
     const struct inst *, int, const struct life_step *, char *, size_t);

@@ -85,9 +85,9 @@ static const char *const variant_names[V_COUNT] = { "service", "service-notify",
 #define KALL (KS | KN | KP | KQ)
 
 #define PH(p) (1U << LIFE_##p)
-#define EV(e) (1U << LIFE_EV_##e)
+#define EV(e) (1ULL << LIFE_EV_##e)
 #define PHALL ((1U << LIFE_PHASE_COUNT) - 1)
-#define EVALL ((1U << LIFE_EV_COUNT) - 1)
+#define EVALL ((1ULL << LIFE_EV_COUNT) - 1)
 #define IDLE3 (PH(STOPPED) | PH(EXITED) | PH(FATAL))
 #define BLOCK3 (PH(RECLAIM) | PH(RECLAIM_KILL) | PH(FOREIGN))
 #define HELD (PH(DEPS) | PH(LOCKWAIT) | PH(LEASE) | BLOCK3)
@@ -105,23 +105,26 @@ static const char *const variant_names[V_COUNT] = { "service", "service-notify",
 #define X_KEEP 1           /* untouched */
 #define X_SET(t) (2 + (t)) /* set to t (LIFE_TIMER_NONE: cancelled) */
 #define TH(t) (1 + (t))    /* then must be t */
+#define ST(s) (1 + (s))    /* the stage must be s after */
 /* A row of expects[]: the fields not given are 0. */
-#define E(...) E_(__VA_ARGS__, 0, 0, 0, 0, 0, 0)
-#define E_(ph, ev, k, next, act, nact, timer, cause, then, ...)                \
+#define E(...) E_(__VA_ARGS__, 0, 0, 0, 0, 0, 0, 0, 0)
+#define E_(ph, ev, k, next, act, nact, timer, cause, then, sact, stage, ...)   \
 	{                                                                      \
-		ph, ev, k, next, act, nact, timer, cause, then                 \
+		ph, ev, k, next, act, nact, timer, cause, then, sact, stage    \
 	}
 
 struct expect {
-	unsigned int phases; /* PH() */
-	unsigned int events; /* EV() */
-	unsigned int kinds;  /* K* */
-	int next;            /* a phase, SAME, IGN or NA */
-	unsigned int act;    /* there (LIFE_A_DEPS/_LOCK/_SPAWN: exactly) */
-	unsigned int nact;   /* not there */
-	int timer;           /* X_* */
-	int cause;           /* 0 or the cause */
-	int then;            /* 0 or TH(then) */
+	unsigned int phases;       /* PH() */
+	unsigned long long events; /* EV() */
+	unsigned int kinds;        /* K* */
+	int next;                  /* a phase, SAME, IGN or NA */
+	unsigned int act;  /* there (LIFE_A_DEPS/_LOCK/_SPAWN: exactly) */
+	unsigned int nact; /* not there */
+	int timer;         /* X_* */
+	int cause;         /* 0 or the cause */
+	int then;          /* 0 or TH(then) */
+	unsigned int sact; /* the stage's actions: exactly */
+	int stage;         /* 0 or ST(stage) */
 };
 
 /*
@@ -129,9 +132,10 @@ struct expect {
  * each phase is expect_setup(): a run that is LIVE in SPAWNED, RUNNING,
  * DRAIN and TERM, a GROUP left in KILL; the lock held where a run is and
  * in a queue's WAITING and BACKOFF; wanted except in STOPPED, EXITED,
- * FATAL and the stopping phases; the event's facts are those of
- * expect_input() (a long run that exited 1, no group left, nothing seen
- * before).
+ * FATAL and the stopping phases; a LIVE run's stage is the command; the
+ * event's facts are those of expect_input() (a long run that exited 1, no
+ * group left, nothing seen before).  The stages with their steps are
+ * checked by stage_expects[] below.
  */
 static const struct expect expects[] = {
 	/* Phases a kind never reaches. */
@@ -274,6 +278,19 @@ static const struct expect expects[] = {
 	    LIFE_A_GROUP_DONE | LIFE_A_RELEASE, 0, X_SET(LIFE_TIMER_NONE)),
 	E(PHALL & ~PH(KILL), EV(GROUP_GONE), KALL, IGN),
 
+	/* The command's stage (life-run.c): its end, the daemon's wait. */
+	E(RUN2 | PH(DRAIN) | PH(TERM), EV(REAPED), KALL, SAME, 0, ~0U, X_KEEP,
+	    0, 0, LIFE_S_MAIN_OVER | LIFE_S_END, ST(LIFE_STAGE_NONE)),
+	E(RUN2, EV(STEP_FAILED), KALL, SAME, 0, ~0U, X_KEEP, 0, 0,
+	    LIFE_S_MAIN_OVER | LIFE_S_FAILED | LIFE_S_END, ST(LIFE_STAGE_NONE)),
+	E(PH(DRAIN) | PH(TERM), EV(STEP_FAILED), KALL, SAME, 0, ~0U, X_KEEP, 0,
+	    0, LIFE_S_MAIN_OVER | LIFE_S_END, ST(LIFE_STAGE_NONE)),
+	E(RUN2 | PH(DRAIN) | PH(TERM), EV(NO_DAEMON), KALL, SAME, 0, ~0U,
+	    X_KEEP, 0, 0, 0, ST(LIFE_STAGE_PIDWAIT)),
+	E(PHALL & ~(RUN2 | PH(DRAIN) | PH(TERM)),
+	    EV(REAPED) | EV(STEP_FAILED) | EV(NO_DAEMON), KALL, IGN),
+	E(PHALL, EV(STEP_TIMEOUT) | EV(PIDWAIT), KALL, IGN),
+
 	/* Timers. */
 	E(PH(BACKOFF), EV(BACKOFF_DONE), KS | KN, SAME, LIFE_A_SPAWN, 0,
 	    X_SET(LIFE_TIMER_NONE)),
@@ -398,6 +415,8 @@ expect_setup(struct life *l, enum life_phase ph, enum variant v)
 
 	*l = base[ph];
 	l->phase = ph;
+	if (l->run == LIFE_RUN_LIVE)
+		l->stage = LIFE_STAGE_MAIN;
 	if (v == V_QUE) {
 		/* A free slot holds its lock; a run has its message. */
 		l->lock |= ph == LIFE_WAITING;
@@ -436,7 +455,7 @@ expect_find(enum life_phase ph, enum life_event ev, enum variant v, int *n)
 	*n = 0;
 	for (i = 0; i < NEXPECTS; i++) {
 		if ((expects[i].phases & (1U << ph)) &&
-		    (expects[i].events & (1U << ev)) &&
+		    (expects[i].events & (1ULL << ev)) &&
 		    (expects[i].kinds & (1U << v))) {
 			if (expects[i].next == NA) {
 				*n = 1; /* the other rows do not apply */
@@ -476,7 +495,11 @@ life_equal(const struct life *a, const struct life *b)
 	    a->pending.failures == b->pending.failures &&
 	    a->pending.delay == b->pending.delay &&
 	    a->pending.success == b->pending.success &&
-	    a->pending.failed_start == b->pending.failed_start);
+	    a->pending.failed_start == b->pending.failed_start &&
+	    a->stage == b->stage && a->stage_timer == b->stage_timer &&
+	    a->step_failed == b->step_failed &&
+	    a->pidwait_step == b->pidwait_step &&
+	    a->pidwait_until == b->pidwait_until);
 }
 
 /* An ignored event changes nothing and asks for nothing. */
@@ -486,7 +509,8 @@ expect_ignored(enum life_phase ph, enum life_event ev, enum variant v,
 {
 	if (!o->ignored)
 		return (expect_fail(ph, ev, v, "ignored", 0, 1));
-	if (o->actions != 0 || o->timer_set)
+	if (o->actions != 0 || o->timer_set || o->sactions != 0 ||
+	    o->stage_timer_set)
 		return (expect_fail(ph, ev, v, "actions", o->actions, 0));
 	if (!life_equal(before, l))
 		return (expect_fail(ph, ev, v, "struct life changed", 1, 0));
@@ -537,6 +561,12 @@ expect_check(enum life_phase ph, enum life_event ev, enum variant v,
 		return (expect_fail(ph, ev, v, "then", l->then, e->then - 1));
 	if (o->from != ph)
 		return (expect_fail(ph, ev, v, "from", o->from, ph));
+	if (o->sactions != e->sact)
+		return (expect_fail(
+		    ph, ev, v, "stage actions", o->sactions, e->sact));
+	if (e->stage != 0 && (int)l->stage != e->stage - 1)
+		return (
+		    expect_fail(ph, ev, v, "stage", l->stage, e->stage - 1));
 	return (expect_timer(ph, ev, v, e, l, o));
 }
 
@@ -572,7 +602,7 @@ TEST(every_phase_event_kind)
 	int ph, ev, v, r, checked = 0, failed = 0;
 
 	/* The masks must hold every phase and event. */
-	ASSERT_OK(LIFE_PHASE_COUNT <= 32 && LIFE_EV_COUNT <= 32);
+	ASSERT_OK(LIFE_PHASE_COUNT <= 32 && LIFE_EV_COUNT <= 64);
 	for (ph = 0; ph < LIFE_PHASE_COUNT; ph++) {
 		for (ev = 0; ev < LIFE_EV_COUNT; ev++) {
 			for (v = 0; v < V_COUNT; v++) {
@@ -586,6 +616,370 @@ TEST(every_phase_event_kind)
 	printf("# %d (phase, event, kind) cases checked\n", checked);
 	ASSERT_EQ(failed, 0);
 	ASSERT_OK(checked > LIFE_PHASE_COUNT * LIFE_EV_COUNT * 3);
+	return (0);
+}
+
+/*
+ * ---- the stages: every (stage, phase, input) for each kind of run ----
+ *
+ * A run with exec_start_pre or not, exec_stop_post or not, type =
+ * "forking" or not, a step failure said before or not; in each stage, in
+ * each phase a run has (KILL with its leader alive too), every input a
+ * stage can get.  What must happen is said by stage_want(), from the
+ * rules as the manual states them.
+ */
+
+static char *step_argv[] = { spec_name, NULL };
+
+/* The inputs of the stage table: an event with its facts. */
+enum stage_input {
+	SI_REAPED_0,       /* the stage's leader exited 0 */
+	SI_REAPED_1,       /* ... exited 1 */
+	SI_REAPED_MAIN,    /* ... exited 0, a MAINPID= carries on */
+	SI_EXEC_OK,        /* its exec report: exec'd */
+	SI_EXEC_FAILED,    /* ... failed before exec */
+	SI_STEP_TIMEOUT,   /* the stage's timer */
+	SI_PIDWAIT,        /* ... */
+	SI_NO_DAEMON,      /* not found, within the wait */
+	SI_NO_DAEMON_LATE, /* not found, the wait is over */
+	SI_STEP_FAILED,    /* the next step's fork failed */
+	SI_MAINPID,        /* the daemon is found */
+	SI_COUNT
+};
+
+/* What one (stage, phase, input, job) must do. */
+struct stage_want {
+	int ignored;
+	unsigned int sact;
+	enum life_stage stage; /* after */
+	int timer;             /* X_KEEP or X_SET(t): the stage's timer */
+	int step_failed;       /* after */
+	int exec_failed;       /* after */
+	enum life_phase phase; /* after */
+};
+
+struct stage_case {
+	enum life_stage stage;
+	enum life_phase phase;
+	enum stage_input input;
+	int post, forking, failed;
+};
+
+/* The end of the run: exec_stop_post first, if the job has one. */
+static void
+stage_want_over(const struct stage_case *k, struct stage_want *w,
+    unsigned int before, int failed)
+{
+	int stopping = k->phase == LIFE_TERM || k->phase == LIFE_KILL;
+
+	w->sact = before | LIFE_S_MAIN_OVER;
+	if (k->post) {
+		w->sact |= LIFE_S_POST;
+		w->stage = LIFE_STAGE_POST;
+		w->timer = X_SET(LIFE_TIMER_STEP);
+		w->step_failed = failed;
+		return;
+	}
+	w->stage = LIFE_STAGE_NONE;
+	w->timer =
+	    k->stage == LIFE_STAGE_MAIN ? X_KEEP : X_SET(LIFE_TIMER_NONE);
+	w->sact |= LIFE_S_END | (failed && !stopping ? LIFE_S_FAILED : 0);
+	w->exec_failed |= failed && !stopping;
+	w->step_failed = 0;
+}
+
+static void
+stage_want_pre(const struct stage_case *k, struct stage_want *w)
+{
+	int stopping = k->phase == LIFE_TERM || k->phase == LIFE_KILL;
+
+	switch (k->input) {
+	case SI_REAPED_0:
+	case SI_REAPED_MAIN:
+	case SI_REAPED_1:
+		w->timer = X_SET(LIFE_TIMER_NONE);
+		if (k->input != SI_REAPED_1 && !k->failed && !stopping) {
+			w->sact = LIFE_S_COMMAND;
+			w->stage = LIFE_STAGE_MAIN;
+			return;
+		}
+		stage_want_over(k, w, LIFE_S_PRE_FAILED, 1);
+		if (!k->post)
+			w->timer = X_SET(LIFE_TIMER_NONE);
+		break;
+	case SI_EXEC_FAILED:
+		w->sact = LIFE_S_CAUSE;
+		w->step_failed = 1;
+		break;
+	case SI_STEP_TIMEOUT:
+		w->sact = LIFE_S_KILL;
+		w->step_failed = 1;
+		w->timer = X_SET(LIFE_TIMER_NONE);
+		break;
+	default:
+		w->ignored = 1;
+		break;
+	}
+}
+
+static void
+stage_want_main(const struct stage_case *k, struct stage_want *w)
+{
+	switch (k->input) {
+	case SI_REAPED_MAIN:
+		w->sact = LIFE_S_MAINPID;
+		break;
+	case SI_REAPED_0:
+		if (k->forking && k->phase == LIFE_SPAWNED) {
+			w->sact = LIFE_S_FIND;
+			break;
+		}
+		/* FALLTHROUGH */
+	case SI_REAPED_1:
+		stage_want_over(k, w, 0, k->failed);
+		break;
+	case SI_STEP_FAILED:
+		stage_want_over(k, w, 0, 1);
+		break;
+	case SI_EXEC_OK:
+		if (k->phase != LIFE_SPAWNED)
+			w->ignored = 1;
+		else if (!k->forking)
+			w->phase = LIFE_RUNNING;
+		break;
+	case SI_EXEC_FAILED:
+		w->exec_failed = 1;
+		break;
+	case SI_NO_DAEMON:
+	case SI_NO_DAEMON_LATE:
+		w->stage = LIFE_STAGE_PIDWAIT;
+		w->timer = X_SET(LIFE_TIMER_PIDWAIT);
+		break;
+	case SI_MAINPID:
+		if (k->forking && k->phase == LIFE_SPAWNED)
+			w->phase = LIFE_RUNNING;
+		else
+			w->ignored = 1;
+		break;
+	default:
+		w->ignored = 1;
+		break;
+	}
+}
+
+static void
+stage_want_pidwait(const struct stage_case *k, struct stage_want *w)
+{
+	switch (k->input) {
+	case SI_PIDWAIT:
+		if (k->phase == LIFE_SPAWNED) {
+			w->sact = LIFE_S_FIND;
+			w->timer = X_SET(LIFE_TIMER_NONE);
+		} else
+			stage_want_over(k, w, 0, k->failed);
+		break;
+	case SI_NO_DAEMON:
+		w->timer = X_SET(LIFE_TIMER_PIDWAIT);
+		break;
+	case SI_NO_DAEMON_LATE:
+		w->exec_failed = 1;
+		stage_want_over(k, w, LIFE_S_NO_DAEMON, k->failed);
+		break;
+	case SI_EXEC_FAILED:
+		w->exec_failed = 1;
+		break;
+	case SI_MAINPID:
+		if (k->forking && k->phase == LIFE_SPAWNED) {
+			w->phase = LIFE_RUNNING;
+			w->stage = LIFE_STAGE_MAIN;
+			w->timer = X_SET(LIFE_TIMER_NONE);
+		} else
+			w->ignored = 1;
+		break;
+	default:
+		w->ignored = 1;
+		break;
+	}
+}
+
+static void
+stage_want_post(const struct stage_case *k, struct stage_want *w)
+{
+	int stopping = k->phase == LIFE_TERM || k->phase == LIFE_KILL;
+
+	switch (k->input) {
+	case SI_REAPED_0:
+	case SI_REAPED_1:
+	case SI_REAPED_MAIN:
+	case SI_STEP_FAILED:
+		w->sact = (k->input == SI_STEP_FAILED ? 0 : LIFE_S_POST_ENDED) |
+		    LIFE_S_END | (k->failed && !stopping ? LIFE_S_FAILED : 0);
+		w->exec_failed = k->failed && !stopping;
+		w->step_failed = 0;
+		w->stage = LIFE_STAGE_NONE;
+		w->timer = X_SET(LIFE_TIMER_NONE);
+		break;
+	case SI_EXEC_FAILED:
+		w->sact = LIFE_S_CAUSE;
+		w->step_failed = 1;
+		break;
+	case SI_STEP_TIMEOUT:
+		w->sact = LIFE_S_KILL;
+		w->timer = X_SET(LIFE_TIMER_NONE);
+		break;
+	default:
+		w->ignored = 1;
+		break;
+	}
+}
+
+/* What the rules say for k. */
+static void
+stage_want(const struct stage_case *k, struct stage_want *w)
+{
+	static void (*const by[])(
+	    const struct stage_case *, struct stage_want *) = {
+		[LIFE_STAGE_PRE] = stage_want_pre,
+		[LIFE_STAGE_MAIN] = stage_want_main,
+		[LIFE_STAGE_PIDWAIT] = stage_want_pidwait,
+		[LIFE_STAGE_POST] = stage_want_post,
+	};
+
+	memset(w, 0, sizeof(*w));
+	w->stage = k->stage;
+	w->timer = X_KEEP;
+	w->step_failed = k->failed;
+	w->phase = k->phase;
+	by[k->stage](k, w);
+}
+
+/* The lifecycle and the event of k. */
+static void
+stage_setup(const struct stage_case *k, struct life *lf, struct life_input *in)
+{
+	static const enum life_event evs[SI_COUNT] = { LIFE_EV_REAPED,
+		LIFE_EV_REAPED, LIFE_EV_REAPED, LIFE_EV_EXEC_OK,
+		LIFE_EV_EXEC_FAILED, LIFE_EV_STEP_TIMEOUT, LIFE_EV_PIDWAIT,
+		LIFE_EV_NO_DAEMON, LIFE_EV_NO_DAEMON, LIFE_EV_STEP_FAILED,
+		LIFE_EV_MAINPID };
+
+	spec_make(CONF_KIND_SERVICE, CONF_READY_EXEC);
+	spec.pre_argv = step_argv;
+	spec.stop_post_argv = k->post ? step_argv : NULL;
+	spec.forking = k->forking;
+	memset(lf, 0, sizeof(*lf));
+	lf->phase = k->phase;
+	lf->run = LIFE_RUN_LIVE;
+	lf->lock = 1;
+	lf->want = k->phase == LIFE_SPAWNED || k->phase == LIFE_RUNNING;
+	lf->ready = k->phase != LIFE_SPAWNED;
+	lf->timer = k->phase == LIFE_TERM ? LIFE_TIMER_STOP :
+	    k->phase == LIFE_KILL         ? LIFE_TIMER_KILL :
+	    k->phase == LIFE_SPAWNED      ? LIFE_TIMER_READY :
+	                                    LIFE_TIMER_NONE;
+	lf->stage = k->stage;
+	lf->step_failed = k->failed;
+	lf->stage_timer =
+	    k->stage == LIFE_STAGE_PRE || k->stage == LIFE_STAGE_POST ?
+	    LIFE_TIMER_STEP :
+	    k->stage == LIFE_STAGE_PIDWAIT ? LIFE_TIMER_PIDWAIT :
+	                                     LIFE_TIMER_NONE;
+	lf->pidwait_step = LIFE_PIDWAIT_FIRST;
+	lf->pidwait_until = NOW + 1 * SEC;
+	memset(in, 0, sizeof(*in));
+	in->ev = evs[k->input];
+	in->now = k->input == SI_NO_DAEMON_LATE ? NOW + 2 * SEC : NOW;
+	in->rnd = MID;
+	in->status = k->input == SI_REAPED_1 ? EXITED(1) : EXITED(0);
+	in->uptime = 10 * SEC;
+	in->mainpid = k->input == SI_REAPED_MAIN;
+}
+
+static int
+stage_fail(
+    const struct stage_case *k, const char *what, long long got, long long want)
+{
+	fprintf(stderr,
+	    "  (%s, %s, input %d, post %d forking %d failed %d): %s: got "
+	    "%lld (%#llx), want %lld (%#llx)\n",
+	    life_stage_name(k->stage), life_phase_name(k->phase), k->input,
+	    k->post, k->forking, k->failed, what, got, got, want, want);
+	return (1);
+}
+
+/* One case: 0 as the rules say, 1 not. */
+static int
+stage_one(const struct stage_case *k)
+{
+	struct stage_want w;
+	struct life lf, before;
+	struct life_input in;
+	struct life_step st;
+
+	stage_setup(k, &lf, &in);
+	before = lf;
+	life_step(&lf, &par, &in, &st);
+	stage_want(k, &w);
+	if (w.ignored || st.ignored) {
+		if (w.ignored != st.ignored)
+			return (
+			    stage_fail(k, "ignored", st.ignored, w.ignored));
+		if (!life_equal(&before, &lf) || st.sactions != 0 ||
+		    st.actions != 0)
+			return (stage_fail(k, "ignored, yet changed", 1, 0));
+		return (0);
+	}
+	if (st.sactions != w.sact)
+		return (stage_fail(k, "stage actions", st.sactions, w.sact));
+	if (lf.stage != w.stage)
+		return (stage_fail(k, "stage", lf.stage, w.stage));
+	if (w.timer == X_KEEP && st.stage_timer_set)
+		return (stage_fail(k, "stage timer set", st.stage_timer, -1));
+	if (w.timer != X_KEEP &&
+	    (!st.stage_timer_set || (int)st.stage_timer != w.timer - X_SET(0)))
+		return (stage_fail(k, "stage timer",
+		    st.stage_timer_set ? (long long)st.stage_timer : -1,
+		    w.timer - X_SET(0)));
+	if (lf.stage_timer !=
+	    (st.stage_timer_set ? st.stage_timer : before.stage_timer))
+		return (stage_fail(k, "l.stage_timer", lf.stage_timer, -1));
+	if (lf.step_failed != w.step_failed)
+		return (stage_fail(
+		    k, "step_failed", lf.step_failed, w.step_failed));
+	if (lf.exec_failed != w.exec_failed)
+		return (stage_fail(
+		    k, "exec_failed", lf.exec_failed, w.exec_failed));
+	if (lf.phase != w.phase)
+		return (stage_fail(k, "phase", lf.phase, w.phase));
+	/* The stage never asks for the phase's answers, nor the reverse. */
+	if ((st.actions & ANSWERS) != 0)
+		return (stage_fail(k, "phase answer", st.actions, 0));
+	return (0);
+}
+
+TEST(every_stage_phase_input)
+{
+	static const enum life_phase phases[] = { LIFE_SPAWNED, LIFE_RUNNING,
+		LIFE_TERM, LIFE_KILL };
+	struct stage_case k;
+	int s, p, i, bits, checked = 0, failed = 0;
+
+	for (s = LIFE_STAGE_PRE; s <= LIFE_STAGE_POST; s++)
+		for (p = 0; p < 4; p++)
+			for (i = 0; i < SI_COUNT; i++)
+				for (bits = 0; bits < 8; bits++) {
+					k.stage = (enum life_stage)s;
+					k.phase = phases[p];
+					k.input = (enum stage_input)i;
+					k.post = bits & 1;
+					k.forking = (bits >> 1) & 1;
+					k.failed = (bits >> 2) & 1;
+					failed += stage_one(&k);
+					checked++;
+				}
+	printf("# %d (stage, phase, input, job) cases checked\n", checked);
+	ASSERT_EQ(failed, 0);
+	ASSERT_EQ(checked, 4 * 4 * SI_COUNT * 8);
 	return (0);
 }
 
@@ -770,6 +1164,178 @@ TEST(forking_ready_timeout)
 	go_exit(EXITED(0), 10 * SEC, 0);
 	ASSERT_EQ(o.decision.failed_start, 1);
 	ASSERT_EQ(l.phase, LIFE_BACKOFF);
+	return (0);
+}
+
+/* The leader of the run's stage was reaped with status. */
+static unsigned int
+go_reaped(int status, int mainpid)
+{
+	struct life_input in;
+
+	memset(&in, 0, sizeof(in));
+	in.rnd = MID;
+	in.status = status;
+	in.mainpid = mainpid;
+	go_in(LIFE_EV_REAPED, &in);
+	return (o.sactions);
+}
+
+TEST(pre_command_post)
+{
+	spec_make(CONF_KIND_SERVICE, CONF_READY_EXEC);
+	spec.pre_argv = step_argv;
+	spec.stop_post_argv = step_argv;
+	life_init(&l);
+	now = NOW;
+	ASSERT_EQ(start_to_spawn(), 0);
+	/* exec_start_pre leads, bounded by stop_timeout. */
+	ASSERT_EQ(l.stage, LIFE_STAGE_PRE);
+	ASSERT_EQ(o.stage_timer_set, 1);
+	ASSERT_EQ(o.stage_timer, LIFE_TIMER_STEP);
+	ASSERT_EQ(o.stage_usec, spec.stop_timeout);
+	go(LIFE_EV_EXEC_OK); /* its exec is not the run's readiness */
+	ASSERT_EQ(o.ignored, 1);
+	ASSERT_EQ(l.phase, LIFE_SPAWNED);
+	/* It exited 0: the command, and the step's timer goes. */
+	ASSERT_EQ(go_reaped(EXITED(0), 0), LIFE_S_COMMAND);
+	ASSERT_EQ(o.stage_timer, LIFE_TIMER_NONE);
+	ASSERT_EQ(l.stage, LIFE_STAGE_MAIN);
+	go(LIFE_EV_EXEC_OK);
+	ASSERT_EQ(l.phase, LIFE_RUNNING);
+	/* The command ended: exec_stop_post, then the end. */
+	ASSERT_EQ(go_reaped(EXITED(1), 0), LIFE_S_MAIN_OVER | LIFE_S_POST);
+	ASSERT_EQ(l.stage, LIFE_STAGE_POST);
+	ASSERT_EQ(o.stage_timer, LIFE_TIMER_STEP);
+	ASSERT_EQ(l.phase, LIFE_RUNNING); /* until the run is over */
+	ASSERT_EQ(go_reaped(EXITED(3), 0), LIFE_S_POST_ENDED | LIFE_S_END);
+	ASSERT_EQ(l.stage, LIFE_STAGE_NONE);
+	ASSERT_EQ(l.exec_failed, 0); /* its end is the command's */
+	go_exit(EXITED(1), 10 * SEC, 0);
+	ASSERT_EQ(o.decision.failed_start, 0);
+	ASSERT_OK(o.actions & LIFE_A_SPAWN); /* restart = "always" */
+	ASSERT_EQ(l.stage, LIFE_STAGE_PRE);  /* from exec_start_pre again */
+	return (0);
+}
+
+TEST(pre_failure_is_a_failed_start)
+{
+	spec_make(CONF_KIND_SERVICE, CONF_READY_EXEC);
+	spec.pre_argv = step_argv;
+	life_init(&l);
+	now = NOW;
+	ASSERT_EQ(start_to_spawn(), 0);
+	ASSERT_EQ(go_reaped(EXITED(2), 0),
+	    LIFE_S_PRE_FAILED | LIFE_S_MAIN_OVER | LIFE_S_FAILED | LIFE_S_END);
+	ASSERT_EQ(l.exec_failed, 1);
+	go_exit(EXITED(2), 1 * MS, 0);
+	ASSERT_EQ(o.decision.failed_start, 1);
+	ASSERT_EQ(l.phase, LIFE_BACKOFF);
+	/* Its exec failed: the same, said at its end. */
+	ASSERT_EQ(go(LIFE_EV_BACKOFF_DONE) & ANSWERS, LIFE_A_SPAWN);
+	go(LIFE_EV_SPAWNED);
+	ASSERT_EQ(go(LIFE_EV_EXEC_FAILED), 0);
+	ASSERT_EQ(o.sactions, LIFE_S_CAUSE);
+	ASSERT_EQ(l.exec_failed, 0);
+	ASSERT_EQ(go_reaped(EXITED(0), 0) & LIFE_S_FAILED, LIFE_S_FAILED);
+	/* Too slow: killed at stop_timeout, a failed start. */
+	go_exit(EXITED(0), 1 * MS, 0);
+	ASSERT_EQ(go(LIFE_EV_BACKOFF_DONE) & ANSWERS, LIFE_A_SPAWN);
+	go(LIFE_EV_SPAWNED);
+	go(LIFE_EV_STEP_TIMEOUT);
+	ASSERT_EQ(o.sactions, LIFE_S_KILL);
+	ASSERT_EQ(go_reaped(KILLED(9), 0) & LIFE_S_FAILED, LIFE_S_FAILED);
+	return (0);
+}
+
+TEST(pre_stopped_is_no_failure)
+{
+	spec_make(CONF_KIND_SERVICE, CONF_READY_EXEC);
+	spec.pre_argv = step_argv;
+	life_init(&l);
+	now = NOW;
+	ASSERT_EQ(start_to_spawn(), 0);
+	ASSERT_OK(go(LIFE_EV_STOP) & LIFE_A_TERM);
+	/* Even an exit 0: the command does not start during a stop. */
+	ASSERT_EQ(go_reaped(EXITED(0), 0),
+	    LIFE_S_PRE_FAILED | LIFE_S_MAIN_OVER | LIFE_S_END);
+	ASSERT_EQ(l.exec_failed, 0);
+	go_exit(EXITED(0), 1 * MS, 0);
+	ASSERT_EQ(l.phase, LIFE_STOPPED);
+	ASSERT_EQ(o.decision.state, JOB_STOPPED);
+	return (0);
+}
+
+TEST(forking_waits_for_its_daemon)
+{
+	uint64_t step = LIFE_PIDWAIT_FIRST, waited = 0;
+	int looks = 0;
+
+	spec_make(CONF_KIND_SERVICE, CONF_READY_EXEC);
+	spec.forking = 1;
+	spec.ready_timeout = 0;
+	life_init(&l);
+	now = NOW;
+	ASSERT_EQ(start_to_spawn(), 0);
+	go(LIFE_EV_EXEC_OK);
+	/* The starter exited 0: its daemon is looked for. */
+	ASSERT_EQ(go_reaped(EXITED(0), 0), LIFE_S_FIND);
+	go(LIFE_EV_NO_DAEMON);
+	ASSERT_EQ(l.stage, LIFE_STAGE_PIDWAIT);
+	ASSERT_EQ(o.stage_timer, LIFE_TIMER_PIDWAIT);
+	ASSERT_EQ(o.stage_usec, LIFE_PIDWAIT_FIRST);
+	/* Again and again, doubling to LIFE_PIDWAIT_STEP_MAX. */
+	while (o.stage_timer_set && o.stage_timer == LIFE_TIMER_PIDWAIT) {
+		ASSERT_EQ(o.stage_usec, step);
+		now += o.stage_usec;
+		waited += o.stage_usec;
+		ASSERT_EQ(go(LIFE_EV_PIDWAIT), 0);
+		ASSERT_EQ(o.sactions, LIFE_S_FIND);
+		go(LIFE_EV_NO_DAEMON);
+		step = step * 2 > LIFE_PIDWAIT_STEP_MAX ?
+		    LIFE_PIDWAIT_STEP_MAX :
+		    step * 2;
+		ASSERT_OK(++looks < 100);
+	}
+	/* Then it is a failed start. */
+	ASSERT_OK(waited >= LIFE_PIDWAIT_MAX);
+	ASSERT_EQ(o.sactions, LIFE_S_NO_DAEMON | LIFE_S_MAIN_OVER | LIFE_S_END);
+	ASSERT_EQ(l.exec_failed, 1);
+	go_exit(EXITED(0), 10 * SEC, 0);
+	ASSERT_EQ(o.decision.failed_start, 1);
+	/* Found on a later look: RUNNING, the wait ends. */
+	ASSERT_EQ(go(LIFE_EV_BACKOFF_DONE) & ANSWERS, LIFE_A_SPAWN);
+	go(LIFE_EV_SPAWNED);
+	go_reaped(EXITED(0), 0);
+	go(LIFE_EV_NO_DAEMON);
+	go(LIFE_EV_PIDWAIT);
+	go(LIFE_EV_MAINPID);
+	ASSERT_EQ(l.phase, LIFE_RUNNING);
+	ASSERT_EQ(l.stage, LIFE_STAGE_MAIN);
+	ASSERT_EQ(o.stage_timer_set, 1);
+	ASSERT_EQ(o.stage_timer, LIFE_TIMER_NONE);
+	/* The daemon ended, but a MAINPID= of its session carries on. */
+	go_reaped(EXITED(0), 1);
+	ASSERT_EQ(o.sactions, LIFE_S_MAINPID);
+	ASSERT_EQ(l.phase, LIFE_RUNNING);
+	return (0);
+}
+
+TEST(forking_stopped_while_waiting)
+{
+	spec_make(CONF_KIND_SERVICE, CONF_READY_EXEC);
+	spec.forking = 1;
+	life_init(&l);
+	now = NOW;
+	ASSERT_EQ(start_to_spawn(), 0);
+	go_reaped(EXITED(0), 0);
+	go(LIFE_EV_NO_DAEMON);
+	ASSERT_OK(go(LIFE_EV_STOP) & LIFE_A_TERM);
+	ASSERT_EQ(go(LIFE_EV_PIDWAIT), 0);
+	ASSERT_EQ(o.sactions, LIFE_S_MAIN_OVER | LIFE_S_END);
+	ASSERT_EQ(l.exec_failed, 0);
+	go_exit(EXITED(0), 1 * SEC, 0);
+	ASSERT_EQ(l.phase, LIFE_STOPPED);
 	return (0);
 }
 
@@ -1367,10 +1933,12 @@ struct world {
 	struct life l;
 	uint64_t rng, now;
 	unsigned int seed, step;
-	enum life_run run;  /* what the processes are */
-	int execd;          /* the run reached exec, or failed before */
-	unsigned int asked; /* LIFE_A_DEPS/_LOCK/_SPAWN to answer */
-	enum life_timer timer;
+	enum life_run run;       /* what the processes are */
+	int leader;              /* the leader of the run's stage lives */
+	int execd;               /* the run reached exec, or failed before */
+	unsigned int asked;      /* LIFE_A_DEPS/_LOCK/_SPAWN to answer */
+	enum life_event sanswer; /* the answer a stage's action gets, or 0 */
+	enum life_timer timer, stimer;
 	int watchdog, deadline, slot;
 	int msg;              /* queue: a message claimed, not settled */
 	int stopped;          /* a STOP, and no start since */
@@ -1422,6 +1990,11 @@ prop_spec(struct world *w)
 	/* a cluster service: the lease moves on after 2 failed starts */
 	if (spec.kind == CONF_KIND_SERVICE && rnd_n(w, 2))
 		par.handover_after = 2;
+	/* the steps, and a daemon that forks */
+	spec.pre_argv = rnd_n(w, 3) == 0 ? step_argv : NULL;
+	spec.stop_post_argv = rnd_n(w, 3) == 0 ? step_argv : NULL;
+	spec.forking = spec.kind == CONF_KIND_SERVICE &&
+	    spec.ready == CONF_READY_EXEC && rnd_n(w, 2);
 }
 
 static void
@@ -1432,10 +2005,11 @@ prop_dump(const struct world *w)
 	fprintf(stderr,
 	    "  seed %u step %u: kind %d ready %d restart %d "
 	    "delay %" PRIu64 "/%" PRIu64 " max_restarts %d drain %" PRIu64
-	    " timeout %" PRIu64 " shutdown %d\n",
+	    " timeout %" PRIu64 " shutdown %d pre %d post %d forking %d\n",
 	    w->seed, w->step, spec.kind, spec.ready, spec.restart,
 	    spec.restart_delay, spec.restart_delay_max, spec.max_restarts,
-	    spec.drain_timeout, spec.timeout, par.shutdown);
+	    spec.drain_timeout, spec.timeout, par.shutdown,
+	    spec.pre_argv != NULL, spec.stop_post_argv != NULL, spec.forking);
 	for (i = w->step - n; i < w->step; i++)
 		fprintf(stderr, "    %-14s %-12s -> %-12s %#x\n",
 		    life_event_name(w->hist[i % HIST].ev),
@@ -1460,6 +2034,10 @@ prop_answer(struct world *w)
 {
 	unsigned int r = rnd_n(w, 20);
 
+	if (w->sanswer != 0)
+		return (w->sanswer == LIFE_EV_MAINPID && r < 10 ?
+		        LIFE_EV_NO_DAEMON :
+		        w->sanswer);
 	if (w->asked == LIFE_A_DEPS)
 		return (r < 5 ? LIFE_EV_DEPS_WAIT : LIFE_EV_DEPS_OK);
 	if (w->asked == LIFE_A_SPAWN)
@@ -1478,13 +2056,16 @@ prop_event(struct world *w)
 	enum life_event c[16];
 	int n = 0;
 
-	if (w->asked != 0)
+	if (w->asked != 0 || w->sanswer != 0)
 		return (prop_answer(w));
 	if (w->timer != LIFE_TIMER_NONE)
 		c[n++] = life_timer_event(w->timer);
+	if (w->stimer != LIFE_TIMER_NONE)
+		c[n++] = life_timer_event(w->stimer);
+	if (w->leader)
+		c[n++] = LIFE_EV_REAPED;
 	if (w->run == LIFE_RUN_LIVE) {
-		c[n++] = LIFE_EV_EXIT;
-		if (w->execd == 0) {
+		if (w->leader && w->execd == 0) {
 			c[n++] = LIFE_EV_EXEC_OK;
 			c[n++] = LIFE_EV_EXEC_FAILED;
 		} else if (w->execd == 1)
@@ -1530,6 +2111,32 @@ prop_input(struct world *w, enum life_event ev, struct life_input *in)
 	in->same = rnd_n(w, 4) != 0;
 	in->spawning = rnd_n(w, 2);
 	in->missed = rnd_n(w, 3) == 0;
+	in->mainpid = spec.ready == CONF_READY_NOTIFY && rnd_n(w, 5) == 0;
+}
+
+/* What the stage's actions of a step ask of the world. */
+static void
+prop_world_stage(struct world *w, const struct life_step *s)
+{
+	unsigned int a = s->sactions;
+
+	if (s->stage_timer_set)
+		w->stimer = s->stage_timer;
+	w->sanswer = (enum life_event)0;
+	if (a & LIFE_S_MAINPID)
+		w->leader = 1;
+	if (a & (LIFE_S_COMMAND | LIFE_S_POST)) {
+		if (rnd_n(w, 10) == 0)
+			w->sanswer = LIFE_EV_STEP_FAILED; /* fork failed */
+		else {
+			w->leader = 1;
+			w->execd = 0;
+		}
+	}
+	if (a & LIFE_S_FIND)
+		w->sanswer = LIFE_EV_MAINPID; /* or NO_DAEMON: prop_answer */
+	if (a & LIFE_S_END)
+		w->sanswer = LIFE_EV_EXIT;
 }
 
 /* The world after the step: the processes, the timers, what was asked. */
@@ -1549,8 +2156,12 @@ prop_world(
 		w->slot = 0;
 	if (in->ev == life_timer_event(w->timer) && w->timer != LIFE_TIMER_NONE)
 		w->timer = LIFE_TIMER_NONE; /* it fired */
+	if (in->ev == life_timer_event(w->stimer) &&
+	    w->stimer != LIFE_TIMER_NONE)
+		w->stimer = LIFE_TIMER_NONE;
 	if (s->timer_set)
 		w->timer = s->timer;
+	prop_world_stage(w, s);
 	if (a & LIFE_A_CANCEL_WATCHDOG)
 		w->watchdog = 0;
 	if (a & LIFE_A_ARM_WATCHDOG)
@@ -1575,8 +2186,13 @@ prop_processes(struct world *w, const struct life_input *in)
 	if (in->ev == LIFE_EV_SPAWNED) {
 		PROP_CHECK(w, w->run == LIFE_RUN_NONE);
 		w->run = LIFE_RUN_LIVE;
+		w->leader = 1;
 		w->execd = 0;
-	} else if (in->ev == LIFE_EV_EXIT)
+	} else if (in->ev == LIFE_EV_REAPED)
+		w->leader = 0;
+	else if (in->ev == LIFE_EV_MAINPID)
+		w->leader = 1; /* the daemon */
+	else if (in->ev == LIFE_EV_EXIT)
 		w->run = in->group_left ? LIFE_RUN_GROUP : LIFE_RUN_NONE;
 	else if (in->ev == LIFE_EV_GROUP_GONE ||
 	    (in->ev == LIFE_EV_KILL_POLL && !in->group_alive))
@@ -1605,9 +2221,29 @@ prop_check_step(
 	const struct life *lf = &w->l;
 	unsigned int a = s->actions, ans = a & ANSWERS;
 
+	unsigned int sa = s->sactions, sans = sa & 0xff00;
+	int stopping = (STOPPING & (1U << lf->phase)) != 0;
+
 	PROP_CHECK(w,
 	    ans == 0 || ans == LIFE_A_DEPS || ans == LIFE_A_LOCK ||
 	        ans == LIFE_A_SPAWN);
+	/* At most one answer asked, of the phase or of the stage. */
+	PROP_CHECK(w, sans == 0 || ((sans & (sans - 1)) == 0 && ans == 0));
+	/* The command only after exec_start_pre, never during a stop. */
+	PROP_CHECK(w,
+	    !(sa & LIFE_S_COMMAND) ||
+	        (s->stage == LIFE_STAGE_PRE && !stopping));
+	PROP_CHECK(w, !(sa & LIFE_S_POST) || spec.stop_post_argv != NULL);
+	PROP_CHECK(w, !(sa & LIFE_S_FAILED) || (!stopping && lf->exec_failed));
+	PROP_CHECK(w,
+	    !(sa & LIFE_S_KILL) || s->stage == LIFE_STAGE_PRE ||
+	        s->stage == LIFE_STAGE_POST);
+	PROP_CHECK(w, !(sa & LIFE_S_END) || lf->stage == LIFE_STAGE_NONE);
+	/* A run begins with exec_start_pre if the job has one. */
+	PROP_CHECK(w,
+	    !(a & LIFE_A_SPAWN) ||
+	        lf->stage ==
+	            (spec.pre_argv != NULL ? LIFE_STAGE_PRE : LIFE_STAGE_MAIN));
 	PROP_CHECK(w, !(a & LIFE_A_SPAWN) || w->run == LIFE_RUN_NONE);
 	PROP_CHECK(w, !(a & LIFE_A_SPAWN) || lf->run == LIFE_RUN_NONE);
 	PROP_CHECK(w, !(a & LIFE_A_SPAWN) || lf->lock == 1);
@@ -1655,6 +2291,18 @@ prop_check_state(struct world *w)
 	PROP_CHECK(w, !(IDLE3 & (1U << ph)) || lf->lock == 0 || w->asked);
 	PROP_CHECK(w, lf->run == w->run);
 	PROP_CHECK(w, lf->timer == w->timer);
+	PROP_CHECK(w, lf->stage_timer == w->stimer);
+	/* A live run has a stage; its leader leads a step or the command. */
+	PROP_CHECK(w,
+	    w->asked != 0 || w->sanswer != 0 ||
+	        (lf->run == LIFE_RUN_LIVE) == (lf->stage != LIFE_STAGE_NONE));
+	PROP_CHECK(w,
+	    !w->leader || lf->stage == LIFE_STAGE_PRE ||
+	        lf->stage == LIFE_STAGE_MAIN || lf->stage == LIFE_STAGE_POST);
+	PROP_CHECK(w, lf->stage != LIFE_STAGE_PIDWAIT || !w->leader);
+	PROP_CHECK(w,
+	    lf->stage != LIFE_STAGE_PIDWAIT ||
+	        lf->stage_timer == LIFE_TIMER_PIDWAIT || w->sanswer != 0);
 	PROP_CHECK(w,
 	    !(STOPPING & (1U << ph)) || lf->run != LIFE_RUN_NONE ||
 	        w->asked != 0);
@@ -1685,7 +2333,8 @@ prop_check_settle(struct world *w)
 
 	if (w->settle == 0)
 		return (0);
-	if (w->asked == 0 && lf->run == LIFE_RUN_NONE && lf->lock == 0 &&
+	if (w->asked == 0 && w->sanswer == 0 && lf->run == LIFE_RUN_NONE &&
+	    lf->lock == 0 &&
 	    (lf->phase == LIFE_STOPPED || lf->phase == w->idle)) {
 		PROP_CHECK(w, IDLE3 & (1U << lf->phase));
 		w->settle = 0;
@@ -1703,9 +2352,11 @@ prop_step(struct world *w)
 	struct life_step s;
 	enum life_event ev;
 
-	if (w->shutdown_in > 0 && w->asked == 0 && --w->shutdown_in == 0)
+	if (w->shutdown_in > 0 && w->asked == 0 && w->sanswer == 0 &&
+	    --w->shutdown_in == 0)
 		par.shutdown = 1;
-	if (par.shutdown && !w->stopped && w->asked == 0 && rnd_n(w, 4) == 0)
+	if (par.shutdown && !w->stopped && w->asked == 0 && w->sanswer == 0 &&
+	    rnd_n(w, 4) == 0)
 		ev = LIFE_EV_STOP; /* its turn to be stopped */
 	else
 		ev = prop_event(w);
@@ -1741,7 +2392,8 @@ prop_run(unsigned int seed, unsigned long *steps)
 	while (w.step < STEPS + SETTLE) {
 		if (prop_step(&w))
 			return (1);
-		if (par.shutdown && w.stopped && w.settle == 0 && w.asked == 0)
+		if (par.shutdown && w.stopped && w.settle == 0 &&
+		    w.asked == 0 && w.sanswer == 0)
 			break; /* vigild is gone */
 	}
 	*steps += w.step;
@@ -1769,9 +2421,15 @@ main(void)
 {
 	RUN(names);
 	RUN(every_phase_event_kind);
+	RUN(every_stage_phase_input);
 	RUN(start_ready_exec);
 	RUN(forking_starter);
 	RUN(forking_ready_timeout);
+	RUN(pre_command_post);
+	RUN(pre_failure_is_a_failed_start);
+	RUN(pre_stopped_is_no_failure);
+	RUN(forking_waits_for_its_daemon);
+	RUN(forking_stopped_while_waiting);
 	RUN(probe_ready_and_unhealthy);
 	RUN(ready_notify);
 	RUN(ready_timeout_is_a_failed_start);
