@@ -37,6 +37,19 @@ RB_PROTOTYPE(sid_tree, inst, sid_entry, ready_sid_cmp)
 RB_GENERATE(sid_tree, inst, sid_entry, ready_sid_cmp)
 static struct sid_tree ready_sids = RB_INITIALIZER(&ready_sids);
 
+/* RUNTIME/notify.sock: its descriptor, its watch, its path. */
+static int ready_fd = -1;
+static sd_event_source *ready_src;
+static char *ready_path;
+static uint64_t ready_garbage; /* datagrams ignored */
+
+/* The NOTIFY_SOCKET of ready = "notify" jobs. */
+const char *
+ready_notify_path(void)
+{
+	return (ready_path);
+}
+
 /* The run of in has its own session (its pgid): accept its datagrams. */
 void
 ready_session_add(struct inst *in)
@@ -148,11 +161,10 @@ ready_event(sd_event_source *s, int fd, uint32_t revents, void *arg)
 		}
 		if ((in = ready_sender(pid)) == NULL ||
 		    notify_parse(buf, (size_t)n, &m) == -1) {
-			vigild.notify_garbage++;
+			ready_garbage++;
 			log_debug("notify: datagram from pid %ld ignored "
 			          "(%llu so far)",
-			    (long)pid,
-			    (unsigned long long)vigild.notify_garbage);
+			    (long)pid, (unsigned long long)ready_garbage);
 			continue;
 		}
 		ready_apply(in, &m);
@@ -166,21 +178,20 @@ ready_open(void)
 {
 	char *cause = NULL;
 
-	xasprintf(&vigild.notify_path, "%s/notify.sock", vigild.runtime_dir);
-	if ((vigild.notify_fd = notify_open(vigild.notify_path, &cause)) == -1)
+	xasprintf(&ready_path, "%s/notify.sock", vigild.runtime_dir);
+	if ((ready_fd = notify_open(ready_path, &cause)) == -1)
 		fatalx("readiness socket %s", cause);
-	evloop_io(
-	    &vigild.notify_src, vigild.notify_fd, EPOLLIN, ready_event, NULL);
+	evloop_io(&ready_src, ready_fd, EPOLLIN, ready_event, NULL);
 }
 
 /* Close notify.sock. */
 void
 ready_close(void)
 {
-	vigild.notify_src = sd_event_source_disable_unref(vigild.notify_src);
-	if (vigild.notify_fd != -1)
-		close(vigild.notify_fd);
-	vigild.notify_fd = -1;
-	free(vigild.notify_path);
-	vigild.notify_path = NULL;
+	ready_src = sd_event_source_disable_unref(ready_src);
+	if (ready_fd != -1)
+		close(ready_fd);
+	ready_fd = -1;
+	free(ready_path);
+	ready_path = NULL;
 }

@@ -242,7 +242,7 @@ run_env(struct inst *in, char **env)
 
 	if (spec->ready != CONF_READY_NOTIFY)
 		return;
-	xasprintf(&env[0], "NOTIFY_SOCKET=%s", vigild.notify_path);
+	xasprintf(&env[0], "NOTIFY_SOCKET=%s", ready_notify_path());
 	if (spec->watchdog > 0)
 		xasprintf(&env[1], "WATCHDOG_USEC=%" PRIu64,
 		    (uint64_t)spec->watchdog);

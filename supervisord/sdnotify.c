@@ -20,6 +20,8 @@
 #include "log.h"
 #include "vigild.h"
 
+static sd_event_source *sdnotify_status_timer; /* rate limit of STATUS= */
+
 /* Send first (e.g. "READY=1\n", or ""), then STATUS= with the counts. */
 static void
 sdnotify_status_with(const char *first)
@@ -37,8 +39,8 @@ sdnotify_status_with(const char *first)
 static int
 sdnotify_status_send(sd_event_source *s, uint64_t usec, void *arg)
 {
-	vigild.status_timer =
-	    sd_event_source_disable_unref(vigild.status_timer);
+	sdnotify_status_timer =
+	    sd_event_source_disable_unref(sdnotify_status_timer);
 	sdnotify_status_with("");
 	return (0);
 }
@@ -62,13 +64,13 @@ sdnotify_ready(void)
 void
 sdnotify_status_changed(void)
 {
-	if (!vigild.under_systemd || vigild.status_timer != NULL ||
+	if (!vigild.under_systemd || sdnotify_status_timer != NULL ||
 	    vigild.event == NULL)
 		return;
-	if (sd_event_add_time_relative(vigild.event, &vigild.status_timer,
+	if (sd_event_add_time_relative(vigild.event, &sdnotify_status_timer,
 	        CLOCK_MONOTONIC, 250 * DURATION_USEC_PER_MSEC,
 	        50 * DURATION_USEC_PER_MSEC, sdnotify_status_send, NULL) < 0)
-		vigild.status_timer = NULL;
+		sdnotify_status_timer = NULL;
 }
 
 /*
@@ -122,6 +124,6 @@ sdnotify_init(void)
 void
 sdnotify_free(void)
 {
-	vigild.status_timer =
-	    sd_event_source_disable_unref(vigild.status_timer);
+	sdnotify_status_timer =
+	    sd_event_source_disable_unref(sdnotify_status_timer);
 }

@@ -108,6 +108,11 @@ static void server_client_unpark(struct client *);
 
 static server_command_fn server_command;
 static size_t server_nclients;
+static TAILQ_HEAD(server_client_list,
+    client) server_clients = TAILQ_HEAD_INITIALIZER(server_clients);
+static int server_listen_fd = -1; /* control.sock */
+static sd_event_source *server_listen_src;
+static uint64_t server_next_id; /* the last client's id */
 static int server_paused;
 static sd_event_source *server_retry;
 
@@ -366,7 +371,7 @@ server_client_over_cap(const struct client *n, char *buf, size_t len)
 
 	if (n->may_act)
 		return (NULL);
-	TAILQ_FOREACH(c, &vigild.clients, entry) {
+	TAILQ_FOREACH(c, &server_clients, entry) {
 		if (c->may_act)
 			continue;
 		nro++;
@@ -447,7 +452,7 @@ server_client_add(int cfd, const struct ucred *cred, int reserve)
 	int r;
 
 	c = xcalloc(1, sizeof(*c));
-	c->id = ++vigild.next_client_id;
+	c->id = ++server_next_id;
 	c->fd = cfd;
 	c->peer.uid = cred->uid;
 	c->peer.gid = cred->gid;
@@ -485,7 +490,7 @@ server_client_add(int cfd, const struct ucred *cred, int reserve)
 		free(c);
 		return;
 	}
-	TAILQ_INSERT_TAIL(&vigild.clients, c, entry);
+	TAILQ_INSERT_TAIL(&server_clients, c, entry);
 	if (++server_nclients >= SERVER_MAX_CLIENTS)
 		server_listen_pause("too many clients");
 }
@@ -567,7 +572,7 @@ server_listen_resume(void)
 		return;
 	server_paused = 0;
 	server_retry = sd_event_source_disable_unref(server_retry);
-	(void)sd_event_source_set_enabled(vigild.listen_src, SD_EVENT_ON);
+	(void)sd_event_source_set_enabled(server_listen_src, SD_EVENT_ON);
 	log_info("accepting clients again");
 }
 
@@ -592,7 +597,7 @@ server_listen_pause(const char *why)
 		return;
 	server_paused = 1;
 	log_warnx("not accepting clients for now: %s", why);
-	(void)sd_event_source_set_enabled(vigild.listen_src, SD_EVENT_OFF);
+	(void)sd_event_source_set_enabled(server_listen_src, SD_EVENT_OFF);
 	if (sd_event_add_time_relative(vigild.event, &server_retry,
 	        CLOCK_MONOTONIC, SERVER_ACCEPT_RETRY, 100000,
 	        server_listen_retry, NULL) < 0)
@@ -603,7 +608,7 @@ static void
 server_client_free(struct client *c)
 {
 	server_client_unpark(c);
-	TAILQ_REMOVE(&vigild.clients, c, entry);
+	TAILQ_REMOVE(&server_clients, c, entry);
 	c->io = sd_event_source_disable_unref(c->io);
 	server_client_drop_fd(c->fd, c->reserve);
 	proto_buf_clear(&c->in);
@@ -720,7 +725,7 @@ server_client_may_wait(struct client *c)
 
 	if (c->may_act)
 		return (0);
-	TAILQ_FOREACH(o, &vigild.clients, entry) {
+	TAILQ_FOREACH(o, &server_clients, entry) {
 		if (o != c && o->busy && !o->done && !o->may_act &&
 		    o->peer.uid == c->peer.uid)
 			n++;
@@ -802,7 +807,7 @@ server_client_attach(const struct server_sink *sink, void *arg, int may_act,
 	struct client *c;
 
 	c = xcalloc(1, sizeof(*c));
-	c->id = ++vigild.next_client_id;
+	c->id = ++server_next_id;
 	c->fd = -1;
 	c->peer.uid = uid;
 	c->peer.gid = (gid_t)-1;
@@ -867,11 +872,11 @@ server_open(const char *path, int mode, gid_t gid, server_command_fn command,
 		close(fd);
 		return (-1);
 	}
-	vigild.listen_fd = fd;
+	server_listen_fd = fd;
 	server_command = command;
 	spare_give();
-	evloop_io(&vigild.listen_src, fd, EPOLLIN, server_accept, NULL);
-	(void)sd_event_source_set_priority(vigild.listen_src, SERVER_PRIORITY);
+	evloop_io(&server_listen_src, fd, EPOLLIN, server_accept, NULL);
+	(void)sd_event_source_set_priority(server_listen_src, SERVER_PRIORITY);
 	return (0);
 }
 
@@ -881,16 +886,16 @@ server_close(void)
 {
 	struct client *c;
 
-	while ((c = TAILQ_FIRST(&vigild.clients)) != NULL) {
+	while ((c = TAILQ_FIRST(&server_clients)) != NULL) {
 		if (c->busy && c->park == NULL)
 			server_client_finish(c, CMD_EXIT_OK);
 		(void)server_client_flush(c);
 		server_client_free(c);
 	}
 	server_retry = sd_event_source_disable_unref(server_retry);
-	vigild.listen_src = sd_event_source_disable_unref(vigild.listen_src);
-	if (vigild.listen_fd != -1)
-		close(vigild.listen_fd);
-	vigild.listen_fd = -1;
+	server_listen_src = sd_event_source_disable_unref(server_listen_src);
+	if (server_listen_fd != -1)
+		close(server_listen_fd);
+	server_listen_fd = -1;
 	(void)spare_take();
 }

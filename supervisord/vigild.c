@@ -768,8 +768,7 @@ main(int argc, char **argv)
 	vigild_sanitize_stdio();
 	memset(&vigild, 0, sizeof(vigild));
 	RB_INIT(&vigild.jobs);
-	TAILQ_INIT(&vigild.clients);
-	vigild.lock_fd = vigild.listen_fd = vigild.notify_fd = -1;
+	vigild.lock_fd = -1;
 	vigild.runtime_dirfd = vigild.locks_dirfd = -1;
 	vigild.state_dirfd = vigild.log_dirfd = -1;
 	vigild_load_config(&o);

@@ -222,19 +222,10 @@ struct vigild {
 	size_t nactive;                 /* instances in an active state */
 	size_t nstate[JOB_STATE_COUNT]; /* instances in each state */
 	int under_systemd;              /* NOTIFY_SOCKET was set */
-	sd_event_source *status_timer;  /* rate limit of STATUS= */
-	int notify_fd;                  /* RUNTIME/notify.sock, or -1 */
-	sd_event_source *notify_src;
-	char *notify_path;
-	uint64_t notify_garbage; /* datagrams ignored */
 	int shutting_down;
 	int started; /* the jobs were started: catch_up is over */
 	int exit_code;
 	int lock_fd;
-	int listen_fd;
-	uint64_t next_client_id;
-	sd_event_source *listen_src;
-	TAILQ_HEAD(, client) clients;
 };
 
 extern struct vigild vigild;
@@ -490,6 +481,7 @@ void claim_name_holder(struct inst *, int);
 /* ready.c */
 void ready_open(void);
 void ready_close(void);
+const char *ready_notify_path(void);
 void ready_session_add(struct inst *);
 void ready_session_remove(struct inst *);
 struct inst *ready_session_find(pid_t);
