@@ -307,8 +307,7 @@ httpconn_accept(sd_event_source *s, int fd, uint32_t revents, void *arg)
 	for (i = 0; i < HTTPCONN_BATCH; i++) {
 		len = sizeof(ss);
 		memset(&ss, 0, sizeof(ss));
-		cfd = server_accept_spare(
-		    fd, (struct sockaddr *)&ss, &len, &reserve);
+		cfd = spare_accept(fd, (struct sockaddr *)&ss, &len, &reserve);
 		if (cfd == -1) {
 			if (errno == EMFILE || errno == ENFILE ||
 			    errno == ENOBUFS || errno == ENOMEM)

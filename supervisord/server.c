@@ -495,46 +495,6 @@ server_client_add(int cfd, const struct ucred *cred, int reserve)
 		server_listen_pause("too many clients");
 }
 
-/* Say that the spare descriptor serves a client, at most every 10 s. */
-static void
-server_spare_log(void)
-{
-	static uint64_t logged;
-	static unsigned long n;
-
-	n++;
-	if (!server_log_due(&logged))
-		return;
-	log_warnx("out of file descriptors: clients are served one at a "
-	          "time with a spare one (%lu so far)",
-	    n);
-}
-
-/*
- * accept4() on fd; out of descriptors, again with the spare one (*reserve
- * set then).  Return the client's fd, or -1 with errno.
- */
-int
-server_accept_spare(int fd, struct sockaddr *sa, socklen_t *len, int *reserve)
-{
-	int cfd, error;
-
-	*reserve = 0;
-	cfd = accept4(fd, sa, len, SOCK_NONBLOCK | SOCK_CLOEXEC);
-	if (cfd != -1 || (errno != EMFILE && errno != ENFILE) ||
-	    spare_take() == -1)
-		return (cfd);
-	if ((cfd = accept4(fd, sa, len, SOCK_NONBLOCK | SOCK_CLOEXEC)) == -1) {
-		error = errno;
-		spare_give();
-		errno = error;
-		return (-1);
-	}
-	server_spare_log();
-	*reserve = 1;
-	return (cfd);
-}
-
 static int
 server_accept(sd_event_source *s, int fd, uint32_t revents, void *arg)
 {
@@ -544,7 +504,7 @@ server_accept(sd_event_source *s, int fd, uint32_t revents, void *arg)
 
 	spare_give();
 	while (!server_paused) {
-		cfd = server_accept_spare(fd, NULL, NULL, &reserve);
+		cfd = spare_accept(fd, NULL, NULL, &reserve);
 		if (cfd == -1) {
 			if (errno == EMFILE || errno == ENFILE ||
 			    errno == ENOBUFS || errno == ENOMEM)

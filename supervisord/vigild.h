@@ -676,7 +676,6 @@ const char *server_client_who(const struct client *);
 struct client *server_client_attach(
     const struct server_sink *, void *, int, uid_t, const char *);
 void server_client_detach(struct client *);
-int server_accept_spare(int, struct sockaddr *, socklen_t *, int *);
 
 /* pgconn.c: a connection to PostgreSQL on the loop */
 struct pgconn;
