@@ -11,8 +11,11 @@ through ops tables and hooks (struct kind_ops, claim_ops, inst_hooks) are
 not arrows, which is the point of them.  Prints one line per file with
 its arrows and its size, then the two-way pairs.  A function-like macro
 of a supervisord/ header names the function its expansion calls.  --dot prints a Graphviz
-graph instead.  --check prints only the two-way pairs and exits 1 if
-any pair of files calls each other.
+graph instead.  --check prints only the two-way pairs and the broken
+rules, and exits 1 if any pair of files calls each other or a rule is
+broken.  The rules (SOLE): a function of lib/ that only one daemon file
+may call; the lifecycle's step is instance.c's alone (everything else
+feeds it events through inst_feed).
 """
 import glob
 import os
@@ -44,6 +47,25 @@ def exported(text):
     return names
 
 
+# Who alone may name a function of lib/ among the daemon's files.
+SOLE = {
+    "life_step": "instance.c",
+    "life_init": "instance.c",
+}
+
+
+def sole_broken(files, code):
+    """The daemon files that name a SOLE function they may not."""
+    broken = []
+    for f in files:
+        for fn, only in sorted(SOLE.items()):
+            called = re.search(r"(?<![.>\w])" + fn + r"\s*\(", code[f])
+            if called and os.path.basename(f) != only:
+                broken.append(f"{os.path.basename(f)} calls {fn} "
+                              f"(only {only} may)")
+    return broken
+
+
 def graph(top):
     files = sorted(glob.glob(os.path.join(top, "supervisord", "*.c")))
     code = {f: strip(open(f, errors="replace").read()) for f in files}
@@ -67,12 +89,12 @@ def graph(top):
         words = set(WORD.findall(code[f])) - exported(code[f])
         calls[f] = sorted({owner[w] for w in words
                            if w in owner and owner[w] != f})
-    return files, calls
+    return files, calls, sole_broken(files, code)
 
 
 def main(argv):
     top = next((a for a in argv if not a.startswith("--")), ".")
-    files, calls = graph(top)
+    files, calls, broken = graph(top)
     name = lambda f: os.path.basename(f)[:-2]
     pairs = sorted({tuple(sorted((a, b))) for a in files for b in calls[a]
                     if a in calls[b]})
@@ -92,7 +114,10 @@ def main(argv):
     if "--dot" not in argv:
         print("two-way: " + (", ".join(f"{name(a)}<->{name(b)}"
                                        for a, b in pairs) or "none"))
-    return 1 if "--check" in argv and pairs else 0
+    if "--check" in argv:
+        for b in broken:
+            print("rule: " + b)
+    return 1 if "--check" in argv and (pairs or broken) else 0
 
 
 if __name__ == "__main__":
