@@ -949,6 +949,40 @@ static const life_rule life_table[LIFE_PHASE_COUNT][LIFE_EV_COUNT] = {
 };
 
 /*
+ * A start (operator: 1 if the operator asked): the operator's stop is
+ * forgotten, and the operator's start kept.  life_step() applies it to
+ * START and ARM; instance.c to a start a pending reload takes over.
+ */
+void
+life_intent_start(struct life *l, int operator)
+{
+	if (operator)
+		l->intent = LIFE_INTENT_UP;
+	else if (l->intent == LIFE_INTENT_DOWN)
+		l->intent = LIFE_INTENT_NONE;
+}
+
+/*
+ * The operator's word from before this struct life: state.db's record at
+ * start, the old instance's at a reload's swap.
+ */
+void
+life_intent_restore(struct life *l, enum life_intent i)
+{
+	l->intent = i;
+}
+
+/* What the operator's word in a START, ARM or STOP changes. */
+static void
+life_intent(struct life *l, const struct life_input *in)
+{
+	if (in->ev == LIFE_EV_START || in->ev == LIFE_EV_ARM)
+		life_intent_start(l, in->operator);
+	else if (in->ev == LIFE_EV_STOP && in->operator)
+		l->intent = LIFE_INTENT_DOWN;
+}
+
+/*
  * Apply event in->ev to the lifecycle l of an instance of the job p->spec:
  * l changes, *out says what to do (the actions in the order of their
  * bits, the timer, the decision taken).  Never fails: an event without a
@@ -979,5 +1013,6 @@ life_step(struct life *l, const struct life_params *p,
 		out->ignored = 1;
 		return;
 	}
+	life_intent(l, in);
 	rule(&c);
 }

@@ -144,6 +144,17 @@ enum life_stage {
 	LIFE_STAGE_POST,     /* exec_stop_post, after the command ended */
 };
 
+/*
+ * What the operator said of an instance last: it stays down (a stop), or
+ * up though the job does not start on its own (a start).  A start of any
+ * kind forgets a stop.
+ */
+enum life_intent {
+	LIFE_INTENT_NONE = 0,
+	LIFE_INTENT_DOWN, /* stopped by the operator */
+	LIFE_INTENT_UP,   /* started by the operator */
+};
+
 /* The wait for a forking job's daemon: first look, longest step, bound. */
 #define LIFE_PIDWAIT_FIRST (10 * 1000ULL)
 #define LIFE_PIDWAIT_STEP_MAX (320 * 1000ULL)
@@ -175,6 +186,7 @@ struct life {
 	                                failed: a failed start */
 	uint64_t pidwait_step;       /* PIDWAIT: the current interval */
 	uint64_t pidwait_until;      /* ... and when the wait gives up */
+	enum life_intent intent;     /* the operator's word */
 };
 
 /* The numbers of the job (from its spec) and of vigild that matter. */
@@ -204,6 +216,8 @@ struct life_input {
 	int limit_reached; /* EXIT, start failed: start_limit's Nth failure */
 	int mainpid;       /* REAPED: MAINPID= names another process of the
 	                      run's session, alive */
+	int operator;      /* START, ARM, STOP: the operator asked (vigilctl,
+	                      or an operator on another node) */
 };
 
 /* Actions, carried out in this order by the effect layer. */
@@ -293,5 +307,7 @@ void life_init(struct life *);
 int life_stop_asked(const struct life *, const struct life_params *);
 void life_step(struct life *, const struct life_params *,
     const struct life_input *, struct life_step *);
+void life_intent_start(struct life *, int);
+void life_intent_restore(struct life *, enum life_intent);
 
 #endif

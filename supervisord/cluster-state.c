@@ -102,19 +102,17 @@ cluster_hold_apply(struct inst *in, int held, const char *by)
 {
 	long uid = -1;
 
-	if (held && !in->held) {
+	if (held && in->life.intent != LIFE_INTENT_DOWN) {
 		log_info("%s: stopped cluster-wide%s%s", in->label,
 		    by != NULL ? " by " : "", by != NULL ? by : "");
 		if (by == NULL || sscanf(by, "uid %ld", &uid) != 1)
 			uid = -1;
 		/* This node's own record of the stop, as if asked here. */
 		state_intent(in, 1, 0, uid);
-		in->held = 1;
-		in->by_hand = 0;
-		inst_stop(in);
+		inst_stop_operator(in);
 		inst_reason(in, "stopped cluster-wide%s%s",
 		    by != NULL ? " by " : "", by != NULL ? by : "");
-	} else if (!held && in->held) {
+	} else if (!held && in->life.intent == LIFE_INTENT_DOWN) {
 		log_info("%s: started cluster-wide%s%s", in->label,
 		    by != NULL ? " by " : "", by != NULL ? by : "");
 		/*
@@ -122,10 +120,9 @@ cluster_hold_apply(struct inst *in, int held, const char *by)
 		 * (one run, not one per node); here its slots resume.
 		 */
 		if (in->job->spec->kind == CONF_KIND_PERIODIC &&
-		    in->job->next_spec == NULL) {
-			in->held = 0;
-			inst_arm(in);
-		} else
+		    in->job->next_spec == NULL)
+			inst_arm(in); /* which forgets the stop */
+		else
 			inst_start(in);
 	}
 }
@@ -415,7 +412,8 @@ cluster_holds_apply(struct job *j, const char *list)
 	for (i = 0; i < j->ninsts; i++) {
 		if (held[i])
 			cluster_hold_apply(j->insts[i], 1, NULL);
-		else if (j->insts[i]->held && j->spec->autostart)
+		else if (j->insts[i]->life.intent == LIFE_INTENT_DOWN &&
+		    j->spec->autostart)
 			cluster_hold_apply(j->insts[i], 0, NULL);
 	}
 	free(held);

@@ -91,18 +91,16 @@ cmd_control_one(struct client *c, const char *verb, struct inst *in, int waited)
 	int elsewhere = cluster_elsewhere(in);
 
 	/* restart is a stop, then a start once the stop completed. */
-	if (strcmp(verb, "start") != 0)
+	if (strcmp(verb, "restart") == 0)
 		inst_stop(in);
 	if (strcmp(verb, "stop") != 0) {
 		/* Cluster-wide first: the bid of the start comes after it. */
 		cluster_intent(in, 0, uid);
-		inst_start(in);
-		in->by_hand = 1;
+		inst_start_operator(in);
 		state_intent(in, 0, 1, uid);
 	} else {
 		/* Neither a reload nor a restart of vigild starts it. */
-		in->held = 1;
-		in->by_hand = 0;
+		inst_stop_operator(in);
 		state_intent(in, 1, 0, uid);
 		cluster_intent(in, 1, uid);
 	}
@@ -132,7 +130,7 @@ cmd_control_held_dep(const struct job *j, unsigned int mark)
 			if (d->insts[i]->resolve_mark == mark)
 				continue;
 			targeted = 0;
-			if (d->insts[i]->held)
+			if (d->insts[i]->life.intent == LIFE_INTENT_DOWN)
 				return (d->insts[i]);
 		}
 		if (!targeted && (in = cmd_control_held_dep(d, mark)) != NULL)

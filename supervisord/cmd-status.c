@@ -462,9 +462,10 @@ cmd_status_detail(struct cmd_ctx *ctx, const struct inst *in, uint64_t now)
 		                                         "failing",
 		    cmd_format_time(in->alert.since, when, sizeof(when)),
 		    in->alert.failures);
-	if (in->held || in->by_hand)
+	if (in->life.intent != LIFE_INTENT_NONE)
 		cmd_print(ctx, "  %s by uid %ld at %s\n",
-		    in->held ? "stopped" : "started", in->intent_uid,
+		    in->life.intent == LIFE_INTENT_DOWN ? "stopped" : "started",
+		    in->intent_uid,
 		    cmd_format_time(in->intent_at, when, sizeof(when)));
 	if (in->run.status != NULL)
 		cmd_print(ctx, "  status: %s\n", in->run.status);

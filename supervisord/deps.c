@@ -37,7 +37,8 @@ deps_pull(const char *name)
 	if ((j = job_find(name)) == NULL || j->retiring)
 		return;
 	for (i = 0; i < j->ninsts; i++) {
-		if (j->insts[i]->state == JOB_STOPPED && !j->insts[i]->held)
+		if (j->insts[i]->state == JOB_STOPPED &&
+		    j->insts[i]->life.intent != LIFE_INTENT_DOWN)
 			inst_start(j->insts[i]);
 	}
 }

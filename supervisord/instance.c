@@ -686,21 +686,40 @@ inst_watchdog_trigger(struct inst *in)
 }
 
 /*
- * Start an instance (operator, a dependent's pull, the reload swap):
- * the operator's stop is forgotten.  During a reload the new spec
- * starts it once the old one is down.
+ * Start an instance (operator: the operator asked): the operator's stop
+ * is forgotten (life_intent_start).  During a reload the new spec starts
+ * it once the old one is down.
  */
-void
-inst_start(struct inst *in)
+static void
+inst_start_by(struct inst *in, int operator)
 {
+	struct inst_event e;
+
 	if (in->job->retiring)
 		return;
-	in->held = 0;
 	if (in->job->next_spec != NULL) {
+		life_intent_start(&in->life, operator);
 		in->reload_start = 1;
 		return;
 	}
-	inst_feed(in, LIFE_EV_START);
+	memset(&e, 0, sizeof(e));
+	e.in.ev = LIFE_EV_START;
+	e.in.operator= operator;
+	inst_feed_event(in, &e);
+}
+
+/* Start an instance: a dependent's pull, a watch, a peer's word. */
+void
+inst_start(struct inst *in)
+{
+	inst_start_by(in, 0);
+}
+
+/* The operator starts an instance: it stays up (autostart or not). */
+void
+inst_start_operator(struct inst *in)
+{
+	inst_start_by(in, 1);
 }
 
 /* Autostart: a periodic job waits for its slot (or catches up). */
@@ -726,6 +745,21 @@ void
 inst_stop(struct inst *in)
 {
 	inst_feed(in, LIFE_EV_STOP);
+}
+
+/*
+ * The operator stops an instance: it stays down, across reloads and
+ * restarts of vigild, until a start.
+ */
+void
+inst_stop_operator(struct inst *in)
+{
+	struct inst_event e;
+
+	memset(&e, 0, sizeof(e));
+	e.in.ev = LIFE_EV_STOP;
+	e.in.operator= 1;
+	inst_feed_event(in, &e);
 }
 
 /* Send a signal to an instance's processes, if it has any. */

@@ -101,8 +101,9 @@ registry_autostart(struct job *j)
 
 	/* The operator's word, kept in state.db, beats autostart. */
 	for (i = 0; i < j->ninsts; i++) {
-		if (j->insts[i]->held ||
-		    (!j->spec->autostart && !j->insts[i]->by_hand))
+		if (j->insts[i]->life.intent == LIFE_INTENT_DOWN ||
+		    (!j->spec->autostart &&
+		        j->insts[i]->life.intent != LIFE_INTENT_UP))
 			continue;
 		inst_arm(j->insts[i]);
 	}
@@ -133,7 +134,8 @@ registry_swap_starts(const struct job *j, const struct job_spec *next)
 			continue;
 		}
 		old = j->insts[i];
-		start[i] = !old->held && (old->reload_start || next->autostart);
+		start[i] = old->life.intent != LIFE_INTENT_DOWN &&
+		    (old->reload_start || next->autostart);
 	}
 	return (start);
 }
@@ -153,7 +155,9 @@ registry_swap(struct job *j)
 	j->next_spec = NULL;
 	registry_build(j);
 	for (i = 0; i < oldn && i < j->ninsts; i++) {
-		j->insts[i]->held = old[i]->held;
+		if (old[i]->life.intent == LIFE_INTENT_DOWN)
+			life_intent_restore(
+			    &j->insts[i]->life, LIFE_INTENT_DOWN);
 		waiters_move(old[i], j->insts[i]);
 	}
 	/* The old instances go as their kind made them. */
@@ -261,7 +265,7 @@ registry_wanted(const struct job *j)
 	if (j->spec->autostart)
 		return (1);
 	for (i = 0; i < j->ninsts; i++) {
-		if (!j->insts[i]->held &&
+		if (j->insts[i]->life.intent != LIFE_INTENT_DOWN &&
 		    (j->insts[i]->life.want ||
 		        job_state_is_active(j->insts[i]->state)))
 			return (1);

@@ -70,8 +70,9 @@ run_describe(const struct inst *in, int status, const struct life_step *st,
 	job_exit_describe(status, what, sizeof(what));
 	why = run_cause(in, "timed out");
 	if (why == NULL && stopped)
-		why = vigild.shutting_down      ? "stopped at shutdown" :
-		    in->held                    ? "stopped by operator" :
+		why = vigild.shutting_down ? "stopped at shutdown" :
+		    in->life.intent == LIFE_INTENT_DOWN ?
+		                             "stopped by operator" :
 		    st->then == LIFE_THEN_START ? "restarted" :
 		                                  "stopped";
 	if (why != NULL)

@@ -765,8 +765,10 @@ state_intent_apply(const struct store_intent *it, void *arg)
 	    it->instance >= j->ninsts)
 		return;
 	in = j->insts[it->instance];
-	in->held = it->held;
-	in->by_hand = it->started;
+	life_intent_restore(&in->life,
+	    it->held        ? LIFE_INTENT_DOWN :
+	        it->started ? LIFE_INTENT_UP :
+	                      LIFE_INTENT_NONE);
 	in->intent_uid = it->uid;
 	in->intent_at = it->at;
 }

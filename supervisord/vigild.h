@@ -133,9 +133,8 @@ struct inst {
 	int record_fd; /* its holder record (never a job's), or -1 */
 	struct lock_holder leftover; /* BLOCKED: the group being reclaimed */
 
-	int held;          /* stopped by the operator: stays down */
-	int by_hand;       /* started by the operator: stays up */
-	long intent_uid;   /* who asked for held/by_hand */
+	/* the operator's word is life.intent; who said it and when: */
+	long intent_uid;
 	int64_t intent_at; /* when, wall clock usec */
 	int reload_start;  /* start after a reload replaced the job */
 
@@ -350,8 +349,10 @@ void inst_watchdog_trigger(struct inst *);
 void inst_watchdog_arm(struct inst *);
 void inst_check_groups(void);
 void inst_start(struct inst *);
+void inst_start_operator(struct inst *);
 void inst_arm(struct inst *);
 void inst_stop(struct inst *);
+void inst_stop_operator(struct inst *);
 void inst_signal(struct inst *, int);
 void inst_init(struct inst *, struct job *, int);
 void inst_clear(struct inst *);

@@ -303,7 +303,7 @@ watch_job_detach(struct job *j)
 static int
 watch_restarts(const struct inst *in)
 {
-	return (!in->held &&
+	return (in->life.intent != LIFE_INTENT_DOWN &&
 	    (in->life.want || job_state_is_active(in->state) ||
 	        in->state == JOB_FATAL || in->state == JOB_EXITED));
 }

@@ -499,7 +499,7 @@ life_equal(const struct life *a, const struct life *b)
 	    a->stage == b->stage && a->stage_timer == b->stage_timer &&
 	    a->step_failed == b->step_failed &&
 	    a->pidwait_step == b->pidwait_step &&
-	    a->pidwait_until == b->pidwait_until);
+	    a->pidwait_until == b->pidwait_until && a->intent == b->intent);
 }
 
 /* An ignored event changes nothing and asks for nothing. */
@@ -570,6 +570,59 @@ expect_check(enum life_phase ph, enum life_event ev, enum variant v,
 	return (expect_timer(ph, ev, v, e, l, o));
 }
 
+/* The operator's word after ev (operator: asked by the operator). */
+static enum life_intent
+intent_after(enum life_intent was, enum life_event ev, int operator)
+{
+	if (ev == LIFE_EV_START || ev == LIFE_EV_ARM)
+		return (operator                ? LIFE_INTENT_UP :
+		        was == LIFE_INTENT_DOWN ? LIFE_INTENT_NONE :
+		                                  was);
+	return (ev == LIFE_EV_STOP && operator? LIFE_INTENT_DOWN : was);
+}
+
+/*
+ * The cell again with each word of the operator before it, from the
+ * operator or not: the intent is as intent_after() says, and nothing
+ * else differs from the step *want took (the word changes no decision).
+ */
+static int
+expect_intent(enum life_phase ph, enum life_event ev, enum variant v,
+    const struct life *want_l, const struct life_step *want)
+{
+	struct life l, after;
+	struct life_input in;
+	struct life_step o;
+	enum life_intent was, then;
+	int op;
+
+	for (was = LIFE_INTENT_NONE; was <= LIFE_INTENT_UP; was++) {
+		for (op = 0; op < 2; op++) {
+			expect_setup(&l, ph, v);
+			l.intent = was;
+			expect_input(&in, ev);
+			in.operator= op;
+			life_step(&l, &par, &in, &o);
+			then = o.ignored ? was : intent_after(was, ev, op);
+			if (l.intent != then)
+				return (expect_fail(
+				    ph, ev, v, "intent", l.intent, then));
+			after = l;
+			after.intent = want_l->intent;
+			if (!life_equal(&after, want_l) ||
+			    o.actions != want->actions ||
+			    o.sactions != want->sactions ||
+			    o.timer_set != want->timer_set ||
+			    o.timer != want->timer ||
+			    o.ignored != want->ignored)
+				return (expect_fail(ph, ev, v,
+				    "the operator's word changed a decision",
+				    o.actions, want->actions));
+		}
+	}
+	return (0);
+}
+
 /* One (phase, event, kind): 0 checked, 1 failed, -1 not applicable. */
 static int
 expect_one(enum life_phase ph, enum life_event ev, enum variant v)
@@ -594,7 +647,9 @@ expect_one(enum life_phase ph, enum life_event ev, enum variant v)
 	before = l;
 	expect_input(&in, ev);
 	life_step(&l, &par, &in, &o);
-	return (expect_check(ph, ev, v, e, &before, &l, &o));
+	if (expect_check(ph, ev, v, e, &before, &l, &o))
+		return (1);
+	return (expect_intent(ph, ev, v, &l, &o));
 }
 
 TEST(every_phase_event_kind)
@@ -1339,6 +1394,43 @@ TEST(forking_stopped_while_waiting)
 	return (0);
 }
 
+TEST(operator_intent)
+{
+	struct life_input in;
+
+	spec_make(CONF_KIND_SERVICE, CONF_READY_EXEC);
+	ASSERT_EQ(up(), 0);
+	ASSERT_EQ(l.intent, LIFE_INTENT_NONE);
+	/* The operator stops it: it stays down. */
+	memset(&in, 0, sizeof(in));
+	in.operator= 1;
+	ASSERT_OK(go_in(LIFE_EV_STOP, &in) & LIFE_A_TERM);
+	ASSERT_EQ(l.intent, LIFE_INTENT_DOWN);
+	/* The shutdown's stop or a dependent's pull is not the operator. */
+	go(LIFE_EV_STOP);
+	ASSERT_EQ(l.intent, LIFE_INTENT_DOWN);
+	go(LIFE_EV_START); /* a start of any kind forgets the stop */
+	ASSERT_EQ(l.intent, LIFE_INTENT_NONE);
+	go_exit(KILLED(15), 1 * SEC, 0);
+	/* The operator starts it: it stays up, whatever stops it else. */
+	memset(&in, 0, sizeof(in));
+	in.operator= 1;
+	go_in(LIFE_EV_START, &in);
+	ASSERT_EQ(l.intent, LIFE_INTENT_UP);
+	go(LIFE_EV_STOP);
+	go(LIFE_EV_ARM);
+	ASSERT_EQ(l.intent, LIFE_INTENT_UP);
+	/* What state.db or the old instance said comes back as it was. */
+	life_init(&l);
+	life_intent_restore(&l, LIFE_INTENT_DOWN);
+	ASSERT_EQ(l.intent, LIFE_INTENT_DOWN);
+	life_intent_start(&l, 0); /* a start a pending reload takes over */
+	ASSERT_EQ(l.intent, LIFE_INTENT_NONE);
+	life_intent_start(&l, 1);
+	ASSERT_EQ(l.intent, LIFE_INTENT_UP);
+	return (0);
+}
+
 TEST(ready_notify)
 {
 	spec_make(CONF_KIND_SERVICE, CONF_READY_NOTIFY);
@@ -1938,6 +2030,7 @@ struct world {
 	int execd;               /* the run reached exec, or failed before */
 	unsigned int asked;      /* LIFE_A_DEPS/_LOCK/_SPAWN to answer */
 	enum life_event sanswer; /* the answer a stage's action gets, or 0 */
+	enum life_intent intent; /* the operator's word, as the world saw */
 	enum life_timer timer, stimer;
 	int watchdog, deadline, slot;
 	int msg;              /* queue: a message claimed, not settled */
@@ -2112,6 +2205,9 @@ prop_input(struct world *w, enum life_event ev, struct life_input *in)
 	in->spawning = rnd_n(w, 2);
 	in->missed = rnd_n(w, 3) == 0;
 	in->mainpid = spec.ready == CONF_READY_NOTIFY && rnd_n(w, 5) == 0;
+	in->operator=(
+	    ev == LIFE_EV_START || ev == LIFE_EV_STOP || ev == LIFE_EV_ARM) &&
+	    rnd_n(w, 2);
 }
 
 /* What the stage's actions of a step ask of the world. */
@@ -2202,8 +2298,9 @@ prop_processes(struct world *w, const struct life_input *in)
 
 /* What the operator asked: a stop, or a start. */
 static void
-prop_operator(struct world *w, enum life_event ev)
+prop_operator(struct world *w, enum life_event ev, int operator)
 {
+	w->intent = intent_after(w->intent, ev, operator);
 	if (ev == LIFE_EV_STOP && !w->stopped) {
 		w->stopped = 1;
 		w->idle = w->l.phase;
@@ -2292,6 +2389,9 @@ prop_check_state(struct world *w)
 	PROP_CHECK(w, lf->run == w->run);
 	PROP_CHECK(w, lf->timer == w->timer);
 	PROP_CHECK(w, lf->stage_timer == w->stimer);
+	/* The operator's word is kept; a stop of theirs holds until a start. */
+	PROP_CHECK(w, lf->intent == w->intent);
+	PROP_CHECK(w, lf->intent != LIFE_INTENT_DOWN || w->stopped);
 	/* A live run has a stage; its leader leads a step or the command. */
 	PROP_CHECK(w,
 	    w->asked != 0 || w->sanswer != 0 ||
@@ -2361,7 +2461,7 @@ prop_step(struct world *w)
 	else
 		ev = prop_event(w);
 	prop_input(w, ev, &in);
-	prop_operator(w, ev);
+	prop_operator(w, ev, in.operator);
 	life_step(&w->l, &par, &in, &s);
 	w->hist[w->step % HIST].ev = ev;
 	w->hist[w->step % HIST].from = s.from;
@@ -2425,6 +2525,7 @@ main(void)
 	RUN(start_ready_exec);
 	RUN(forking_starter);
 	RUN(forking_ready_timeout);
+	RUN(operator_intent);
 	RUN(pre_command_post);
 	RUN(pre_failure_is_a_failed_start);
 	RUN(pre_stopped_is_no_failure);
