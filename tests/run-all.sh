@@ -226,6 +226,30 @@ bg() {
 	) &
 	bg_names="$bg_names $name:$!"
 }
+# bg_unnice: the tests are over, so the background checks started behind
+# them need not yield any more: they and every process under them go back
+# to nice 0 (as root; else they stay as they are).  Under --load, lint at
+# nice 10 beside stress-ng's hogs got a twentieth of a core and ran for
+# hours.
+bg_unnice() {
+	local np tree pid ppid grown=1
+	[ -n "$bg_names" ] || return 0
+	tree=' '
+	for np in $bg_names; do tree="$tree${np##*:} "; done
+	# The tree grows by a level per pass: at most as many passes as
+	# there are processes.
+	while [ "$grown" = 1 ]; do
+		grown=0
+		while read -r pid ppid; do
+			case $tree in
+			*" $pid "*) ;;
+			*" $ppid "*) tree="$tree$pid " grown=1 ;;
+			esac
+		done < <(ps -e -o pid=,ppid=)
+	done
+	# shellcheck disable=SC2086 # the pids, as words
+	renice -n 0 -p $tree >/dev/null 2>&1 || true
+}
 bg_wait() {
 	local np name rc ms
 	for np in $bg_names; do
@@ -597,6 +621,7 @@ for st in $stages; do
 		label=lint
 		note "lint (at once)"
 		[ -n "$bg_names" ] || lint_start
+		bg_unnice
 		bg_wait
 		;;
 	6)
