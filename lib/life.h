@@ -267,17 +267,16 @@ struct life_input {
 #define LIFE_S_PRE_FAILED 0x0008 /* the command will not run: say why */
 #define LIFE_S_POST_ENDED 0x0010 /* exec_stop_post ended: said if badly */
 #define LIFE_S_NO_DAEMON 0x0020  /* a failed start: no daemon pid */
-#define LIFE_S_MAIN_OVER                                                       \
-	0x0040               /* the command's end is kept; its stdin
-                                    closed, its output drained */
+/* the command's end is kept; its stdin closed, its output drained: */
+#define LIFE_S_MAIN_OVER 0x0040
 #define LIFE_S_FAILED 0x0080 /* a failed start: the step's cause */
 /* Then at most one of these: */
 #define LIFE_S_COMMAND 0x0100 /* fork the command (-> _STEP_FAILED) */
 #define LIFE_S_POST 0x0200    /* fork exec_stop_post (-> _STEP_FAILED) */
-#define LIFE_S_FIND                                                            \
-	0x0400            /* look for the daemon (-> _MAINPID or
-                                 _NO_DAEMON) */
-#define LIFE_S_END 0x0800 /* the run is over (-> LIFE_EV_EXIT) */
+#define LIFE_S_FIND 0x0400 /* look for the daemon (-> _MAINPID, _NO_DAEMON) */
+#define LIFE_S_END 0x0800  /* the run is over (-> LIFE_EV_EXIT) */
+#define LIFE_S_QUESTIONS                                                       \
+	(LIFE_S_COMMAND | LIFE_S_POST | LIFE_S_FIND | LIFE_S_END)
 
 /* What life_step() decided. */
 struct life_step {

@@ -12,5 +12,6 @@
 #include <stdint.h>
 
 uint64_t monotime_now(void);
+int monotime_due(uint64_t *, uint64_t);
 
 #endif

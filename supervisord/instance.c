@@ -333,6 +333,18 @@ inst_said_stop(struct inst *in, const struct inst_event *e)
 	}
 }
 
+/*
+ * The run failed to start (cause): its reason, and vigild's log unless
+ * it was said where it was found (quiet).
+ */
+void
+inst_exec_said(struct inst *in, const char *cause, int quiet)
+{
+	if (!quiet)
+		log_warnx("%s: %s", in->label, cause);
+	inst_reason(in, "%s", cause);
+}
+
 /* Logs and reasons that belong to an event rather than to an action. */
 static void
 inst_said(
@@ -346,11 +358,8 @@ inst_said(
 			log_info("%s: ready", in->label);
 		break;
 	case LIFE_EV_EXEC_FAILED:
-		if (!(st->actions & LIFE_A_EXEC_FAILED))
-			break; /* a step's: said when the run is over */
-		if (!e->quiet)
-			log_warnx("%s: %s", in->label, e->cause);
-		inst_reason(in, "%s", e->cause);
+		if (st->actions & LIFE_A_EXEC_FAILED) /* else a step's */
+			inst_exec_said(in, e->cause, e->quiet);
 		break;
 	case LIFE_EV_LOCK_OK:
 		if (life_state(st->from) == JOB_BLOCKED)

@@ -565,14 +565,6 @@ run_find_daemon(struct inst *in)
 		inst_feed(in, LIFE_EV_NO_DAEMON);
 }
 
-/* A failed start, known when the run is over: said as an exec failure. */
-static void
-run_failed_start(struct inst *in, const char *cause)
-{
-	log_warnx("%s: %s", in->label, cause);
-	inst_reason(in, "%s", cause);
-}
-
 /* LIFE_S_NO_DAEMON: the daemon of a forking job was never found. */
 static void
 run_no_daemon(struct inst *in)
@@ -583,7 +575,7 @@ run_no_daemon(struct inst *in)
 	    "the starter exited 0 but no daemon pid of the job was found "
 	    "(pid_file %s)",
 	    in->job->spec->pid_file ? in->job->spec->pid_file : "none");
-	run_failed_start(in, cause);
+	inst_exec_said(in, cause, 0);
 	free(cause);
 }
 
@@ -771,7 +763,7 @@ run_stage(
 	if (a & LIFE_S_MAIN_OVER)
 		run_main_over(in);
 	if ((a & LIFE_S_FAILED) && in->run.step_failed != NULL)
-		run_failed_start(in, in->run.step_failed);
+		inst_exec_said(in, in->run.step_failed, 0);
 	if (a & LIFE_S_COMMAND)
 		run_command(in);
 	else if (a & LIFE_S_POST)

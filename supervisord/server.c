@@ -394,21 +394,6 @@ server_client_over_cap(const struct client *n, char *buf, size_t len)
 }
 
 /*
- * Is a rate-limited warning due: never said (*logged 0) or said
- * SERVER_REFUSE_LOG_EVERY ago?  If so, *logged becomes now.
- */
-static int
-server_log_due(uint64_t *logged)
-{
-	uint64_t now = monotime_now();
-
-	if (*logged != 0 && now - *logged < SERVER_REFUSE_LOG_EVERY)
-		return (0);
-	*logged = now;
-	return (1);
-}
-
-/*
  * Turn a client away at once: msg on its standard error, exit code
  * EX_UNAVAILABLE, in one write that a fresh socket always takes (what it
  * does not take is lost: vigild never waits for such a client).  The
@@ -423,7 +408,7 @@ server_client_refuse(const struct client *c, const char *msg)
 	int32_t code = EX_UNAVAILABLE;
 
 	refused++;
-	if (server_log_due(&logged))
+	if (monotime_due(&logged, SERVER_REFUSE_LOG_EVERY))
 		log_warnx("uid %ld: too many connections, refused "
 		          "(%lu refused in all)",
 		    (long)c->peer.uid, refused);

@@ -77,12 +77,10 @@ spare_log(void)
 {
 	static uint64_t logged;
 	static unsigned long n;
-	uint64_t now = monotime_now();
 
 	n++;
-	if (logged != 0 && now - logged < SPARE_LOG_EVERY)
+	if (!monotime_due(&logged, SPARE_LOG_EVERY))
 		return;
-	logged = now;
 	log_warnx("out of file descriptors: clients are served one at a "
 	          "time with a spare one (%lu so far)",
 	    n);

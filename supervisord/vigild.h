@@ -345,6 +345,7 @@ void inst_feed(struct inst *, enum life_event);
 void inst_feed_event(struct inst *, struct inst_event *);
 void inst_exited(struct inst *, int, uint64_t);
 void inst_exec_failed(struct inst *, const char *, int);
+void inst_exec_said(struct inst *, const char *, int);
 void inst_watchdog_trigger(struct inst *);
 void inst_watchdog_arm(struct inst *);
 void inst_check_groups(void);

@@ -2318,7 +2318,7 @@ prop_check_step(
 	const struct life *lf = &w->l;
 	unsigned int a = s->actions, ans = a & ANSWERS;
 
-	unsigned int sa = s->sactions, sans = sa & 0xff00;
+	unsigned int sa = s->sactions, sans = sa & LIFE_S_QUESTIONS;
 	int stopping = (STOPPING & (1U << lf->phase)) != 0;
 
 	PROP_CHECK(w,
