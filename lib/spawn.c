@@ -5,7 +5,8 @@
  * vfork+exec of one job instance.  All allocation (environment, user
  * lookup, env_file) happens in the parent before the child is made, so the
  * child only makes system calls; it shares vigild's memory and writes none
- * of it that vigild reads afterwards, except the outcome in its plan.
+ * of it that vigild reads afterwards, except the outcome in its plan (and
+ * its pid into the announcement it sends, which vigild does not read).
  *
  * The outcome: the child marks the plan when it starts, and writes a
  * failure before exec there as one line of text.  When vfork returns, the
@@ -32,6 +33,7 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 
@@ -52,6 +54,7 @@
 
 #include "conf.h"
 #include "proc.h"
+#include "sendfd.h"
 #include "spawn-env.h"
 #include "spawn.h"
 #include "xmalloc.h"
@@ -289,6 +292,25 @@ spawn_child_cgroup(struct spawn_plan *p)
 }
 
 /*
+ * In the child, its own group and session made and the descriptor table
+ * still vigild's: the announcement, if the request has one.  It goes
+ * without waiting: a watcher that does not take it fails the start.
+ */
+static void
+spawn_child_announce(struct spawn_plan *p)
+{
+	const struct spawn_announce *a = &p->req->announce;
+	int32_t pid = (int32_t)getpid();
+
+	if (a->fd <= 0)
+		return;
+	memcpy((char *)a->buf + a->pid_off, &pid, sizeof(pid));
+	if (sendfd(a->fd, a->buf, a->len, a->pass_fd,
+	        MSG_NOSIGNAL | MSG_DONTWAIT) == -1)
+		spawn_child_fail(p, "announce", errno);
+}
+
+/*
  * The child side of spawn_start(); never returns.  Everything that needs
  * allocation or NSS was done by the parent: the child only makes system
  * calls.
@@ -318,6 +340,7 @@ static void __attribute__((noreturn)) spawn_child(struct spawn_plan *p)
 		spawn_child_cgroup(p);
 	if (setsid() == -1)
 		spawn_child_fail(p, "setsid", errno);
+	spawn_child_announce(p);
 	spawn_child_fds(p);
 	spawn_child_attrs(p);
 	spawn_child_exec(p);

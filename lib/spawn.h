@@ -3,8 +3,9 @@
 
 /*
  * Start one job instance: fork, then in the child set the parent-death
- * signal, a new session, stdio, the lock descriptor, limits, credentials,
- * directory and a clean environment, and exec.  A failure before exec
+ * signal, a new session, send the announcement if there is one, set
+ * stdio, the lock descriptor, limits, credentials, directory and a clean
+ * environment, and exec.  A failure before exec
  * travels back to the parent as text through a close-on-exec pipe.
  */
 
@@ -18,6 +19,21 @@
 
 struct job_spec;
 
+/*
+ * A datagram the child sends after setsid() and before anything of the
+ * job runs: its pid (an int32_t written at pid_off in buf) told to a
+ * watcher that must know every run before it can make a process of its
+ * own (vigild's fence keeper), with pass_fd along (SCM_RIGHTS) when not
+ * -1.  fd > 0: send it; a failure to send fails the start.
+ */
+struct spawn_announce {
+	int fd;
+	void *buf;
+	size_t len;
+	size_t pid_off;
+	int pass_fd;
+};
+
 struct spawn_request {
 	const struct job_spec *spec;
 	int instance;
@@ -29,6 +45,7 @@ struct spawn_request {
 	int stderr_fd;          /* -1: inherit vigild's */
 	int cgroup_fd;          /* > 0: the cgroup (a directory) it runs in */
 	char *const *argv; /* what to exec instead of spec->argv, or NULL */
+	struct spawn_announce announce; /* fd 0: none */
 };
 
 struct spawn_result {

@@ -355,6 +355,19 @@ claim_trusted(struct inst *in, char **cause)
 	return (ops->trusted == NULL || ops->trusted(in, cause));
 }
 
+/*
+ * Before a spawn on the claim held (cg_fd: the run's cgroup, or -1):
+ * what the child tells its backend before it execs, if anything.
+ */
+void
+claim_announce(struct inst *in, int cg_fd, struct spawn_announce *a)
+{
+	const struct claim_ops *ops = claim_of(in);
+
+	if (ops->announce != NULL)
+		ops->announce(in, cg_fd, a);
+}
+
 /* Is a claim of job j held outside its instances? */
 int
 claim_held_elsewhere(const struct job *j)

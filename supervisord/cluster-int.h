@@ -155,6 +155,7 @@ void cluster_hold_hint(int64_t, int);
 void cluster_hold_reread(void);
 void cluster_holds_apply(struct job *, const char *);
 void cluster_keeper_record(struct lease_slot *, int);
+void cluster_keeper_announce(struct lease_slot *, int, struct spawn_announce *);
 void cluster_keeper_resend(void);
 void cluster_keeper_update(struct lease_slot *);
 void cluster_kill_run(struct inst *);

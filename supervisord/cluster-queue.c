@@ -706,7 +706,17 @@ claim_msg_renew(struct inst *in, const struct lock_holder *h)
 	if (s == NULL || s->msg == 0 || s->st != LEASE_HELD)
 		return;
 	s->pgid = h->pgid > 1 ? h->pgid : h->pid;
-	cluster_keeper_record(s, in->cg_fd);
+	cluster_keeper_update(s); /* the cgroup came with the announcement */
+}
+
+/* A run of a message is about to be spawned: its child tells the keeper. */
+static void
+claim_msg_announce(struct inst *in, int cg_fd, struct spawn_announce *a)
+{
+	struct lease_slot *s = in->lease;
+
+	if (s != NULL && s->msg != 0 && s->st == LEASE_HELD)
+		cluster_keeper_announce(s, cg_fd, a);
 }
 
 static void
@@ -749,6 +759,7 @@ const struct claim_ops claim_cluster_msg = {
 	.holder = claim_msg_holder,
 	.held_elsewhere = claim_msg_held_elsewhere,
 	.trusted = claim_msg_trusted,
+	.announce = claim_msg_announce,
 };
 
 #endif /* HAVE_LIBPQ */

@@ -161,18 +161,31 @@ cluster_timers_off(struct lease_slot *s)
  * The keeper's record of the run: killed at trust unless renewed (with
  * the run's cgroup at its spawn: cluster_keeper_spawned).
  */
+static uint64_t
+cluster_keeper_deadline(const struct lease_slot *s)
+{
+	if (s->st != LEASE_HELD)
+		return (1); /* not ours any more: now */
+	return (cluster_st.cf->on_db_loss == CONF_DB_LOSS_KEEP ? 0 : s->trust);
+}
+
 void
 cluster_keeper_record(struct lease_slot *s, int cg_fd)
 {
-	uint64_t deadline;
-
 	if (s->pgid <= 1)
 		return;
-	deadline =
-	    cluster_st.cf->on_db_loss == CONF_DB_LOSS_KEEP ? 0 : s->trust;
-	if (s->st != LEASE_HELD)
-		deadline = 1; /* not ours any more: now */
-	keeper_set(s->key, s->pgid, deadline, cg_fd);
+	keeper_set(s->key, s->pgid, cluster_keeper_deadline(s), cg_fd);
+}
+
+/*
+ * A run is about to be spawned on the held lease s: its child tells the
+ * keeper its group (and cgroup) itself, before it execs.
+ */
+void
+cluster_keeper_announce(
+    struct lease_slot *s, int cg_fd, struct spawn_announce *a)
+{
+	keeper_announce(s->key, cluster_keeper_deadline(s), cg_fd, a);
 }
 
 void

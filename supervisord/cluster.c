@@ -898,7 +898,7 @@ claim_cluster_renew(struct inst *in, const struct lock_holder *h)
 	if (s == NULL || s->st != LEASE_HELD)
 		return;
 	s->pgid = h->pgid > 1 ? h->pgid : h->pid;
-	cluster_keeper_record(s, in->cg_fd);
+	cluster_keeper_update(s); /* the cgroup came with the announcement */
 	cluster_run_begin(s, h->pid);
 	if (cluster_st.work == NULL || !pgconn_is_ready(cluster_st.work))
 		return;
@@ -1008,6 +1008,14 @@ claim_cluster_held_elsewhere(const struct job *j)
 	return (claim_local.held_elsewhere(j));
 }
 
+/* A run is about to be spawned: its child tells the keeper first. */
+static void
+claim_cluster_announce(struct inst *in, int cg_fd, struct spawn_announce *a)
+{
+	if (in->lease != NULL && in->lease->st == LEASE_HELD)
+		cluster_keeper_announce(in->lease, cg_fd, a);
+}
+
 const struct claim_ops claim_cluster = {
 	.name = "cluster",
 	.acquire = claim_cluster_acquire,
@@ -1017,6 +1025,7 @@ const struct claim_ops claim_cluster = {
 	.holder = claim_cluster_holder,
 	.held_elsewhere = claim_cluster_held_elsewhere,
 	.trusted = claim_cluster_trusted,
+	.announce = claim_cluster_announce,
 };
 
 #endif /* HAVE_LIBPQ */

@@ -25,6 +25,7 @@
 #include <sys/wait.h>
 
 #include <errno.h>
+#include <stddef.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdint.h>
@@ -38,6 +39,8 @@
 #include "child.h"
 #include "evloop.h"
 #include "log.h"
+#include "sendfd.h"
+#include "spawn.h"
 #include "vigild.h"
 #include "xmalloc.h"
 
@@ -286,32 +289,10 @@ keeper_stop(void)
 static void
 keeper_send(const struct keeper_msg *m, size_t n, int cg_fd)
 {
-	struct msghdr mh;
-	struct iovec iov;
-	union {
-		char buf[CMSG_SPACE(sizeof(int))];
-		struct cmsghdr align;
-	} u;
-	struct cmsghdr *cm;
-
 	if (keeper.fd == -1 || n == 0)
 		return;
-	memset(&mh, 0, sizeof(mh));
-	iov.iov_base = (void *)(uintptr_t)m;
-	iov.iov_len = n * sizeof(*m);
-	mh.msg_iov = &iov;
-	mh.msg_iovlen = 1;
-	if (cg_fd != -1) {
-		memset(&u, 0, sizeof(u));
-		mh.msg_control = u.buf;
-		mh.msg_controllen = sizeof(u.buf);
-		cm = CMSG_FIRSTHDR(&mh);
-		cm->cmsg_level = SOL_SOCKET;
-		cm->cmsg_type = SCM_RIGHTS;
-		cm->cmsg_len = CMSG_LEN(sizeof(int));
-		memcpy(CMSG_DATA(cm), &cg_fd, sizeof(int));
-	}
-	if (sendmsg(keeper.fd, &mh, MSG_NOSIGNAL | MSG_DONTWAIT) == -1 &&
+	if (sendfd(keeper.fd, m, n * sizeof(*m), cg_fd,
+	        MSG_NOSIGNAL | MSG_DONTWAIT) == -1 &&
 	    !keeper.warned) {
 		keeper.warned = 1;
 		log_warn("fence keeper");
@@ -361,6 +342,33 @@ keeper_set(uint64_t key, pid_t pgid, uint64_t deadline, int cg_fd)
 	/* A spawn: after what came before, alone with its cgroup. */
 	keeper_flush();
 	keeper_send(&m, 1, cg_fd);
+}
+
+/*
+ * Before the spawn of a run: the record its child sends the keeper
+ * itself once it has its group, before it execs (spawn_child_announce).
+ * A record vigild sent after the spawn could come too late: vigild
+ * killed between the two, the run's children would outlive it unknown
+ * to the keeper.  The renew that follows the spawn says the same again.
+ */
+void
+keeper_announce(
+    uint64_t key, uint64_t deadline, int cg_fd, struct spawn_announce *a)
+{
+	static struct keeper_msg m; /* one spawn at a time */
+
+	if (keeper.fd == -1)
+		return;
+	keeper_flush(); /* what came before (a DEL of the last run) first */
+	memset(&m, 0, sizeof(m));
+	m.op = KEEPER_SET;
+	m.key = key;
+	m.deadline = deadline;
+	a->fd = keeper.fd;
+	a->buf = &m;
+	a->len = sizeof(m);
+	a->pid_off = offsetof(struct keeper_msg, pgid);
+	a->pass_fd = cg_fd;
 }
 
 /* The run is gone: its record too. */

@@ -296,6 +296,8 @@ run_request(struct inst *in, enum life_stage st, struct spawn_request *req,
 	req->argv = st == LIFE_STAGE_PRE ? in->job->spec->pre_argv :
 	    st == LIFE_STAGE_POST        ? in->job->spec->stop_post_argv :
 	                                   NULL;
+	claim_announce(
+	    in, req->cgroup_fd > 0 ? req->cgroup_fd : -1, &req->announce);
 	return (0);
 }
 

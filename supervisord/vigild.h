@@ -38,6 +38,7 @@ struct job;
 struct logfile;
 struct outpipe;
 struct proc_info;
+struct spawn_announce;
 
 /* A wait of a client for an instance to reach a state. */
 enum wait_kind {
@@ -466,6 +467,8 @@ struct claim_ops {
 	int (*held_elsewhere)(const struct job *);
 	/* may a run start on the claim held now? (NULL: yes) */
 	int (*trusted)(struct inst *, char **);
+	/* before a spawn on the claim: what the child tells (NULL: none) */
+	void (*announce)(struct inst *, int, struct spawn_announce *);
 };
 extern const struct claim_ops claim_local;
 
@@ -475,6 +478,7 @@ void claim_record(struct inst *, const struct lock_holder *);
 void claim_release(struct inst *);
 void claim_failed(struct inst *);
 int claim_trusted(struct inst *, char **);
+void claim_announce(struct inst *, int, struct spawn_announce *);
 int claim_held_elsewhere(const struct job *);
 void claim_leftover_term(struct inst *, pid_t);
 void claim_leftover_kill(struct inst *, pid_t);
@@ -768,6 +772,7 @@ int keeper_start(void (*)(void));
 void keeper_stop(void);
 void keeper_set(uint64_t, pid_t, uint64_t, int);
 void keeper_del(uint64_t);
+void keeper_announce(uint64_t, uint64_t, int, struct spawn_announce *);
 
 /* http.c */
 int http_open(server_command_fn, char **);
