@@ -8,7 +8,7 @@ shift
 {
 	echo '/* Made by make (contrib/embed.sh): do not edit. */'
 	echo '#include "config.h"'
-	echo '#include "vigild.h"'
+	echo '#include "server.h"'
 	i=0
 	list=''
 	while [ $# -ge 3 ]; do

@@ -32,9 +32,11 @@
 #include <string.h>
 
 #include "duration.h"
+#include "effects.h"
 #include "evloop.h"
 #include "log.h"
 #include "monotime.h"
+#include "state.h"
 #include "store.h"
 #include "vigild.h"
 #include "xmalloc.h"

@@ -29,6 +29,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cluster.h"
+#include "effects.h"
+#include "inst.h"
 #include "log.h"
 #include "proc.h"
 #include "signame.h"

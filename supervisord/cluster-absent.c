@@ -17,6 +17,9 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "cluster.h"
+#include "inst.h"
+#include "state.h"
 #include "vigild.h"
 #include "xmalloc.h"
 

@@ -28,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cluster-int.h"
 #include "duration.h"
 #include "evloop.h"
 #include "lease.h"
@@ -35,9 +36,7 @@
 #include "monotime.h"
 #include "pgstate.h"
 #include "signame.h"
-#include "vigild.h"
 #include "xmalloc.h"
-#include "cluster-int.h"
 
 #ifdef HAVE_LIBPQ
 

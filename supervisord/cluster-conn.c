@@ -24,17 +24,17 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cluster-int.h"
 #include "duration.h"
 #include "evloop.h"
 #include "lease.h"
-#include "timefmt.h"
 #include "log.h"
+#include "monotime.h"
 #include "pgstate.h"
 #include "pq.h"
 #include "proc.h"
-#include "vigild.h"
+#include "timefmt.h"
 #include "xmalloc.h"
-#include "cluster-int.h"
 
 #ifdef HAVE_LIBPQ
 

@@ -16,6 +16,15 @@
 
 #ifdef HAVE_LIBPQ
 
+#include <sys/types.h>
+
+#include <stdint.h>
+
+#include "cluster.h"
+#include "inst.h"
+#include "lease.h"
+#include "vigild.h"
+
 enum lease_st {
 	LEASE_NONE = 0,  /* not held, not asked for */
 	LEASE_ACQUIRING, /* an acquire is on its way */

@@ -42,15 +42,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cluster-int.h"
 #include "evloop.h"
 #include "lease.h"
 #include "log.h"
 #include "pgstate.h"
+#include "state.h"
 #include "store.h"
-#include "vigild.h"
 #include "xmalloc.h"
-
-#include "cluster-int.h"
 
 #ifdef HAVE_LIBPQ
 

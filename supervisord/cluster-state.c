@@ -25,15 +25,18 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cluster-int.h"
+#include "cluster.h"
 #include "duration.h"
+#include "effects.h"
 #include "lease.h"
-#include "timefmt.h"
 #include "log.h"
 #include "pgstate.h"
 #include "proc.h"
+#include "state.h"
+#include "timefmt.h"
 #include "vigild.h"
 #include "xmalloc.h"
-#include "cluster-int.h"
 
 /* Wakes the clients waiting on an instance (vigild.c: waiters.c's). */
 void (*cluster_waiters)(struct inst *);

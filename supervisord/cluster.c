@@ -46,18 +46,18 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cluster-int.h"
 #include "duration.h"
+#include "effects.h"
 #include "evloop.h"
 #include "lease.h"
-#include "timefmt.h"
 #include "log.h"
 #include "pgstate.h"
 #include "proc.h"
 #include "slot.h"
-#include "vigild.h"
+#include "state.h"
+#include "timefmt.h"
 #include "xmalloc.h"
-
-#include "cluster-int.h"
 
 #ifdef HAVE_LIBPQ
 

@@ -21,12 +21,14 @@
 #include <string.h>
 #include <sysexits.h>
 
+#include "cluster.h"
+#include "cmd.h"
 #include "duration.h"
 #include "json.h"
 #include "log.h"
 #include "pgstate.h"
 #include "proto.h"
-#include "vigild.h"
+#include "server.h"
 #include "xmalloc.h"
 
 static enum cmd_retval cmd_cluster_exec(struct cmd_ctx *);

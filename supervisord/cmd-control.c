@@ -20,9 +20,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cluster.h"
+#include "cmd.h"
+#include "inst.h"
+#include "server.h"
 #include "signame.h"
-#include "xmalloc.h"
+#include "state.h"
 #include "vigild.h"
+#include "xmalloc.h"
 
 static enum cmd_retval cmd_control_exec(struct cmd_ctx *);
 static enum cmd_retval cmd_signal_check(struct cmd_ctx *);

@@ -19,10 +19,13 @@
 #include <string.h>
 #include <sysexits.h>
 
+#include "cluster.h"
+#include "cmd.h"
 #include "duration.h"
 #include "json.h"
 #include "pgstate.h"
 #include "signame.h"
+#include "state.h"
 #include "timefmt.h"
 #include "vigild.h"
 #include "xmalloc.h"

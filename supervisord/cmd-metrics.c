@@ -21,9 +21,13 @@
 #include <string.h>
 
 #include "cgroup.h"
+#include "cmd.h"
+#include "effects.h"
 #include "json.h"
 #include "metrics.h"
+#include "monotime.h"
 #include "queue.h"
+#include "state.h"
 #include "vigild.h"
 #include "xmalloc.h"
 

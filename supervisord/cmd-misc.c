@@ -9,9 +9,11 @@
 
 #include <unistd.h>
 
+#include "cmd.h"
+#include "daemon.h"
 #include "json.h"
 #include "log.h"
-#include "vigild.h"
+#include "server.h"
 
 static enum cmd_retval cmd_ping_exec(struct cmd_ctx *);
 static enum cmd_retval cmd_version_exec(struct cmd_ctx *);

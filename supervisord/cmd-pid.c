@@ -14,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cmd.h"
 #include "json.h"
 #include "vigild.h"
 

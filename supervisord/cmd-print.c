@@ -14,11 +14,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "cmd.h"
 #include "job.h"
 #include "log.h"
 #include "proto.h"
 #include "timefmt.h"
-#include "vigild.h"
 
 static void __attribute__((format(printf, 2, 0)))
 cmd_vadd(struct proto_buf *b, const char *fmt, va_list ap)

@@ -21,9 +21,12 @@
 #include <string.h>
 #include <sysexits.h>
 
+#include "cluster.h"
+#include "cmd.h"
 #include "json.h"
 #include "pgstate.h"
 #include "signame.h"
+#include "state.h"
 #include "store.h"
 #include "timefmt.h"
 #include "vigild.h"

@@ -19,9 +19,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cmd.h"
+#include "effects.h"
 #include "enqueue.h"
 #include "json.h"
 #include "pgstate.h"
+#include "state.h"
 #include "vigild.h"
 #include "xmalloc.h"
 

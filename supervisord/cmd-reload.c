@@ -13,8 +13,9 @@
 
 #include <stdlib.h>
 
+#include "cmd.h"
+#include "daemon.h"
 #include "json.h"
-#include "vigild.h"
 
 static enum cmd_retval cmd_reload_exec(struct cmd_ctx *);
 

@@ -19,11 +19,17 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "duration.h"
-#include "json.h"
 #include "cgroup.h"
+#include "cluster.h"
+#include "cmd.h"
+#include "daemon.h"
+#include "duration.h"
+#include "effects.h"
+#include "json.h"
+#include "monotime.h"
 #include "pgstate.h"
 #include "signame.h"
+#include "state.h"
 #include "store.h"
 #include "timefmt.h"
 #include "vigild.h"

@@ -15,7 +15,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cmd.h"
+#include "effects.h"
 #include "json.h"
+#include "server.h"
 #include "vigild.h"
 
 /* The most lines and bytes the first part of a tail shows. */

@@ -12,7 +12,7 @@
 
 #include <stdint.h>
 
-#include "vigild.h"
+#include "cmd.h"
 
 static enum cmd_retval cmd_wait_exec(struct cmd_ctx *);
 

@@ -26,9 +26,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cmd.h"
+#include "daemon.h"
 #include "duration.h"
 #include "json.h"
 #include "log.h"
+#include "server.h"
 #include "signame.h"
 #include "vigild.h"
 #include "xmalloc.h"

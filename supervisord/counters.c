@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "effects.h"
 #include "vigild.h"
 #include "xmalloc.h"
 

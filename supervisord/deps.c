@@ -17,7 +17,10 @@
 
 #include <systemd/sd-daemon.h>
 
+#include "daemon.h"
 #include "duration.h"
+#include "effects.h"
+#include "inst.h"
 #include "log.h"
 #include "vigild.h"
 

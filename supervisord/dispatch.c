@@ -32,13 +32,17 @@
 #include <string.h>
 
 #include "backoff.h"
+#include "cluster.h"
 #include "duration.h"
+#include "effects.h"
 #include "evloop.h"
+#include "inst.h"
 #include "lock.h"
 #include "log.h"
 #include "msgfate.h"
 #include "queue.h"
 #include "signame.h"
+#include "state.h"
 #include "store.h"
 #include "vigild.h"
 #include "xmalloc.h"

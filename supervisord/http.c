@@ -52,14 +52,16 @@
 #include <sysexits.h>
 #include <unistd.h>
 
+#include "cmd.h"
 #include "evloop.h"
+#include "httplisten.h"
 #include "json.h"
 #include "listenaddr.h"
-#include "httplisten.h"
 #include "log.h"
 #include "mhd.h"
 #include "peer.h"
 #include "queue.h"
+#include "server.h"
 #include "spare.h"
 #include "vigild.h"
 #include "xmalloc.h"

@@ -42,6 +42,7 @@
 #include "duration.h"
 #include "log.h"
 #include "peer.h"
+#include "server.h"
 #include "spare.h"
 #include "vigild.h"
 #include "xmalloc.h"

@@ -31,11 +31,14 @@
 #include <string.h>
 
 #include "duration.h"
+#include "effects.h"
 #include "evloop.h"
+#include "inst.h"
 #include "log.h"
 #include "monotime.h"
 #include "proc.h"
 #include "signame.h"
+#include "state.h"
 #include "vigild.h"
 #include "xmalloc.h"
 

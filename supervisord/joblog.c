@@ -36,9 +36,13 @@
 
 #include <systemd/sd-journal.h>
 
+#include "cmd.h"
+#include "effects.h"
 #include "evloop.h"
+#include "inst.h"
 #include "log.h"
 #include "output.h"
+#include "server.h"
 #include "vigild.h"
 #include "xmalloc.h"
 

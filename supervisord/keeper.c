@@ -37,11 +37,11 @@
 
 #include "cgroup.h"
 #include "child.h"
+#include "cluster.h"
 #include "evloop.h"
 #include "log.h"
 #include "sendfd.h"
 #include "spawn.h"
-#include "vigild.h"
 #include "xmalloc.h"
 
 #define KEEPER_SET 1

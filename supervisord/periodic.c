@@ -29,12 +29,17 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cluster.h"
 #include "duration.h"
+#include "effects.h"
 #include "evloop.h"
+#include "inst.h"
 #include "log.h"
+#include "monotime.h"
 #include "slot.h"
-#include "timefmt.h"
+#include "state.h"
 #include "store.h"
+#include "timefmt.h"
 #include "vigild.h"
 
 /* Accuracy of slot timers: wakeups can be merged within this. */

@@ -34,6 +34,7 @@
 
 #include <libpq-fe.h>
 
+#include "cluster.h"
 #include "evloop.h"
 #include "log.h"
 #include "pq.h"

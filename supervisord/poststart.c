@@ -28,6 +28,7 @@
 
 #include "child.h"
 #include "duration.h"
+#include "effects.h"
 #include "evloop.h"
 #include "job.h"
 #include "log.h"

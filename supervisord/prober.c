@@ -37,7 +37,9 @@
 
 #include "child.h"
 #include "duration.h"
+#include "effects.h"
 #include "evloop.h"
+#include "inst.h"
 #include "log.h"
 #include "probe.h"
 #include "signame.h"

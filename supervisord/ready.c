@@ -21,7 +21,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "effects.h"
 #include "evloop.h"
+#include "inst.h"
 #include "log.h"
 #include "notify.h"
 #include "vigild.h"

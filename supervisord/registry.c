@@ -14,8 +14,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cluster.h"
+#include "cmd.h"
+#include "daemon.h"
+#include "effects.h"
 #include "evloop.h"
+#include "inst.h"
 #include "log.h"
+#include "state.h"
 #include "vigild.h"
 #include "xmalloc.h"
 

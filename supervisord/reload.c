@@ -25,7 +25,11 @@
 
 #include <systemd/sd-daemon.h>
 
+#include "cluster.h"
+#include "daemon.h"
+#include "effects.h"
 #include "log.h"
+#include "monotime.h"
 #include "vigild.h"
 #include "xmalloc.h"
 

@@ -16,9 +16,13 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "cluster.h"
 #include "duration.h"
+#include "effects.h"
+#include "inst.h"
 #include "job.h"
 #include "log.h"
+#include "state.h"
 #include "vigild.h"
 #include "xmalloc.h"
 

@@ -24,16 +24,20 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "child.h"
+#include "cluster.h"
 #include "duration.h"
+#include "effects.h"
 #include "evloop.h"
+#include "inst.h"
+#include "lineage.h"
 #include "log.h"
 #include "monotime.h"
 #include "proc.h"
 #include "safedir.h"
 #include "signame.h"
 #include "spawn.h"
-#include "child.h"
-#include "lineage.h"
+#include "state.h"
 #include "vigild.h"
 #include "xmalloc.h"
 

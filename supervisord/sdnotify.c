@@ -16,7 +16,9 @@
 
 #include <systemd/sd-daemon.h>
 
+#include "daemon.h"
 #include "duration.h"
+#include "inst.h"
 #include "log.h"
 #include "vigild.h"
 

@@ -43,10 +43,12 @@
 #include <sysexits.h>
 #include <unistd.h>
 
+#include "cmd.h"
 #include "evloop.h"
 #include "log.h"
 #include "monotime.h"
 #include "peer.h"
+#include "server.h"
 #include "spare.h"
 #include "vigild.h"
 #include "xmalloc.h"

@@ -17,8 +17,12 @@
 #include <string.h>
 
 #include "child.h"
+#include "daemon.h"
+#include "effects.h"
+#include "inst.h"
 #include "log.h"
 #include "signame.h"
+#include "state.h"
 #include "vigild.h"
 
 /*

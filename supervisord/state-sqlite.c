@@ -39,8 +39,11 @@
 
 #include "duration.h"
 #include "evloop.h"
+#include "inst.h"
 #include "log.h"
+#include "monotime.h"
 #include "queue.h"
+#include "state.h"
 #include "store.h"
 #include "vigild.h"
 #include "xmalloc.h"

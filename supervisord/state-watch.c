@@ -36,8 +36,10 @@
 #include <unistd.h>
 
 #include "duration.h"
+#include "effects.h"
 #include "evloop.h"
 #include "log.h"
+#include "state.h"
 #include "store.h"
 #include "timefmt.h"
 #include "vigild.h"

@@ -20,7 +20,9 @@
 #include <stdint.h>
 #include <stdlib.h>
 
+#include "cluster.h"
 #include "queue.h"
+#include "state.h"
 #include "store.h"
 #include "vigild.h"
 

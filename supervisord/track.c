@@ -37,7 +37,9 @@
 #include <unistd.h>
 
 #include "cgroup.h"
+#include "effects.h"
 #include "evloop.h"
+#include "inst.h"
 #include "log.h"
 #include "spare.h"
 #include "vigild.h"

@@ -24,11 +24,18 @@
 
 #include <systemd/sd-daemon.h>
 
+#include "cluster.h"
+#include "cmd.h"
 #include "conf.h"
+#include "daemon.h"
+#include "effects.h"
+#include "inst.h"
 #include "lock.h"
 #include "log.h"
 #include "safedir.h"
+#include "server.h"
 #include "spawn.h"
+#include "state.h"
 #include "vigild.h"
 #include "xmalloc.h"
 

@@ -22,9 +22,13 @@
 #include <string.h>
 #include <time.h>
 
+#include "cluster.h"
+#include "cmd.h"
 #include "duration.h"
 #include "evloop.h"
+#include "inst.h"
 #include "log.h"
+#include "server.h"
 #include "vigild.h"
 #include "xmalloc.h"
 

@@ -34,7 +34,9 @@
 #include <unistd.h>
 
 #include "duration.h"
+#include "effects.h"
 #include "evloop.h"
+#include "inst.h"
 #include "log.h"
 #include "safedir.h"
 #include "vigild.h"
