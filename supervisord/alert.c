@@ -34,11 +34,11 @@
 #include "duration.h"
 #include "effects.h"
 #include "evloop.h"
+#include "jobs.h"
 #include "log.h"
 #include "monotime.h"
 #include "state.h"
 #include "store.h"
-#include "vigild.h"
 #include "xmalloc.h"
 
 static int alert_stable(sd_event_source *, uint64_t, void *);

@@ -32,6 +32,7 @@
 #include "cluster.h"
 #include "effects.h"
 #include "inst.h"
+#include "jobs.h"
 #include "log.h"
 #include "proc.h"
 #include "signame.h"

@@ -20,7 +20,7 @@
 #include "cluster.h"
 #include "inst.h"
 #include "state.h"
-#include "vigild.h"
+#include "jobs.h"
 #include "xmalloc.h"
 
 /* ---- pgconn.c ---- */

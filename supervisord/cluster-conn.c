@@ -34,6 +34,7 @@
 #include "pq.h"
 #include "proc.h"
 #include "timefmt.h"
+#include "vigild.h"
 #include "xmalloc.h"
 
 #ifdef HAVE_LIBPQ

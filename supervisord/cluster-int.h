@@ -22,8 +22,8 @@
 
 #include "cluster.h"
 #include "inst.h"
+#include "jobs.h"
 #include "lease.h"
-#include "vigild.h"
 
 enum lease_st {
 	LEASE_NONE = 0,  /* not held, not asked for */

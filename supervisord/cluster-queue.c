@@ -49,6 +49,7 @@
 #include "pgstate.h"
 #include "state.h"
 #include "store.h"
+#include "vigild.h"
 #include "xmalloc.h"
 
 #ifdef HAVE_LIBPQ

@@ -57,6 +57,7 @@
 #include "slot.h"
 #include "state.h"
 #include "timefmt.h"
+#include "vigild.h"
 #include "xmalloc.h"
 
 #ifdef HAVE_LIBPQ

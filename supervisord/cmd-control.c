@@ -23,10 +23,10 @@
 #include "cluster.h"
 #include "cmd.h"
 #include "inst.h"
+#include "jobs.h"
 #include "server.h"
 #include "signame.h"
 #include "state.h"
-#include "vigild.h"
 #include "xmalloc.h"
 
 static enum cmd_retval cmd_control_exec(struct cmd_ctx *);

@@ -22,12 +22,12 @@
 #include "cluster.h"
 #include "cmd.h"
 #include "duration.h"
+#include "jobs.h"
 #include "json.h"
 #include "pgstate.h"
 #include "signame.h"
 #include "state.h"
 #include "timefmt.h"
-#include "vigild.h"
 #include "xmalloc.h"
 
 static enum cmd_retval cmd_history_exec(struct cmd_ctx *);

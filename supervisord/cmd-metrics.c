@@ -23,6 +23,7 @@
 #include "cgroup.h"
 #include "cmd.h"
 #include "effects.h"
+#include "jobs.h"
 #include "json.h"
 #include "metrics.h"
 #include "monotime.h"

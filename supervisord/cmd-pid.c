@@ -15,8 +15,8 @@
 #include <unistd.h>
 
 #include "cmd.h"
+#include "jobs.h"
 #include "json.h"
-#include "vigild.h"
 
 static enum cmd_retval cmd_pid_exec(struct cmd_ctx *);
 

@@ -23,13 +23,13 @@
 
 #include "cluster.h"
 #include "cmd.h"
+#include "jobs.h"
 #include "json.h"
 #include "pgstate.h"
 #include "signame.h"
 #include "state.h"
 #include "store.h"
 #include "timefmt.h"
-#include "vigild.h"
 #include "xmalloc.h"
 
 /* ---- the rows, for both kinds of queue ---- */

@@ -22,6 +22,7 @@
 #include "cmd.h"
 #include "effects.h"
 #include "enqueue.h"
+#include "jobs.h"
 #include "json.h"
 #include "pgstate.h"
 #include "state.h"

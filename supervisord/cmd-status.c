@@ -25,6 +25,7 @@
 #include "daemon.h"
 #include "duration.h"
 #include "effects.h"
+#include "jobs.h"
 #include "json.h"
 #include "monotime.h"
 #include "pgstate.h"
@@ -32,7 +33,6 @@
 #include "state.h"
 #include "store.h"
 #include "timefmt.h"
-#include "vigild.h"
 #include "xmalloc.h"
 
 /* How long status shows what happened to state.db: a day. */

@@ -17,9 +17,9 @@
 
 #include "cmd.h"
 #include "effects.h"
+#include "jobs.h"
 #include "json.h"
 #include "server.h"
-#include "vigild.h"
 
 /* The most lines and bytes the first part of a tail shows. */
 #define CMD_TAIL_MAX_LINES 100000

@@ -18,7 +18,7 @@
 #include <string.h>
 
 #include "effects.h"
-#include "vigild.h"
+#include "jobs.h"
 #include "xmalloc.h"
 
 struct counters_job {

@@ -21,6 +21,7 @@
 #include "duration.h"
 #include "effects.h"
 #include "inst.h"
+#include "jobs.h"
 #include "log.h"
 #include "vigild.h"
 

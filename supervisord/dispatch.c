@@ -37,6 +37,7 @@
 #include "effects.h"
 #include "evloop.h"
 #include "inst.h"
+#include "jobs.h"
 #include "lock.h"
 #include "log.h"
 #include "msgfate.h"

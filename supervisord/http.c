@@ -43,6 +43,7 @@
 
 #include <netinet/in.h>
 
+#include <bsd/sys/queue.h>
 #include <errno.h>
 #include <microhttpd.h>
 #include <stdarg.h>
@@ -53,6 +54,7 @@
 #include <unistd.h>
 
 #include "cmd.h"
+#include "conf.h"
 #include "evloop.h"
 #include "httplisten.h"
 #include "json.h"

@@ -34,6 +34,7 @@
 
 #include <netinet/in.h>
 
+#include <bsd/sys/queue.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>

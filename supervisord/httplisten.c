@@ -25,6 +25,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "conf.h"
 #include "httplisten.h"
 #include "listenaddr.h"
 #include "log.h"

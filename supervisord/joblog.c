@@ -40,6 +40,7 @@
 #include "effects.h"
 #include "evloop.h"
 #include "inst.h"
+#include "jobs.h"
 #include "log.h"
 #include "output.h"
 #include "server.h"

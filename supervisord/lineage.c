@@ -21,11 +21,11 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "jobs.h"
 #include "lineage.h"
 #include "lock.h"
 #include "log.h"
 #include "proc.h"
-#include "vigild.h"
 #include "xmalloc.h"
 
 /*

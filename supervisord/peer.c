@@ -17,6 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "conf.h"
 #include "peer.h"
 #include "vigild.h"
 #include "xmalloc.h"

@@ -34,6 +34,7 @@
 #include "effects.h"
 #include "evloop.h"
 #include "inst.h"
+#include "jobs.h"
 #include "log.h"
 #include "monotime.h"
 #include "slot.h"

@@ -25,6 +25,7 @@
 
 #include <sys/types.h>
 
+#include <bsd/sys/queue.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -39,7 +40,6 @@
 #include "log.h"
 #include "pq.h"
 #include "resolve.h"
-#include "vigild.h"
 #include "xmalloc.h"
 
 #define PGCONN_RETRY_MIN 100000ULL /* the first reconnection delay, usec */

@@ -31,9 +31,9 @@
 #include "effects.h"
 #include "evloop.h"
 #include "job.h"
+#include "jobs.h"
 #include "log.h"
 #include "spawn.h"
-#include "vigild.h"
 #include "xmalloc.h"
 
 /* One exec_start_post going, until it is reaped. */

@@ -40,11 +40,11 @@
 #include "effects.h"
 #include "evloop.h"
 #include "inst.h"
+#include "jobs.h"
 #include "log.h"
 #include "probe.h"
 #include "signame.h"
 #include "spawn.h"
-#include "vigild.h"
 #include "xmalloc.h"
 
 #define PROBER_MS 1000ULL

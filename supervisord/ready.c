@@ -24,6 +24,7 @@
 #include "effects.h"
 #include "evloop.h"
 #include "inst.h"
+#include "jobs.h"
 #include "log.h"
 #include "notify.h"
 #include "vigild.h"

@@ -20,19 +20,13 @@
 #include "effects.h"
 #include "evloop.h"
 #include "inst.h"
+#include "jobs.h"
 #include "log.h"
 #include "state.h"
 #include "vigild.h"
 #include "xmalloc.h"
 
 static void registry_settle_later(struct job *);
-
-static int
-registry_cmp(struct job *a, struct job *b)
-{
-	return (strcmp(a->name, b->name));
-}
-RB_GENERATE(job_tree, job, entry, registry_cmp)
 
 /* Make the instances of a job from its spec. */
 static void

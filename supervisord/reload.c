@@ -28,6 +28,7 @@
 #include "cluster.h"
 #include "daemon.h"
 #include "effects.h"
+#include "jobs.h"
 #include "log.h"
 #include "monotime.h"
 #include "vigild.h"

@@ -21,6 +21,7 @@
 #include "effects.h"
 #include "inst.h"
 #include "job.h"
+#include "jobs.h"
 #include "log.h"
 #include "state.h"
 #include "vigild.h"

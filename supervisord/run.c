@@ -30,6 +30,7 @@
 #include "effects.h"
 #include "evloop.h"
 #include "inst.h"
+#include "jobs.h"
 #include "lineage.h"
 #include "log.h"
 #include "monotime.h"
@@ -38,7 +39,6 @@
 #include "signame.h"
 #include "spawn.h"
 #include "state.h"
-#include "vigild.h"
 #include "xmalloc.h"
 
 static void run_reaped(struct child *, pid_t, int);

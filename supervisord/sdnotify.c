@@ -19,6 +19,7 @@
 #include "daemon.h"
 #include "duration.h"
 #include "inst.h"
+#include "jobs.h"
 #include "log.h"
 #include "vigild.h"
 

@@ -35,6 +35,7 @@
 #include <sys/stat.h>
 #include <sys/un.h>
 
+#include <bsd/sys/queue.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -48,6 +49,7 @@
 #include "log.h"
 #include "monotime.h"
 #include "peer.h"
+#include "queue.h"
 #include "server.h"
 #include "spare.h"
 #include "vigild.h"

@@ -35,6 +35,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "conf.h"
 #include "duration.h"
 #include "effects.h"
 #include "evloop.h"

@@ -21,10 +21,10 @@
 #include <stdlib.h>
 
 #include "cluster.h"
+#include "jobs.h"
 #include "queue.h"
 #include "state.h"
 #include "store.h"
-#include "vigild.h"
 
 /* Every backend, the default first. */
 static const struct state_ops *const state_backends[] = {

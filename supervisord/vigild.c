@@ -30,6 +30,7 @@
 #include "daemon.h"
 #include "effects.h"
 #include "inst.h"
+#include "jobs.h"
 #include "lock.h"
 #include "log.h"
 #include "safedir.h"

@@ -27,9 +27,9 @@
 #include "duration.h"
 #include "evloop.h"
 #include "inst.h"
+#include "jobs.h"
 #include "log.h"
 #include "server.h"
-#include "vigild.h"
 #include "xmalloc.h"
 
 /* One wait of a client for an instance. */

@@ -37,9 +37,9 @@
 #include "effects.h"
 #include "evloop.h"
 #include "inst.h"
+#include "jobs.h"
 #include "log.h"
 #include "safedir.h"
-#include "vigild.h"
 #include "xmalloc.h"
 
 #define WATCH_MASK                                                             \
