@@ -20,6 +20,7 @@
 #include "daemon.h"
 #include "duration.h"
 #include "effects.h"
+#include "evloop.h"
 #include "inst.h"
 #include "jobs.h"
 #include "log.h"
@@ -121,8 +122,8 @@ deps_recheck_later(void)
 {
 	if (deps_check != NULL || vigild.shutting_down)
 		return;
-	if (sd_event_add_defer(vigild.event, &deps_check, deps_recheck, NULL) <
-	    0)
+	if (sd_event_add_defer(
+	        evloop_event(), &deps_check, deps_recheck, NULL) < 0)
 		deps_check = NULL;
 }
 

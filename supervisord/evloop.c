@@ -2,8 +2,8 @@
 /* Copyright (c) 2026 The vigil authors */
 
 /*
- * The event loop's sources that vigild cannot do without (evloop.h): one
- * place for the stanza "add it, or exit saying what failed", and for
+ * vigild's event loop (evloop.h): the loop itself, made at start, and
+ * the sources that vigild cannot do without: one place for the stanza "add it, or exit saying what failed", and for
  * moving a timer that exists rather than making it again.  A timer fails
  * to be made only for want of memory or of a descriptor for its clock's
  * timerfd (signals.c makes CLOCK_MONOTONIC's at start-up).
@@ -15,7 +15,28 @@
 
 #include "evloop.h"
 #include "log.h"
-#include "vigild.h"
+
+static sd_event *evloop_loop; /* vigild's only loop */
+
+/* Make the loop (sd_event_default): 0, or a negative errno. */
+int
+evloop_open(void)
+{
+	return (sd_event_default(&evloop_loop));
+}
+
+/* The loop, or NULL before evloop_open and after evloop_close. */
+sd_event *
+evloop_event(void)
+{
+	return (evloop_loop);
+}
+
+void
+evloop_close(void)
+{
+	evloop_loop = sd_event_unref(evloop_loop);
+}
 
 void
 evloop_timer_at_(const char *who, sd_event_source **src, clockid_t clock,
@@ -28,7 +49,7 @@ evloop_timer_at_(const char *who, sd_event_source **src, clockid_t clock,
 		(void)sd_event_source_set_enabled(*src, SD_EVENT_ONESHOT);
 		return;
 	}
-	r = sd_event_add_time(vigild.event, src, clock, at, accuracy, fn, arg);
+	r = sd_event_add_time(evloop_loop, src, clock, at, accuracy, fn, arg);
 	if (r < 0)
 		fatalx("%s: sd_event_add_time: %s", who, strerror(-r));
 }
@@ -45,7 +66,7 @@ evloop_timer_in_(const char *who, sd_event_source **src, clockid_t clock,
 		return;
 	}
 	r = sd_event_add_time_relative(
-	    vigild.event, src, clock, usec, accuracy, fn, arg);
+	    evloop_loop, src, clock, usec, accuracy, fn, arg);
 	if (r < 0)
 		fatalx("%s: sd_event_add_time_relative: %s", who, strerror(-r));
 }
@@ -60,7 +81,7 @@ evloop_defer_(
 		(void)sd_event_source_set_enabled(*src, SD_EVENT_ONESHOT);
 		return;
 	}
-	r = sd_event_add_defer(vigild.event, src, fn, arg);
+	r = sd_event_add_defer(evloop_loop, src, fn, arg);
 	if (r < 0)
 		fatalx("%s: sd_event_add_defer: %s", who, strerror(-r));
 }
@@ -71,7 +92,7 @@ evloop_io_(const char *who, sd_event_source **src, int fd, uint32_t events,
 {
 	int r;
 
-	r = sd_event_add_io(vigild.event, src, fd, events, fn, arg);
+	r = sd_event_add_io(evloop_loop, src, fd, events, fn, arg);
 	if (r < 0)
 		fatalx("%s: sd_event_add_io: %s", who, strerror(-r));
 }

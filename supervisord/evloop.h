@@ -9,8 +9,12 @@
 
 #include <systemd/sd-event.h>
 
+int evloop_open(void);
+sd_event *evloop_event(void);
+void evloop_close(void);
+
 /*
- * The sources of vigild's loop (vigild.event) that must not fail: made or
+ * The sources of vigild's loop (evloop_event()) that must not fail: made or
  * vigild exits naming the caller and the error.  A timer or a deferred
  * call is made on first use and moved and enabled once more after; a
  * source pointer is always used with the same callback and argument.

@@ -997,7 +997,7 @@ http_arm(void)
 	}
 	if (ms > 24ULL * 3600 * 1000)
 		ms = 24ULL * 3600 * 1000;
-	(void)sd_event_now(vigild.event, CLOCK_MONOTONIC, &now);
+	(void)sd_event_now(evloop_event(), CLOCK_MONOTONIC, &now);
 	now += ms * 1000;
 	evloop_timer_at(
 	    &http.timer, CLOCK_MONOTONIC, now, 10000, http_timer, NULL);
@@ -1046,10 +1046,10 @@ http_open(server_command_fn command, char **cause)
 		return (-1);
 	}
 	r = sd_event_add_io(
-	    vigild.event, &http.io, di->epoll_fd, EPOLLIN, http_io, NULL);
+	    evloop_event(), &http.io, di->epoll_fd, EPOLLIN, http_io, NULL);
 	if (r >= 0)
 		r = sd_event_add_defer(
-		    vigild.event, &http.kick, http_kicked, NULL);
+		    evloop_event(), &http.kick, http_kicked, NULL);
 	if (r >= 0)
 		r = sd_event_source_set_enabled(http.kick, SD_EVENT_OFF);
 	if (r < 0) {

@@ -41,11 +41,11 @@
 #include <unistd.h>
 
 #include "duration.h"
+#include "evloop.h"
 #include "log.h"
 #include "peer.h"
 #include "server.h"
 #include "spare.h"
-#include "vigild.h"
 #include "xmalloc.h"
 
 /* Connections at once. */
@@ -102,7 +102,7 @@ httpconn_now(void)
 {
 	uint64_t now;
 
-	(void)sd_event_now(vigild.event, CLOCK_MONOTONIC, &now);
+	(void)sd_event_now(evloop_event(), CLOCK_MONOTONIC, &now);
 	return (now);
 }
 
@@ -166,7 +166,7 @@ httpconn_arm(struct httpconn *c)
 		    c->deadline, SD_EVENT_ONESHOT);
 		return;
 	}
-	if (sd_event_add_time(vigild.event, &c->deadline, CLOCK_MONOTONIC,
+	if (sd_event_add_time(evloop_event(), &c->deadline, CLOCK_MONOTONIC,
 	        c->since + HTTPCONN_TIMEOUT, 100000, httpconn_expired, c) < 0)
 		c->deadline = NULL;
 }
@@ -290,8 +290,9 @@ httpconn_pause(int error)
 	log_warnx("http: not accepting clients for now: %s", strerror(error));
 	(void)sd_event_source_set_enabled(hc.io, SD_EVENT_OFF);
 	if (hc.retry == NULL &&
-	    sd_event_add_time_relative(vigild.event, &hc.retry, CLOCK_MONOTONIC,
-	        HTTPCONN_ACCEPT_RETRY, 100000, httpconn_retry, NULL) < 0)
+	    sd_event_add_time_relative(evloop_event(), &hc.retry,
+	        CLOCK_MONOTONIC, HTTPCONN_ACCEPT_RETRY, 100000, httpconn_retry,
+	        NULL) < 0)
 		hc.retry = NULL;
 }
 
@@ -342,7 +343,7 @@ httpconn_open(
 	hc.add = add;
 	hc.kick = kick;
 	r = sd_event_add_io(
-	    vigild.event, &hc.io, fd, EPOLLIN, httpconn_accept, NULL);
+	    evloop_event(), &hc.io, fd, EPOLLIN, httpconn_accept, NULL);
 	if (r < 0) {
 		xasprintf(cause, "http: sd-event: %s", strerror(-r));
 		return (-1);

@@ -313,7 +313,7 @@ registry_resize(struct job *j, struct job_spec *next)
 static void
 registry_exit_now(void)
 {
-	(void)sd_event_exit(vigild.event, 0);
+	(void)sd_event_exit(evloop_event(), 0);
 }
 
 /* The shutdown is over: the cluster's leases go back, then the loop ends. */

@@ -18,6 +18,7 @@
 
 #include "daemon.h"
 #include "duration.h"
+#include "evloop.h"
 #include "inst.h"
 #include "jobs.h"
 #include "log.h"
@@ -68,9 +69,9 @@ void
 sdnotify_status_changed(void)
 {
 	if (!vigild.under_systemd || sdnotify_status_timer != NULL ||
-	    vigild.event == NULL)
+	    evloop_event() == NULL)
 		return;
-	if (sd_event_add_time_relative(vigild.event, &sdnotify_status_timer,
+	if (sd_event_add_time_relative(evloop_event(), &sdnotify_status_timer,
 	        CLOCK_MONOTONIC, 250 * DURATION_USEC_PER_MSEC,
 	        50 * DURATION_USEC_PER_MSEC, sdnotify_status_send, NULL) < 0)
 		sdnotify_status_timer = NULL;
@@ -118,7 +119,7 @@ sdnotify_init(void)
 
 	vigild.under_systemd = getenv("NOTIFY_SOCKET") != NULL;
 	/* WATCHDOG=1 pings when systemd set WATCHDOG_USEC for us. */
-	if ((r = sd_event_set_watchdog(vigild.event, 1)) < 0)
+	if ((r = sd_event_set_watchdog(evloop_event(), 1)) < 0)
 		log_warnx("sd_event_set_watchdog: %s", strerror(-r));
 	else if (r > 0)
 		log_info("systemd watchdog enabled");

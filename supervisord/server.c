@@ -52,7 +52,6 @@
 #include "queue.h"
 #include "server.h"
 #include "spare.h"
-#include "vigild.h"
 #include "xmalloc.h"
 
 /*
@@ -461,11 +460,11 @@ server_client_add(int cfd, const struct ucred *cred, int reserve)
 	proto_buf_init(&c->out);
 	proto_buf_init(&c->data);
 	r = sd_event_add_io(
-	    vigild.event, &c->io, cfd, EPOLLIN, server_client_io, c);
+	    evloop_event(), &c->io, cfd, EPOLLIN, server_client_io, c);
 	if (r >= 0)
 		(void)sd_event_source_set_priority(c->io, SERVER_PRIORITY);
 	if (r >= 0)
-		r = sd_event_add_time_relative(vigild.event, &c->timer,
+		r = sd_event_add_time_relative(evloop_event(), &c->timer,
 		    CLOCK_MONOTONIC, SERVER_REQUEST_TIMEOUT, 100000,
 		    server_client_idle, c);
 	if (r < 0) {
@@ -547,7 +546,7 @@ server_listen_pause(const char *why)
 	server_paused = 1;
 	log_warnx("not accepting clients for now: %s", why);
 	(void)sd_event_source_set_enabled(server_listen_src, SD_EVENT_OFF);
-	if (sd_event_add_time_relative(vigild.event, &server_retry,
+	if (sd_event_add_time_relative(evloop_event(), &server_retry,
 	        CLOCK_MONOTONIC, SERVER_ACCEPT_RETRY, 100000,
 	        server_listen_retry, NULL) < 0)
 		server_retry = NULL;

@@ -19,6 +19,7 @@
 #include "child.h"
 #include "daemon.h"
 #include "effects.h"
+#include "evloop.h"
 #include "inst.h"
 #include "log.h"
 #include "signame.h"
@@ -144,7 +145,7 @@ signals_ignore_rest(void)
 		    sig == SIGUSR2)
 			continue;
 		if ((r = sd_event_add_signal(
-		         vigild.event, NULL, sig, signals_ignore, NULL)) < 0)
+		         evloop_event(), NULL, sig, signals_ignore, NULL)) < 0)
 			fatalx("sd_event_add_signal %d: %s", sig, strerror(-r));
 	}
 }
@@ -165,26 +166,26 @@ signals_init(void)
 	 * Make it now: a stop timeout must never fail later for want of a
 	 * file descriptor.
 	 */
-	if ((r = sd_event_add_time(vigild.event, &signals_clock,
+	if ((r = sd_event_add_time(evloop_event(), &signals_clock,
 	         CLOCK_MONOTONIC, UINT64_MAX, 0, signals_never, NULL)) < 0 ||
 	    (r = sd_event_source_set_enabled(signals_clock, SD_EVENT_OFF)) < 0)
 		fatalx("sd_event_add_time: %s", strerror(-r));
 	if ((r = sd_event_add_defer(
-	         vigild.event, &signals_more, signals_chld_more, NULL)) < 0 ||
+	         evloop_event(), &signals_more, signals_chld_more, NULL)) < 0 ||
 	    (r = sd_event_source_set_priority(
 	         signals_more, SIGNALS_MORE_PRIORITY)) < 0 ||
 	    (r = sd_event_source_set_enabled(signals_more, SD_EVENT_OFF)) < 0)
 		fatalx("sd_event_add_defer: %s", strerror(-r));
 	if ((r = sd_event_add_signal(
-	         vigild.event, NULL, SIGCHLD, signals_chld, NULL)) < 0 ||
+	         evloop_event(), NULL, SIGCHLD, signals_chld, NULL)) < 0 ||
 	    (r = sd_event_add_signal(
-	         vigild.event, NULL, SIGTERM, signals_term, NULL)) < 0 ||
+	         evloop_event(), NULL, SIGTERM, signals_term, NULL)) < 0 ||
 	    (r = sd_event_add_signal(
-	         vigild.event, NULL, SIGINT, signals_term, NULL)) < 0 ||
+	         evloop_event(), NULL, SIGINT, signals_term, NULL)) < 0 ||
 	    (r = sd_event_add_signal(
-	         vigild.event, NULL, SIGHUP, signals_hup, NULL)) < 0 ||
+	         evloop_event(), NULL, SIGHUP, signals_hup, NULL)) < 0 ||
 	    (r = sd_event_add_signal(
-	         vigild.event, NULL, SIGUSR2, signals_usr2, NULL)) < 0)
+	         evloop_event(), NULL, SIGUSR2, signals_usr2, NULL)) < 0)
 		fatalx("sd_event_add_signal: %s", strerror(-r));
 	signals_ignore_rest();
 }

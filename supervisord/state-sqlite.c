@@ -171,7 +171,7 @@ static int state_retry_fired(sd_event_source *, uint64_t, void *);
 static void
 state_timer_arm(void)
 {
-	if (vigild.event == NULL)
+	if (evloop_event() == NULL)
 		return;
 	evloop_timer_at(&state_timer, CLOCK_MONOTONIC, state_retry_at,
 	    DURATION_USEC_PER_MSEC, state_retry_fired, NULL);

@@ -88,7 +88,7 @@ watch_add(void)
 	int r;
 
 	watch_src = sd_event_source_disable_unref(watch_src);
-	r = sd_event_add_inotify(vigild.event, &watch_src, vigild.state_dir,
+	r = sd_event_add_inotify(evloop_event(), &watch_src, vigild.state_dir,
 	    WATCH_MASK, watch_event, NULL);
 	if (r < 0)
 		log_warnx("%s: cannot watch it (%s): a deleted state.db "
@@ -248,7 +248,7 @@ void
 state_watch_start(void)
 {
 	state_sqlite_aside = watch_aside;
-	if (vigild.state_dirfd == -1 || vigild.event == NULL)
+	if (vigild.state_dirfd == -1 || evloop_event() == NULL)
 		return;
 	watch_add();
 }

@@ -29,6 +29,7 @@
 #include "conf.h"
 #include "daemon.h"
 #include "effects.h"
+#include "evloop.h"
 #include "inst.h"
 #include "jobs.h"
 #include "lock.h"
@@ -794,7 +795,7 @@ main(int argc, char **argv)
 	vigild_lock();
 	vigild_signals();
 	spawn_init();
-	if ((r = sd_event_default(&vigild.event)) < 0)
+	if ((r = evloop_open()) < 0)
 		fatalx("sd_event_default: %s", strerror(-r));
 	vigild_core_init();
 	(void)vigild_load_jobs(0);
@@ -811,7 +812,7 @@ main(int argc, char **argv)
 	vigild_alerts_resume();
 	sdnotify_ready();
 
-	if ((r = sd_event_loop(vigild.event)) < 0)
+	if ((r = sd_event_loop(evloop_event())) < 0)
 		log_warnx("sd_event_loop: %s", strerror(-r));
 	log_info("all jobs stopped, exiting");
 	hook_free_all();
@@ -825,7 +826,7 @@ main(int argc, char **argv)
 	state_watch_stop();
 	state_close();
 	conf_free(vigild.conf);
-	vigild.event = sd_event_unref(vigild.event);
+	evloop_close();
 	close(vigild.lock_fd);
 	if (vigild_state_lock_fd != -1)
 		close(vigild_state_lock_fd);

@@ -17,8 +17,6 @@
 #include <bsd/sys/tree.h>
 #include <stddef.h>
 
-#include <systemd/sd-event.h>
-
 #include "job.h"
 
 struct broken_job;
@@ -30,7 +28,6 @@ RB_PROTOTYPE(job_tree, job, entry, job_cmp)
 
 /* vigild's global state. */
 struct vigild {
-	sd_event *event;
 	struct conf *conf;
 	const char *jobs_dir;
 	const char *runtime_dir;
