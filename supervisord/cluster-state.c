@@ -161,10 +161,7 @@ cluster_timers_off(struct lease_slot *s)
 		(void)sd_event_source_set_enabled(s->kill, SD_EVENT_OFF);
 }
 
-/*
- * The keeper's record of the run: killed at trust unless renewed (with
- * the run's cgroup at its spawn: cluster_keeper_spawned).
- */
+/* When the keeper kills the run on s: trust, 0 (never), 1 (now). */
 static uint64_t
 cluster_keeper_deadline(const struct lease_slot *s)
 {
@@ -173,6 +170,10 @@ cluster_keeper_deadline(const struct lease_slot *s)
 	return (cluster_st.cf->on_db_loss == CONF_DB_LOSS_KEEP ? 0 : s->trust);
 }
 
+/*
+ * The keeper's record of the run: killed at trust unless renewed (with
+ * the run's cgroup, cg_fd, for a new keeper: cluster_keeper_resend).
+ */
 void
 cluster_keeper_record(struct lease_slot *s, int cg_fd)
 {

@@ -32,6 +32,7 @@ evloop_event(void)
 	return (evloop_loop);
 }
 
+/* At exit, every source gone: the loop too. */
 void
 evloop_close(void)
 {

@@ -4,10 +4,11 @@
 /*
  * The fence keeper: a small process forked by vigild at start-up in
  * cluster mode, which enforces the trust deadline of each cluster run when
- * vigild itself cannot (stopped, hung, swapping).  vigild tells it, over a
- * socket pair, (key, process group, deadline) at each spawn and each
- * renew, and the key alone when the run is gone; with the record of a
- * spawn comes the run's cgroup directory (SCM_RIGHTS) when there is one.
+ * vigild itself cannot (stopped, hung, swapping).  It learns of each run,
+ * over a socket pair, (key, process group, deadline) from the run's own
+ * child before it execs (keeper_announce), with the run's cgroup
+ * directory (SCM_RIGHTS) when there is one; then from vigild at each
+ * renew, and the key alone when the run is gone.
  * The records of one pass of the loop (a renew's, for every run) go in
  * one datagram: one wakeup of the keeper per renew.  At a
  * deadline (CLOCK_BOOTTIME, a timerfd: a suspended host counts) the
@@ -339,7 +340,7 @@ keeper_set(uint64_t key, pid_t pgid, uint64_t deadline, int cg_fd)
 		keeper_queue(&m);
 		return;
 	}
-	/* A spawn: after what came before, alone with its cgroup. */
+	/* A new keeper told again: after what came before, with the cgroup. */
 	keeper_flush();
 	keeper_send(&m, 1, cg_fd);
 }

@@ -12,6 +12,10 @@ mkdir -p "$T/app/.git" "$T/app/__pycache__" "$T/other" "$T/conf"
 echo a >"$T/conf/app.ini"
 # watch_delay: 300 ms, VIGIL_TEST_SLOW times that on a busy machine.
 DELAY_MS=$((300 * VIGIL_TEST_SLOW))
+nap_ms() { sleep "$(($1 / 1000)).$(printf %03d $(($1 % 1000)))"; }
+# quiet N: N times watch_delay, for a change that must not restart (a
+# restart would come watch_delay after it).
+quiet() { nap_ms $(($1 * DELAY_MS)); }
 job web 'command = "sleep 100000"' \
 	"watch = {\"$T/app\", \"$T/conf/app.ini\"}" "watch_delay = \"${DELAY_MS}ms\""
 job calm 'command = "sleep 100000"'
@@ -46,7 +50,7 @@ log "the 50 writes took $(((prev - t0) / 1000)) ms, the longest gap $maxgap ms (
 retry 5 dead "$p" || fail "web was not restarted"
 wait_state web RUNNING
 # Quiet for longer than watch_delay: no second restart comes.
-sleep "$((3 * DELAY_MS / 1000)).$((3 * DELAY_MS % 1000 / 100))"
+quiet 3
 [ "$(restarts)" -ge 1 ] && [ "$(restarts)" -le $((1 + pauses)) ] ||
 	fail "$(restarts) restarts for one burst (the writer paused $pauses times for watch_delay or more): $(cat "$VLOG")"
 grep -q "web: [0-9]* changes under its watched paths (last: $T/app/main.py): restarting" "$VLOG" ||
@@ -58,7 +62,7 @@ track "$p"
 touch "$T/app/.main.py.swp" "$T/app/main.py~" "$T/app/x.pyc" \
 	"$T/app/__pycache__/main.cpython-311.pyc" "$T/app/.git/index" \
 	"$T/other/file" "$T/conf/other.ini"
-sleep 1
+quiet 3
 [ "$(job_pid web)" = "$p" ] || fail "an ignored change restarted web: $(tail -n 3 "$VLOG")"
 [ "$(restarts)" -eq 1 ] || fail "an ignored change counted"
 
@@ -107,20 +111,20 @@ p=$(job_pid web)
 track "$p"
 n0=$(restarts)
 echo held1 >>"$T/app/main.py"
-sleep "0.$((DELAY_MS / 300))" # (vigild reads it within ms, not always)
+nap_ms $((DELAY_MS / 3)) # (vigild reads it within ms, not always)
 kill -STOP "$VIGILD_PID"
-sleep "$((2 * DELAY_MS / 1000)).$((2 * DELAY_MS % 1000 / 100))"
+quiet 2
 echo held2 >>"$T/app/main.py"
 kill -CONT "$VIGILD_PID"
 retry 5 dead "$p" || fail "web was not restarted after vigild's pause"
 wait_state web RUNNING
-sleep "$((3 * DELAY_MS / 1000)).$((3 * DELAY_MS % 1000 / 100))"
+quiet 3
 [ "$(restarts)" -eq $((n0 + 1)) ] ||
 	fail "$(($(restarts) - n0)) restarts for two changes vigild found at once: $(tail -n 8 "$VLOG")"
 
 # An operator's stop is kept: a change does not start it.
 ctl stop web >/dev/null || fail "stop web"
 echo y >>"$T/app/main.py"
-sleep 1
+quiet 3
 is_state web STOPPED || fail "a change started a stopped job: $(state web)"
 stop_vigild

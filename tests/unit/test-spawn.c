@@ -142,6 +142,17 @@ same_file(int a, int b)
 	    sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino);
 }
 
+/* An announcement of m on sock, passing fd (-1: none). */
+static void
+announce_to(struct spawn_announce *a, int sock, struct msg *m, int fd)
+{
+	a->fd = sock;
+	a->buf = m;
+	a->len = sizeof(*m);
+	a->pid_off = offsetof(struct msg, pid);
+	a->pass_fd = fd;
+}
+
 /*
  * The exec is done (or known done) when spawn_start returns or its
  * report pipe ends; the command sends nothing itself: whatever is on
@@ -162,11 +173,7 @@ TEST(announced_before_exec)
 	memset(&m, 0, sizeof(m));
 	m.op = 1;
 	m.key = 42;
-	a.fd = sv[0];
-	a.buf = &m;
-	a.len = sizeof(m);
-	a.pid_off = offsetof(struct msg, pid);
-	a.pass_fd = pfd[0];
+	announce_to(&a, sv[0], &m, pfd[0]);
 	ASSERT_EQ(start(spec, &a, &pid, &failed), 0);
 	ASSERT_OK(failed == NULL);
 	ASSERT_EQ(receive(sv[1], &got, &fd), (ssize_t)sizeof(got));
@@ -192,26 +199,17 @@ TEST(unannounced_fails)
 	struct spawn_announce a;
 	struct msg m;
 	int sv[2];
-	char *failed = NULL, mark[sizeof(dir) + 16];
+	char *failed = NULL, mark[sizeof(dir) + 16], cmd[sizeof(mark) + 64];
 	pid_t pid;
 
 	snprintf(mark, sizeof(mark), "%s/ran", dir);
-	{
-		char cmd[sizeof(mark) + 64];
-
-		snprintf(cmd, sizeof(cmd),
-		    "{\"/bin/sh\", \"-c\", \"touch %s\"}", mark);
-		spec = load_job(cmd);
-	}
+	snprintf(cmd, sizeof(cmd), "{\"/bin/sh\", \"-c\", \"touch %s\"}", mark);
+	spec = load_job(cmd);
 	ASSERT_OK(spec != NULL);
 	ASSERT_EQ(socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv), 0);
 	close(sv[1]);
 	memset(&m, 0, sizeof(m));
-	a.fd = sv[0];
-	a.buf = &m;
-	a.len = sizeof(m);
-	a.pid_off = offsetof(struct msg, pid);
-	a.pass_fd = -1;
+	announce_to(&a, sv[0], &m, -1);
 	ASSERT_EQ(start(spec, &a, &pid, &failed), 0);
 	ASSERT_OK(failed != NULL);
 	ASSERT_OK(strncmp(failed, "announce: ", 10) == 0);
