@@ -6,16 +6,22 @@
     contrib/modgraph.py [--dot] [--check] [TOP]
 
 An arrow A -> B means A.c names a function that B.c exports (defined at
-the start of a line, not static), outside comments and strings; calls
-through ops tables and hooks (struct kind_ops, claim_ops, inst_hooks) are
-not arrows, which is the point of them.  Prints one line per file with
-its arrows and its size, then the two-way pairs.  A function-like macro
-of a supervisord/ header names the function its expansion calls.  --dot prints a Graphviz
-graph instead.  --check prints only the two-way pairs and the broken
-rules, and exits 1 if any pair of files calls each other or a rule is
-broken.  The rules (SOLE): a function of lib/ that only one daemon file
-may call; the lifecycle's step is instance.c's alone (everything else
-feeds it events through inst_feed).
+the start of a line, not static), outside comments and strings; a
+function-like macro of a supervisord/ header names the function its
+expansion calls.  A ~> B: A calls through a member of a table of
+function pointers (x.m( or x->m() that some initializer sets to a
+function of B (.m = fn), or through a global pointer set to one (by the
+member's name: a guess, as a reader would make it).  Prints one line per
+file with its arrows and its size, then the two-way pairs, then the
+pairs only pointers make two-way.  --dot prints a Graphviz graph of the
+arrows instead.  --check prints the two-way pairs and the broken rules,
+and exits 1 if any pair of files calls each other (->) or a rule is
+broken.  The rules: a function of lib/ that only one daemon file may
+call (SOLE: the lifecycle's step is instance.c's alone; everything else
+feeds it events through inst_feed); no header of supervisord/ is
+included, directly or through another, by more than half of the
+daemon's files (HALF; but the loop's and the child registry's: every
+module that waits on something uses them, as it uses log.h).
 """
 import glob
 import os
@@ -28,6 +34,14 @@ WORD = re.compile(r"(?<![.>])\b[A-Za-z_][A-Za-z0-9_]*\b")
 MACRO = re.compile(r"^#define ([A-Za-z_][A-Za-z0-9_]*)\(([^\n]*)", re.M)
 CODE = re.compile(
     r'//[^\n]*|/\*.*?\*/|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'', re.S)
+
+
+# A table's member set to a function (.m = fn, in an initializer), a global
+# pointer set to one (name = fn;), a call through a member (x.m( or x->m().
+SLOT = re.compile(r"\.([A-Za-z_][A-Za-z0-9_]*)\s*=\s*([A-Za-z_][A-Za-z0-9_]*)\s*[,}]")
+GLOBAL_SET = re.compile(
+    r"^\t*([a-z_][a-z0-9_]*)\s*=\s*([a-z_][a-z0-9_]*)\s*;", re.M)
+THROUGH = re.compile(r"(?:\.|->)([A-Za-z_][A-Za-z0-9_]*)\s*\(")
 
 
 def strip(text):
@@ -66,6 +80,36 @@ def sole_broken(files, code):
     return broken
 
 
+# Headers every module that waits on something uses (HALF's exceptions):
+# evloop.h, the loop; child.h, the child registry (struct run holds its
+# entry, so it comes with jobs.h).
+HALF_EXEMPT = {"evloop.h", "child.h"}
+INCLUDE = re.compile(r'^#include "([^"]+)"', re.M)
+
+
+def half_broken(top, files):
+    """The headers of supervisord/ more than half the daemon's files
+    include (through other headers too)."""
+    daemon = [f for f in files if not os.path.basename(f).startswith("vigilctl")]
+    local = os.path.join(top, "supervisord")
+
+    def closure(path, seen):
+        for h in INCLUDE.findall(open(path, errors="replace").read()):
+            p = os.path.join(local, h)
+            if h not in seen and os.path.exists(p):
+                seen.add(h)
+                closure(p, seen)
+        return seen
+
+    count = {}
+    for f in daemon:
+        for h in closure(f, set()):
+            count[h] = count.get(h, 0) + 1
+    return [f"{h} is included by {n} of the {len(daemon)} daemon files"
+            for h, n in sorted(count.items())
+            if 2 * n > len(daemon) and h not in HALF_EXEMPT]
+
+
 def graph(top):
     files = sorted(glob.glob(os.path.join(top, "supervisord", "*.c")))
     code = {f: strip(open(f, errors="replace").read()) for f in files}
@@ -89,15 +133,48 @@ def graph(top):
         words = set(WORD.findall(code[f])) - exported(code[f])
         calls[f] = sorted({owner[w] for w in words
                            if w in owner and owner[w] != f})
-    return files, calls, sole_broken(files, code)
+    return (files, calls, sole_broken(files, code) + half_broken(top, files),
+            pointer_calls(files, code))
+
+
+def pointer_calls(files, code):
+    """Calls through tables of function pointers: A ~> B when A calls
+    through a member (x.m( or x->m() that some table sets to a function of
+    B (.m = fn), or through a global pointer set to B's function."""
+    defined = {}
+    for f in files:
+        for m in DEF.finditer(code[f]):
+            defined.setdefault(m.group(1), f)
+    member, glob_ptr = {}, {}
+    for f in files:
+        for m in SLOT.finditer(code[f]):
+            if m.group(2) in defined:
+                member.setdefault(m.group(1), set()).add(defined[m.group(2)])
+        for m in GLOBAL_SET.finditer(code[f]):
+            if m.group(2) in defined and m.group(1) not in defined:
+                glob_ptr.setdefault(m.group(1), set()).add(
+                    defined[m.group(2)])
+    via = {}
+    for f in files:
+        to = set()
+        for m in THROUGH.finditer(code[f]):
+            to |= member.get(m.group(1), set())
+        for name, owners in glob_ptr.items():
+            if re.search(r"(?<![.>\w])" + name + r"\s*\(", code[f]):
+                to |= owners
+        via[f] = sorted(to - {f})
+    return via
 
 
 def main(argv):
     top = next((a for a in argv if not a.startswith("--")), ".")
-    files, calls, broken = graph(top)
+    files, calls, broken, via = graph(top)
     name = lambda f: os.path.basename(f)[:-2]
     pairs = sorted({tuple(sorted((a, b))) for a in files for b in calls[a]
                     if a in calls[b]})
+    both = {f: set(calls[f]) | set(via[f]) for f in files}
+    hidden = sorted({tuple(sorted((a, b))) for a in files for b in both[a]
+                     if a in both[b]} - set(pairs))
     if "--dot" in argv:
         print("digraph vigild {")
         for f in files:
@@ -110,10 +187,15 @@ def main(argv):
         for f in files:
             n = sum(1 for _ in open(f, errors="replace"))
             print(f"{name(f):14} {n:5}  -> " +
-                  (" ".join(name(t) for t in calls[f]) or "(nothing)"))
+                  (" ".join(name(t) for t in calls[f]) or "(nothing)") +
+                  "".join(f" ~> {name(t)}" for t in via[f]
+                          if t not in calls[f]))
     if "--dot" not in argv:
         print("two-way: " + (", ".join(f"{name(a)}<->{name(b)}"
                                        for a, b in pairs) or "none"))
+        print("two-way through pointers: " +
+              (", ".join(f"{name(a)}<~>{name(b)}" for a, b in hidden)
+               or "none"))
     if "--check" in argv:
         for b in broken:
             print("rule: " + b)

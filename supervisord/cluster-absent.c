@@ -18,9 +18,11 @@
 #include <string.h>
 
 #include "cluster.h"
+#include "conf.h"
 #include "inst.h"
+#include "jobs-view.h"
+#include "queue.h"
 #include "state.h"
-#include "jobs.h"
 #include "xmalloc.h"
 
 /* ---- pgconn.c ---- */
@@ -143,7 +145,7 @@ cluster_reason(const struct inst *in, char *buf, size_t len)
 {
 	(void)buf;
 	(void)len;
-	return (in->reason);
+	return (inst_why(in));
 }
 
 int

@@ -22,6 +22,7 @@
 
 #include "cluster.h"
 #include "inst.h"
+#include "jobs-view.h"
 #include "jobs.h"
 #include "lease.h"
 

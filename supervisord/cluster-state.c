@@ -29,6 +29,7 @@
 #include "cluster.h"
 #include "duration.h"
 #include "effects.h"
+#include "jobs-view.h"
 #include "jobs.h"
 #include "lease.h"
 #include "log.h"

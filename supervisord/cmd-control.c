@@ -23,6 +23,7 @@
 #include "cluster.h"
 #include "cmd.h"
 #include "inst.h"
+#include "jobs-view.h"
 #include "jobs.h"
 #include "server.h"
 #include "signame.h"

@@ -21,8 +21,9 @@
 
 #include "cluster.h"
 #include "cmd.h"
+#include "conf.h"
 #include "duration.h"
-#include "jobs.h"
+#include "jobs-view.h"
 #include "json.h"
 #include "pgstate.h"
 #include "signame.h"
@@ -244,14 +245,15 @@ cmd_history_cluster_done(
 static int
 cmd_history_cluster(struct cmd_ctx *ctx, const struct inst *in, int instance)
 {
+	const struct job *j = inst_job(in);
 	struct cmd_history_later *hl;
 	const char *p[3];
 	char id[32], idx[16], n[16], *cause = NULL;
 
-	if (!cluster_enabled() || !in->job->spec->cluster ||
-	    in->job->cluster_id == 0)
+	if (!cluster_enabled() || !job_spec_of(j)->cluster ||
+	    job_cluster_id(j) == 0)
 		return (-1);
-	snprintf(id, sizeof(id), "%lld", (long long)in->job->cluster_id);
+	snprintf(id, sizeof(id), "%lld", (long long)job_cluster_id(j));
 	snprintf(idx, sizeof(idx), "%d", instance);
 	snprintf(n, sizeof(n), "%lld",
 	    (long long)cmd_opt_num(ctx, 'n', CMD_HISTORY_DEFAULT));
@@ -259,12 +261,12 @@ cmd_history_cluster(struct cmd_ctx *ctx, const struct inst *in, int instance)
 	p[1] = idx;
 	p[2] = n;
 	hl = xcalloc(1, sizeof(*hl));
-	strlcpy(hl->job, in->job->name, sizeof(hl->job));
-	hl->queue = in->job->spec->kind == CONF_KIND_QUEUE;
+	strlcpy(hl->job, job_name(j), sizeof(hl->job));
+	hl->queue = job_spec_of(j)->kind == CONF_KIND_QUEUE;
 	if (cluster_ask(pg_run_history, 3, p, cmd_history_cluster_done, hl,
 	        &cause) == -1) {
 		cmd_error(ctx, "warning: %s: this node's runs only: %s",
-		    in->job->name, cause);
+		    job_name(j), cause);
 		free(cause);
 		free(hl);
 		return (-1);
@@ -278,18 +280,19 @@ cmd_history_exec(struct cmd_ctx *ctx)
 {
 	struct cmd_history h;
 	struct inst *in = ctx->insts[0];
+	const struct job *j = inst_job(in);
 	char *cause = NULL;
 	int instance;
 
 	/* "job@N" names no job of its own: one instance. */
-	instance = job_find(ctx->argv[0]) == NULL ? in->index : -1;
+	instance = job_find(ctx->argv[0]) == NULL ? inst_index(in) : -1;
 	if (cmd_history_cluster(ctx, in, instance) == 0)
 		return (CMD_WAIT);
 	memset(&h, 0, sizeof(h));
 	h.ctx = ctx;
-	h.queue = in->job->spec->kind == CONF_KIND_QUEUE;
+	h.queue = job_spec_of(j)->kind == CONF_KIND_QUEUE;
 	cmd_history_head(&h);
-	if (state_history(in->job->name, instance,
+	if (state_history(job_name(j), instance,
 	        (int)cmd_opt_num(ctx, 'n', CMD_HISTORY_DEFAULT),
 	        cmd_history_row, &h, &cause) == -1) {
 		cmd_error(ctx, "history: %s", cause);

@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "cmd.h"
-#include "jobs.h"
+#include "jobs-view.h"
 #include "json.h"
 
 static enum cmd_retval cmd_pid_exec(struct cmd_ctx *);
@@ -45,10 +45,10 @@ cmd_pid_json(struct cmd_ctx *ctx)
 	for (i = 0; i < ctx->ninsts; i++) {
 		json_object_begin(jw);
 		json_key(jw, "name");
-		json_string(jw, ctx->insts[i]->label);
+		json_string(jw, inst_label(ctx->insts[i]));
 		json_key(jw, "pid");
-		if (ctx->insts[i]->run.pid > 0)
-			json_int(jw, ctx->insts[i]->run.pid);
+		if (inst_pid(ctx->insts[i]) > 0)
+			json_int(jw, inst_pid(ctx->insts[i]));
 		else
 			json_null(jw);
 		json_object_end(jw);
@@ -76,17 +76,17 @@ cmd_pid_exec(struct cmd_ctx *ctx)
 	} else if (ctx->argc == 0)
 		cmd_print(ctx, "%ld\n", (long)getpid());
 	for (i = 0; i < ctx->ninsts; i++) {
-		if (v[i]->run.pid <= 0)
+		if (inst_pid(v[i]) <= 0)
 			ctx->code = CMD_EXIT_NOT_RUNNING;
 		if (ctx->json)
 			continue;
-		if (named && v[i]->run.pid > 0)
-			cmd_print(
-			    ctx, "%s %ld\n", v[i]->label, (long)v[i]->run.pid);
+		if (named && inst_pid(v[i]) > 0)
+			cmd_print(ctx, "%s %ld\n", inst_label(v[i]),
+			    (long)inst_pid(v[i]));
 		else if (named)
-			cmd_print(ctx, "%s -\n", v[i]->label);
-		else if (v[i]->run.pid > 0)
-			cmd_print(ctx, "%ld\n", (long)v[i]->run.pid);
+			cmd_print(ctx, "%s -\n", inst_label(v[i]));
+		else if (inst_pid(v[i]) > 0)
+			cmd_print(ctx, "%ld\n", (long)inst_pid(v[i]));
 	}
 	if (ctx->json && ctx->argc > 0)
 		cmd_pid_json(ctx);

@@ -23,9 +23,11 @@
 
 #include "cluster.h"
 #include "cmd.h"
-#include "jobs.h"
+#include "conf.h"
+#include "jobs-view.h"
 #include "json.h"
 #include "pgstate.h"
+#include "queue.h"
 #include "signame.h"
 #include "state.h"
 #include "store.h"
@@ -359,12 +361,12 @@ cmd_cq_enqueue(struct cmd_ctx *ctx, struct job *j, const void *payload,
 	char delay[32], prio[32], *hex;
 	int rc;
 
-	r->name = xstrdup(j->name);
+	r->name = xstrdup(job_name(j));
 	r->key = ctx->opts['u'] ? xstrdup(ctx->optarg['u']) : NULL;
 	hex = pg_bytea(payload, len);
 	snprintf(delay, sizeof(delay), "%lld milliseconds", delay_us / 1000);
 	snprintf(prio, sizeof(prio), "%lld", priority);
-	p[0] = j->name;
+	p[0] = job_name(j);
 	p[1] = hex;
 	p[2] = delay;
 	p[3] = r->key;
@@ -452,13 +454,13 @@ cmd_cq_counts(struct cmd_ctx *ctx, struct queue *q)
 	cids = xcalloc(r->njobs + 1, sizeof(*cids));
 	r->width = 3;
 	for (i = 0; i < r->njobs; i++) {
-		r->names[i] = xstrdup(ctx->jobs[i]->name);
+		r->names[i] = xstrdup(job_name(ctx->jobs[i]));
 		if ((int)strlen(r->names[i]) > r->width)
 			r->width = (int)strlen(r->names[i]);
-		if (ctx->jobs[i]->spec->cluster) {
+		if (job_spec_of(ctx->jobs[i])->cluster) {
 			/* Not yet registered: an id no row has. */
-			r->ids[i] = ctx->jobs[i]->cluster_id != 0 ?
-			    ctx->jobs[i]->cluster_id :
+			r->ids[i] = job_cluster_id(ctx->jobs[i]) != 0 ?
+			    job_cluster_id(ctx->jobs[i]) :
 			    -1;
 			cids[n++] = r->ids[i];
 			continue;
@@ -540,9 +542,9 @@ cmd_cq_dead(struct cmd_ctx *ctx, struct job *j, long n)
 	const char *p[2];
 	char id[32], lim[32], arr[48];
 
-	r->name = xstrdup(j->name);
+	r->name = xstrdup(job_name(j));
 	snprintf(id, sizeof(id), "%" PRId64,
-	    j->cluster_id != 0 ? j->cluster_id : -1);
+	    job_cluster_id(j) != 0 ? job_cluster_id(j) : -1);
 	snprintf(lim, sizeof(lim), "%ld", n);
 	snprintf(arr, sizeof(arr), "{%s}", id);
 	p[0] = id;
@@ -675,7 +677,7 @@ cmd_cq_purge(struct cmd_ctx *ctx, struct job *j, int dead_only)
 	char id[32];
 
 	snprintf(id, sizeof(id), "%" PRId64,
-	    j->cluster_id != 0 ? j->cluster_id : -1);
+	    job_cluster_id(j) != 0 ? job_cluster_id(j) : -1);
 	p[0] = id;
 	p[1] = dead_only ? "true" : "false";
 	if (cq_ask(ctx, r, pg_q_purge, 2, p, cq_purged) == -1)
@@ -701,7 +703,7 @@ cmd_cq_kick(struct cmd_ctx *ctx, struct job *j)
 	char id[32];
 
 	snprintf(id, sizeof(id), "%" PRId64,
-	    j->cluster_id != 0 ? j->cluster_id : -1);
+	    job_cluster_id(j) != 0 ? job_cluster_id(j) : -1);
 	p[0] = id;
 	if (cq_ask(ctx, r, pg_q_kick, 1, p, cq_kicked) == -1)
 		return (cq_not_sent(r));

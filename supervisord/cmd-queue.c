@@ -20,11 +20,13 @@
 #include <string.h>
 
 #include "cmd.h"
+#include "conf.h"
 #include "effects.h"
 #include "enqueue.h"
-#include "jobs.h"
+#include "jobs-view.h"
 #include "json.h"
 #include "pgstate.h"
+#include "queue.h"
 #include "state.h"
 #include "vigild.h"
 #include "xmalloc.h"
@@ -163,7 +165,7 @@ cmd_queue_kick_all(void)
 	struct job *j;
 
 	RB_FOREACH(j, job_tree, &vigild.jobs) {
-		if (j->spec->kind == CONF_KIND_QUEUE)
+		if (job_spec_of(j)->kind == CONF_KIND_QUEUE)
 			dispatch_kick(j);
 	}
 }
@@ -235,8 +237,8 @@ cmd_enqueue_report(struct cmd_ctx *ctx, struct job *j, int dup, int64_t id)
 {
 	if (!dup)
 		dispatch_kick(j);
-	return (cmd_queue_enqueued(
-	    ctx, j->name, dup, id, ctx->opts['u'] ? ctx->optarg['u'] : NULL));
+	return (cmd_queue_enqueued(ctx, job_name(j), dup, id,
+	    ctx->opts['u'] ? ctx->optarg['u'] : NULL));
 }
 
 /*
@@ -257,12 +259,12 @@ cmd_enqueue_exec(struct cmd_ctx *ctx)
 
 	if (cmd_enqueue_payload(ctx, &payload, &len, &why) == -1)
 		return (cmd_usage_error(ctx, "payload", why));
-	if (j->spec->cluster)
+	if (job_spec_of(j)->cluster)
 		return (cmd_cq_enqueue(ctx, j, payload, len,
 		    cmd_opt_num(ctx, 'd', 0), cmd_opt_num(ctx, 'p', 0)));
 	if ((q = cmd_queue_get(ctx)) == NULL)
 		return (CMD_ERROR);
-	rc = queue_enqueue(q, j->name, payload, len,
+	rc = queue_enqueue(q, job_name(j), payload, len,
 	    ctx->opts['u'] ? ctx->optarg['u'] : NULL,
 	    (int)cmd_opt_num(ctx, 'p', 0), now + cmd_opt_num(ctx, 'd', 0), now,
 	    &id, &existing, &cause);
@@ -290,12 +292,12 @@ cmd_queue_dead(struct cmd_ctx *ctx, struct queue *q, struct job *j, long n)
 
 	d.ctx = ctx;
 	d.count = 0;
-	cmd_queue_dead_head(ctx, j->name);
+	cmd_queue_dead_head(ctx, job_name(j));
 	if (queue_list_dead(
-	        q, j->name, (int)n, cmd_queue_dead_row, &d, &cause) == -1 ||
-	    queue_counts(q, j->name, store_now(), &c, &cause) == -1)
+	        q, job_name(j), (int)n, cmd_queue_dead_row, &d, &cause) == -1 ||
+	    queue_counts(q, job_name(j), store_now(), &c, &cause) == -1)
 		return (cmd_queue_failed(ctx, cause));
-	cmd_queue_dead_tail(ctx, j->name, (size_t)d.count, c.dead);
+	cmd_queue_dead_tail(ctx, job_name(j), (size_t)d.count, c.dead);
 	return (CMD_OK);
 }
 
@@ -310,14 +312,14 @@ cmd_queue_counts(struct cmd_ctx *ctx, struct queue *q, struct job **v, size_t n)
 	int width = 3;
 
 	for (i = 0; i < n; i++) {
-		if ((int)strlen(v[i]->name) > width)
-			width = (int)strlen(v[i]->name);
+		if ((int)strlen(job_name(v[i])) > width)
+			width = (int)strlen(job_name(v[i]));
 	}
 	cmd_queue_counts_head(ctx, width, 0);
 	for (i = 0; i < n; i++) {
-		if (queue_counts(q, v[i]->name, now, &c, &cause) == -1)
+		if (queue_counts(q, job_name(v[i]), now, &c, &cause) == -1)
 			return (cmd_queue_failed(ctx, cause));
-		cmd_queue_counts_print(ctx, v[i]->name, width, &c, NULL);
+		cmd_queue_counts_print(ctx, job_name(v[i]), width, &c, NULL);
 	}
 	cmd_queue_counts_tail(ctx);
 	return (CMD_OK);
@@ -343,7 +345,7 @@ cmd_queue_output(
 
 	memset(&m, 0, sizeof(m));
 	if (queue_dead_output(
-	        q, j->name, id, &m, &out, &olen, &found, &cause) == -1) {
+	        q, job_name(j), id, &m, &out, &olen, &found, &cause) == -1) {
 		cmd_error(ctx, "queue: %s", cause);
 		free(cause);
 		ctx->code = CMD_EXIT_FAILED;
@@ -353,7 +355,7 @@ cmd_queue_output(
 		cmd_error(ctx,
 		    "%s: no dead message %lld (vigilctl queue --dead %s lists "
 		    "them)",
-		    j->name, (long long)id, j->name);
+		    job_name(j), (long long)id, job_name(j));
 		ctx->code = CMD_EXIT_FAILED;
 		return (CMD_ERROR);
 	}
@@ -363,7 +365,7 @@ cmd_queue_output(
 		json_key(jw, "id");
 		json_int(jw, m.id);
 		json_key(jw, "job");
-		json_string(jw, j->name);
+		json_string(jw, job_name(j));
 		json_key(jw, "attempts");
 		json_int(jw, m.attempts);
 		json_key(jw, "last_exit");
@@ -380,7 +382,7 @@ cmd_queue_output(
 		cmd_print_err(ctx,
 		    "%s: message %lld: %d attempts, last %s%s%s; payload %zu "
 		    "bytes; output %zu bytes (the end of its last run's)\n",
-		    j->name, (long long)m.id, m.attempts, ex,
+		    job_name(j), (long long)m.id, m.attempts, ex,
 		    m.last_error != NULL ? ", " : "",
 		    m.last_error != NULL ? m.last_error : "", m.len, olen);
 		if (olen > 0)
@@ -412,7 +414,7 @@ cmd_queue_exec(struct cmd_ctx *ctx)
 	struct queue *q;
 	size_t i;
 
-	if (ctx->opts['o'] && ctx->jobs[0]->spec->cluster) {
+	if (ctx->opts['o'] && job_spec_of(ctx->jobs[0])->cluster) {
 		cmd_error(ctx,
 		    "queue --output: a cluster queue job's output is in its "
 		    "database: SELECT convert_from(output, 'UTF8') FROM "
@@ -421,11 +423,11 @@ cmd_queue_exec(struct cmd_ctx *ctx)
 		ctx->code = CMD_EXIT_FAILED;
 		return (CMD_ERROR);
 	}
-	if (ctx->opts['D'] && ctx->jobs[0]->spec->cluster)
+	if (ctx->opts['D'] && job_spec_of(ctx->jobs[0])->cluster)
 		return (cmd_cq_dead(ctx, ctx->jobs[0],
 		    cmd_opt_num(ctx, 'n', CMD_QUEUE_DEAD_DEFAULT)));
 	for (i = 0; i < ctx->njobs && !ctx->opts['D']; i++) {
-		if (ctx->jobs[i]->spec->cluster)
+		if (job_spec_of(ctx->jobs[i])->cluster)
 			return (cmd_cq_counts(ctx, state_queue()));
 	}
 	if ((q = cmd_queue_get(ctx)) == NULL)
@@ -549,11 +551,11 @@ cmd_purge_exec(struct cmd_ctx *ctx)
 	char *cause = NULL;
 	size_t n = 0;
 
-	if (j->spec->cluster)
+	if (job_spec_of(j)->cluster)
 		return (cmd_cq_purge(ctx, j, ctx->opts['D']));
 	if ((q = cmd_queue_get(ctx)) == NULL)
 		return (CMD_ERROR);
-	if (queue_purge(q, j->name, ctx->opts['D'], &n, &cause) == -1)
+	if (queue_purge(q, job_name(j), ctx->opts['D'], &n, &cause) == -1)
 		return (cmd_queue_failed(ctx, cause));
 	if (ctx->json) {
 		json_object_begin(&ctx->jw);
@@ -571,7 +573,7 @@ static enum cmd_retval
 cmd_kick_exec(struct cmd_ctx *ctx)
 {
 	dispatch_kick(ctx->jobs[0]);
-	if (ctx->jobs[0]->spec->cluster)
+	if (job_spec_of(ctx->jobs[0])->cluster)
 		return (cmd_cq_kick(ctx, ctx->jobs[0]));
 	return (CMD_OK);
 }

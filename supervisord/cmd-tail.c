@@ -17,7 +17,7 @@
 
 #include "cmd.h"
 #include "effects.h"
-#include "jobs.h"
+#include "jobs-view.h"
 #include "json.h"
 #include "server.h"
 
@@ -84,7 +84,7 @@ cmd_tail_json(struct cmd_ctx *ctx, const struct job *j, const char *path,
 {
 	json_object_begin(&ctx->jw);
 	json_key(&ctx->jw, "job");
-	json_string(&ctx->jw, j->name);
+	json_string(&ctx->jw, job_name(j));
 	json_key(&ctx->jw, "file");
 	json_string(&ctx->jw, path);
 	cmd_tail_json_lines(&ctx->jw, buf, len);
@@ -111,12 +111,12 @@ cmd_tail_nofile(struct cmd_ctx *ctx, const struct job *j, const char *why)
 	if (strcmp(why, "journal") == 0)
 		cmd_error(ctx,
 		    "%s: output goes to the journal: journalctl -t %s%s",
-		    j->name, j->name, ctx->opts['f'] ? " -f" : "");
+		    job_name(j), job_name(j), ctx->opts['f'] ? " -f" : "");
 	else
 		cmd_error(ctx,
 		    "%s: output is not captured "
 		    "(stdout and stderr are null or inherit)",
-		    j->name);
+		    job_name(j));
 	return (CMD_ERROR);
 }
 
@@ -124,7 +124,7 @@ static enum cmd_retval
 cmd_tail_exec(struct cmd_ctx *ctx)
 {
 	/* "job" or "job@N": either way, the job's one file. */
-	struct job *j = ctx->insts[0]->job;
+	struct job *j = inst_job(ctx->insts[0]);
 	const char *path, *why;
 	char *buf = NULL, *cause = NULL;
 	size_t len;

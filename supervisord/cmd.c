@@ -29,6 +29,7 @@
 #include "cmd.h"
 #include "daemon.h"
 #include "duration.h"
+#include "jobs-view.h"
 #include "jobs.h"
 #include "json.h"
 #include "log.h"

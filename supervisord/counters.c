@@ -18,7 +18,7 @@
 #include <string.h>
 
 #include "effects.h"
-#include "jobs.h"
+#include "jobs-view.h"
 #include "xmalloc.h"
 
 struct counters_job {
@@ -76,28 +76,29 @@ counters_of(const char *name)
 void
 counters_run(const struct inst *in, enum counters_run outcome)
 {
-	counters_get(in->job->name)->runs[outcome]++;
+	counters_get(job_name(inst_job(in)))->runs[outcome]++;
 }
 
 /* A message worked by in was settled with outcome (COUNT_MSG_*). */
 void
 counters_msg(const struct inst *in, enum counters_msg outcome)
 {
-	counters_get(in->job->name)->msgs[outcome]++;
+	counters_get(job_name(inst_job(in)))->msgs[outcome]++;
 }
 
 /* Instance in goes away: keep what it counted itself. */
 void
 counters_retire(const struct inst *in)
 {
+	unsigned int restarts = inst_restarts(in), skipped = inst_skipped(in);
+	int index = inst_index(in), n;
 	struct counters *c;
-	int n;
 
-	if (in->life.restarts == 0 && in->per.skipped == 0)
+	if (restarts == 0 && skipped == 0)
 		return;
-	c = counters_get(in->job->name);
-	if (in->index >= c->ninsts) {
-		n = in->index + 1;
+	c = counters_get(job_name(inst_job(in)));
+	if (index >= c->ninsts) {
+		n = index + 1;
 		c->restarts =
 		    xreallocarray(c->restarts, n, sizeof(*c->restarts));
 		c->skipped = xreallocarray(c->skipped, n, sizeof(*c->skipped));
@@ -107,32 +108,32 @@ counters_retire(const struct inst *in)
 		    (size_t)(n - c->ninsts) * sizeof(*c->skipped));
 		c->ninsts = n;
 	}
-	c->restarts[in->index] += in->life.restarts;
-	c->skipped[in->index] += in->per.skipped;
+	c->restarts[index] += restarts;
+	c->skipped[index] += skipped;
 }
 
 /* The restarts of instance in, its own and its predecessors'. */
 uint64_t
 counters_restarts(const struct inst *in)
 {
-	const struct counters *c = counters_of(in->job->name);
+	const struct counters *c = counters_of(job_name(inst_job(in)));
 	uint64_t base = 0;
 
-	if (c != NULL && in->index < c->ninsts)
-		base = c->restarts[in->index];
-	return (base + in->life.restarts);
+	if (c != NULL && inst_index(in) < c->ninsts)
+		base = c->restarts[inst_index(in)];
+	return (base + inst_restarts(in));
 }
 
 /* The skipped slots of instance in, its own and its predecessors'. */
 uint64_t
 counters_skipped(const struct inst *in)
 {
-	const struct counters *c = counters_of(in->job->name);
+	const struct counters *c = counters_of(job_name(inst_job(in)));
 	uint64_t base = 0;
 
-	if (c != NULL && in->index < c->ninsts)
-		base = c->skipped[in->index];
-	return (base + in->per.skipped);
+	if (c != NULL && inst_index(in) < c->ninsts)
+		base = c->skipped[inst_index(in)];
+	return (base + inst_skipped(in));
 }
 
 void

@@ -22,6 +22,7 @@
 #include "effects.h"
 #include "evloop.h"
 #include "inst.h"
+#include "jobs-view.h"
 #include "jobs.h"
 #include "log.h"
 #include "vigild.h"

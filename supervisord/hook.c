@@ -36,6 +36,7 @@
 #include "effects.h"
 #include "evloop.h"
 #include "job.h"
+#include "jobs-view.h"
 #include "jobs.h"
 #include "log.h"
 #include "signame.h"

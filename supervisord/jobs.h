@@ -185,7 +185,4 @@ struct job {
 	RB_ENTRY(job) entry;
 };
 
-/* jobs.c: the jobs by name (registry.c adds and removes them) */
-struct job *job_find(const char *);
-
 #endif

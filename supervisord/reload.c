@@ -28,7 +28,7 @@
 #include "cluster.h"
 #include "daemon.h"
 #include "effects.h"
-#include "jobs.h"
+#include "jobs-view.h"
 #include "log.h"
 #include "monotime.h"
 #include "vigild.h"
@@ -63,13 +63,6 @@ reload_report_clear(struct reload_report *r)
 	r->unchanged = 0;
 }
 
-/* The spec a job will run with once pending changes are applied. */
-static const struct job_spec *
-reload_current_spec(const struct job *j)
-{
-	return (j->next_spec != NULL ? j->next_spec : j->spec);
-}
-
 /* Sort the loaded specs into added, changed and unchanged. */
 static void
 reload_diff(struct conf_jobs *jobs, struct reload_report *r)
@@ -81,15 +74,16 @@ reload_diff(struct conf_jobs *jobs, struct reload_report *r)
 		j = job_find(jobs->specs[i]->name);
 		if (j == NULL)
 			reload_list_add(&r->added, jobs->specs[i]->name);
-		else if (j->retiring ||
-		    !job_spec_equal(reload_current_spec(j), jobs->specs[i]))
+		else if (job_retiring(j) ||
+		    !job_spec_equal(job_spec_next(j), jobs->specs[i]))
 			reload_list_add(&r->changed, jobs->specs[i]->name);
 		else
 			r->unchanged++;
 	}
 	RB_FOREACH(j, job_tree, &vigild.jobs) {
-		if (!j->retiring && conf_jobs_find(jobs, j->name) == NULL)
-			reload_list_add(&r->removed, j->name);
+		if (!job_retiring(j) &&
+		    conf_jobs_find(jobs, job_name(j)) == NULL)
+			reload_list_add(&r->removed, job_name(j));
 	}
 }
 
@@ -112,8 +106,8 @@ reload_apply(struct conf_jobs *jobs, const struct reload_report *r)
 			jobs->specs[i] = NULL;
 			registry_add(spec);
 			registry_autostart(job_find(spec->name));
-		} else if (j->retiring ||
-		    !job_spec_equal(reload_current_spec(j), spec)) {
+		} else if (job_retiring(j) ||
+		    !job_spec_equal(job_spec_next(j), spec)) {
 			jobs->specs[i] = NULL;
 			if (!registry_resize(j, spec))
 				registry_replace(j, spec);

@@ -20,7 +20,7 @@
 #include "duration.h"
 #include "evloop.h"
 #include "inst.h"
-#include "jobs.h"
+#include "jobs-view.h"
 #include "log.h"
 #include "vigild.h"
 
@@ -92,9 +92,9 @@ sdnotify_extend_timeout(void)
 	if (!vigild.under_systemd)
 		return;
 	RB_FOREACH(j, job_tree, &vigild.jobs) {
-		t = inst_kind_stop_time(j->spec);
-		for (i = 0; i < j->ninsts; i++) {
-			if (job_state_is_active(j->insts[i]->state) &&
+		t = inst_kind_stop_time(job_spec_of(j));
+		for (i = 0; i < job_ninsts(j); i++) {
+			if (job_state_is_active(inst_state(job_inst(j, i))) &&
 			    t > longest)
 				longest = t;
 		}

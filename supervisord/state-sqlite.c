@@ -40,6 +40,7 @@
 #include "duration.h"
 #include "evloop.h"
 #include "inst.h"
+#include "jobs-view.h"
 #include "jobs.h"
 #include "log.h"
 #include "monotime.h"

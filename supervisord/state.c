@@ -21,7 +21,8 @@
 #include <stdlib.h>
 
 #include "cluster.h"
-#include "jobs.h"
+#include "conf.h"
+#include "jobs-view.h"
 #include "queue.h"
 #include "state.h"
 #include "store.h"
@@ -43,8 +44,10 @@ static const struct state_ops *const state_backends[] = {
 static const struct state_ops *
 state_of(const struct job *j)
 {
+	const struct job_spec *spec = j != NULL ? job_spec_of(j) : NULL;
+
 	/* (A job with cluster = true loads only with a cluster section.) */
-	if (j != NULL && j->spec->cluster && j->spec->kind == CONF_KIND_QUEUE)
+	if (spec != NULL && spec->cluster && spec->kind == CONF_KIND_QUEUE)
 		return (&state_cluster);
 	return (state_backends[0]);
 }
@@ -108,14 +111,14 @@ state_batch_end(void)
 void
 state_run_begin(struct inst *in)
 {
-	state_of(in->job)->run_started(in);
+	state_of(inst_job(in))->run_started(in);
 }
 
 /* The run of in became ready (RUNNING). */
 void
 state_run_ready(struct inst *in)
 {
-	state_of(in->job)->run_ready(in);
+	state_of(inst_job(in))->run_ready(in);
 }
 
 /*
@@ -125,14 +128,14 @@ state_run_ready(struct inst *in)
 void
 state_run_end(struct inst *in, int status, const char *reason)
 {
-	state_of(in->job)->run_ended(in, status, reason);
+	state_of(inst_job(in))->run_ended(in, status, reason);
 }
 
 /* A periodic slot at (wall usec) was skipped: a run was still going. */
 void
 state_run_skipped(struct inst *in, int64_t at)
 {
-	state_of(in->job)->run_skipped(in, at);
+	state_of(inst_job(in))->run_skipped(in, at);
 }
 
 /* When the job's last run or slot started (wall usec), 0 if unknown. */
@@ -164,7 +167,7 @@ state_history(const char *job, int instance, int n, store_run_cb cb, void *arg,
 void
 state_intent(struct inst *in, int held, int started, long uid)
 {
-	state_of(in->job)->intent(in, held, started, uid);
+	state_of(inst_job(in))->intent(in, held, started, uid);
 }
 
 /*
@@ -217,14 +220,14 @@ state_queue_failed(char *cause)
 void
 state_queue_done(const struct inst *in, int64_t id)
 {
-	state_of(in->job)->queue_done(in, id);
+	state_of(inst_job(in))->queue_done(in, id);
 }
 
 /* Message id was stopped or never ran: available again, uncounted. */
 void
 state_queue_release(const struct inst *in, int64_t id)
 {
-	state_of(in->job)->queue_release(in, id);
+	state_of(inst_job(in))->queue_release(in, id);
 }
 
 /*
@@ -237,6 +240,7 @@ state_queue_fail(const struct inst *in, int64_t id, int max_attempts,
     int64_t retry_at, int code, int sig, const char *what, const char *tail,
     size_t len)
 {
-	state_of(in->job)->queue_fail(
-	    in, id, max_attempts, retry_at, code, sig, what, tail, len);
+	state_of(inst_job(in))
+	    ->queue_fail(
+	        in, id, max_attempts, retry_at, code, sig, what, tail, len);
 }

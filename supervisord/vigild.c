@@ -31,7 +31,7 @@
 #include "effects.h"
 #include "evloop.h"
 #include "inst.h"
-#include "jobs.h"
+#include "jobs-view.h"
 #include "lock.h"
 #include "log.h"
 #include "safedir.h"
@@ -707,8 +707,8 @@ vigild_alerts_resume(void)
 	int i;
 
 	RB_FOREACH(j, job_tree, &vigild.jobs) {
-		for (i = 0; i < j->ninsts; i++)
-			alert_resume(j->insts[i]);
+		for (i = 0; i < job_ninsts(j); i++)
+			alert_resume(job_inst(j, i));
 	}
 }
 
