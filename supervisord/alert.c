@@ -34,6 +34,7 @@
 #include "duration.h"
 #include "effects.h"
 #include "evloop.h"
+#include "inst.h"
 #include "jobs.h"
 #include "log.h"
 #include "monotime.h"
@@ -184,7 +185,7 @@ alert_stable(sd_event_source *s, uint64_t usec, void *arg)
  * restart_delay_max is a crash loop; a RUNNING instance that fails is
  * well again once the run lasted min_uptime.
  */
-void
+static void
 alert_changed(struct inst *in, enum job_state was)
 {
 	const struct job_spec *spec = in->job->spec;
@@ -220,7 +221,7 @@ alert_changed(struct inst *in, enum job_state was)
 }
 
 /* The instance goes (a reload removed it, or vigild exits). */
-void
+static void
 alert_free(struct inst *in)
 {
 	in->alert.stable = sd_event_source_disable_unref(in->alert.stable);
@@ -247,3 +248,8 @@ alert_resume(struct inst *in)
 	    in->alert.state == ALERT_CRASHLOOP ? "in a crash loop" : "failing",
 	    in->alert.failures);
 }
+
+const struct inst_observer alert_observer = {
+	.changed = alert_changed,
+	.gone = alert_free,
+};

@@ -92,12 +92,6 @@ cluster_env(struct inst *in, char **env, size_t n)
 }
 
 void
-cluster_inst_free(struct inst *in)
-{
-	(void)in;
-}
-
-void
 cluster_intent(struct inst *in, int held, long uid)
 {
 	(void)in;
@@ -262,12 +256,6 @@ cluster_request_forget(uint64_t token)
 	(void)token;
 }
 
-void
-cluster_taken_check(struct inst *in)
-{
-	(void)in;
-}
-
 /* ---- cluster-queue.c ---- */
 
 /* Built without libpq: vigil.conf refuses a cluster section. */
@@ -301,5 +289,8 @@ cluster_queue_shutdown(void (*done)(void))
 
 const struct state_ops state_cluster = { .name = "cluster" };
 const struct claim_ops claim_cluster_msg = { .name = "cluster-queue" };
+
+const struct inst_observer cluster_taken_observer = { .changed = NULL };
+const struct inst_observer cluster_lease_observer = { .gone = NULL };
 
 #endif /* !HAVE_LIBPQ */

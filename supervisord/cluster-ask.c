@@ -61,6 +61,7 @@ static int answering, answer_again;
 static int taking, take_again;
 
 static void cluster_answers_poll(void);
+static void cluster_taken_check(struct inst *);
 
 /* Is in a cluster service whose lease this node does not hold? */
 int
@@ -373,7 +374,7 @@ taken_is_stable(struct lease_slot *s)
  * FATAL, EXITED or STOPPED.  A node that lost the lease answers nothing:
  * the next holder takes the request.
  */
-void
+static void
 cluster_taken_check(struct inst *in)
 {
 	struct lease_slot *s = in->lease;
@@ -646,5 +647,16 @@ cluster_requests_close(void)
 	cluster_st.wait_look =
 	    sd_event_source_disable_unref(cluster_st.wait_look);
 }
+
+static void
+cluster_taken_changed(struct inst *in, enum job_state was)
+{
+	(void)was;
+	cluster_taken_check(in);
+}
+
+const struct inst_observer cluster_taken_observer = {
+	.changed = cluster_taken_changed,
+};
 
 #endif /* HAVE_LIBPQ */

@@ -439,7 +439,7 @@ cluster_holds_apply(struct job *j, const char *list)
 }
 
 /* An instance goes away: its slot with it (its lease was given back). */
-void
+static void
 cluster_inst_free(struct inst *in)
 {
 	struct lease_slot *s = in->lease;
@@ -818,6 +818,10 @@ cluster_run_end(struct inst *in, int status, const char *what)
 	s->run_row = 0;
 	pgconn_query(cluster_st.work, 0, pg_run_end, 4, p, NULL, NULL);
 }
+
+const struct inst_observer cluster_lease_observer = {
+	.gone = cluster_inst_free,
+};
 
 #endif /* HAVE_LIBPQ */
 

@@ -72,7 +72,6 @@ int cluster_job_check(const struct job_spec *, char **);
 void cluster_jobs_check(struct conf_jobs *, struct conf_errors *);
 void cluster_jobs_changed(void);
 void cluster_env(struct inst *, char **, size_t);
-void cluster_inst_free(struct inst *);
 void cluster_intent(struct inst *, int, long);
 /* cluster-ask.c: the operator's verbs acted on by the holder */
 int cluster_elsewhere(const struct inst *);
@@ -81,7 +80,8 @@ int cluster_answer(uint64_t, int *, const char **);
 void cluster_request_forget(uint64_t);
 int cluster_runs_elsewhere(const struct inst *);
 void cluster_wait_watch(void);
-void cluster_taken_check(struct inst *);
+extern const struct inst_observer cluster_taken_observer; /* cluster-ask.c */
+extern const struct inst_observer cluster_lease_observer; /* cluster-state.c */
 struct cluster_view {
 	const char *node;   /* the node that runs it, or NULL: not known */
 	int64_t epoch;      /* its fencing token when it is ours, or 0 */

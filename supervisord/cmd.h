@@ -43,7 +43,7 @@ void waiters_report(struct client *, const char *);
 int waiters_code(struct client *);
 void waiters_timeout(struct client *, uint64_t);
 void waiters_notify(struct inst *);
-void waiters_cancel(struct inst *);
+extern const struct inst_observer waiters_observer;
 void waiters_move(struct inst *, struct inst *);
 
 /* cmd.c */

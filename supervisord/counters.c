@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "effects.h"
+#include "inst.h"
 #include "jobs-view.h"
 #include "xmalloc.h"
 
@@ -87,8 +88,8 @@ counters_msg(const struct inst *in, enum counters_msg outcome)
 }
 
 /* Instance in goes away: keep what it counted itself. */
-void
-counters_retire(const struct inst *in)
+static void
+counters_retire(struct inst *in)
 {
 	unsigned int restarts = inst_restarts(in), skipped = inst_skipped(in);
 	int index = inst_index(in), n;
@@ -149,3 +150,5 @@ counters_free_all(void)
 		free(cj);
 	}
 }
+
+const struct inst_observer counters_observer = { .gone = counters_retire };

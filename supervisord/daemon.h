@@ -22,7 +22,7 @@ void registry_add(struct job_spec *);
 void registry_autostart(struct job *);
 void registry_replace(struct job *, struct job_spec *);
 int registry_resize(struct job *, struct job_spec *);
-void registry_changed(struct inst *, enum job_state);
+extern const struct inst_observer registry_observer;
 void registry_start_all(void);
 void registry_shutdown(void);
 void registry_free_all(void);
@@ -30,7 +30,7 @@ void registry_free_all(void);
 /* sdnotify.c */
 void sdnotify_init(void);
 void sdnotify_free(void);
-void sdnotify_status_changed(void);
+extern const struct inst_observer sdnotify_observer;
 void sdnotify_ready(void);
 void sdnotify_extend_timeout(void);
 void sdnotify_stopping(void);

@@ -151,7 +151,7 @@ deps_job_down(struct job *j)
 }
 
 /* An instance's state changed from was: wake what waits on it. */
-void
+static void
 deps_changed(struct inst *in, enum job_state was)
 {
 	if (job_state_is_active(was) && !job_state_is_active(in->state) &&
@@ -196,3 +196,5 @@ deps_free(void)
 {
 	deps_check = sd_event_source_disable_unref(deps_check);
 }
+
+const struct inst_observer deps_observer = { .changed = deps_changed };

@@ -95,14 +95,14 @@ struct counters {
 const struct counters *counters_of(const char *);
 void counters_run(const struct inst *, enum counters_run);
 void counters_msg(const struct inst *, enum counters_msg);
-void counters_retire(const struct inst *);
+extern const struct inst_observer counters_observer;
 uint64_t counters_restarts(const struct inst *);
 uint64_t counters_skipped(const struct inst *);
 void counters_free_all(void);
 
 /* hook.c */
 void hook_failure(struct inst *, const char *, int, int64_t);
-void hook_changed(struct inst *, enum job_state);
+extern const struct inst_observer hook_observer;
 void hook_vigild(const char *, const char *);
 void hook_alert(
     struct inst *, const char *, int, int64_t, unsigned int, int64_t);
@@ -114,8 +114,7 @@ void hook_free_all(void);
 #define ALERT_CRASHLOOP 2
 void alert_failed(struct inst *, int, int64_t);
 void alert_succeeded(struct inst *);
-void alert_changed(struct inst *, enum job_state);
-void alert_free(struct inst *);
+extern const struct inst_observer alert_observer;
 void alert_resume(struct inst *);
 int alert_limit_reached(const struct inst *);
 
@@ -136,7 +135,7 @@ void ready_forget(struct inst *);
 int deps_wait(struct inst *);
 void deps_unwait(struct inst *);
 void deps_free(void);
-void deps_changed(struct inst *, enum job_state);
+extern const struct inst_observer deps_observer;
 void deps_shutdown(void);
 
 /* joblog.c */

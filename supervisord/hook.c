@@ -35,6 +35,7 @@
 #include "duration.h"
 #include "effects.h"
 #include "evloop.h"
+#include "inst.h"
 #include "job.h"
 #include "jobs-view.h"
 #include "jobs.h"
@@ -380,7 +381,7 @@ hook_failure(struct inst *in, const char *event, int status, int64_t msg_id)
 }
 
 /* The state of in changed from was: FATAL's on_failure, and on_event. */
-void
+static void
 hook_changed(struct inst *in, enum job_state was)
 {
 	struct hook_ev *ev;
@@ -518,3 +519,5 @@ hook_free_all(void)
 	}
 	hook_event_line.npending = 0;
 }
+
+const struct inst_observer hook_observer = { .changed = hook_changed };

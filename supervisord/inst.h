@@ -54,23 +54,17 @@ struct inst_event {
 };
 
 /*
- * What the instance layer needs from the modules around it, filled in at
- * start (vigild.c): it carries the lifecycle's actions out through these,
- * and names none of those modules itself.
+ * What the instance layer needs from the modules that feed its lifecycle
+ * back (they call inst_feed), filled in at start (vigild.c): it carries
+ * those actions out through these, so that no two files call each
+ * other.  What it needs of the others (claim.c, poststart.c, alert.c,
+ * joblog.c, state.c) it calls by name; who hears of its changes is an
+ * observer (below).
  */
 struct inst_hooks {
 	/* deps.c */
 	int (*held_back)(struct inst *); /* 1: held back by a dependency */
 	void (*let_go)(struct inst *);
-	/* claim.c: exclusivity */
-	enum claim_status (*claim_take)(struct inst *, struct claim_result *);
-	void (*claim_result_clear)(struct claim_result *);
-	void (*claim_release)(struct inst *);
-	void (*claim_failed)(struct inst *); /* the next release: failed */
-	int (*claim_trusted)(struct inst *, char **); /* before each spawn */
-	void (*leftover_term)(struct inst *, pid_t);
-	void (*leftover_kill)(struct inst *, pid_t);
-	void (*name_holder)(struct inst *, int);
 	/* run.c: the processes */
 	int (*fork)(struct inst *, enum life_stage, char **, int *, char **);
 	/* the stage's actions (LIFE_S_*), then its answer */
@@ -84,15 +78,21 @@ struct inst_hooks {
 	int (*alive)(struct inst *);        /* anything of the run left? */
 	/* ready.c */
 	void (*session_remove)(struct inst *);
-	/* waiters, dependencies, reload, STATUS=: the state changed */
-	void (*changed)(struct inst *, enum job_state); /* was */
-	void (*gone)(struct inst *); /* the instance is freed */
 	/* prober.c: after each step, the probe the phase calls for */
 	void (*probe_sync)(struct inst *);
-	/* poststart.c: the run became RUNNING (exec_start_post) */
-	void (*running)(struct inst *);
 };
 extern struct inst_hooks inst_hooks;
+
+/*
+ * Who hears of an instance's changes: each module that listens (STATUS=,
+ * dependencies, waiters, counters, the cluster's lease, the reload swap,
+ * hooks, alerts) has one, registered at start (vigild_core_init) and
+ * called in that order.  A NULL member: not that one.
+ */
+struct inst_observer {
+	void (*changed)(struct inst *, enum job_state); /* was */
+	void (*gone)(struct inst *); /* the instance is about to be freed */
+};
 
 /*
  * What differs between kinds (service, periodic, queue); NULL: nothing
@@ -142,6 +142,7 @@ void inst_arm(struct inst *);
 void inst_stop(struct inst *);
 void inst_stop_operator(struct inst *);
 void inst_signal(struct inst *, int);
+void inst_observe(const struct inst_observer *);
 void inst_init(struct inst *, struct job *, int);
 void inst_clear(struct inst *);
 

@@ -10,10 +10,12 @@
  * dispatch.c), and the visible state with what hangs on it (waiters, the
  * dependency wait list, the reload swap, systemd's STATUS=).
  *
- * The modules that carry the actions out (run.c, claim.c, ready.c,
- * deps.c) and those that hang on a state change (waiters, reload, STATUS=)
- * are reached through inst_hooks, filled in at start (vigild.c): this
- * file names none of them, and they may call it.
+ * The modules that carry actions out and feed the lifecycle back (run.c,
+ * run-end.c, ready.c, prober.c, deps.c) are reached through inst_hooks,
+ * filled in at start (vigild.c), so that they may call this file; the
+ * others (claim.c, poststart.c, alert.c, joblog.c, state.c) by name.
+ * Those that hang on a state change (STATUS=, waiters, the reload swap,
+ * hooks, alerts, ...) are observers (inst_observe), called in order.
  */
 
 #include "config.h"
@@ -53,6 +55,42 @@
 #define INST_DEADLINE_ACCURACY (1000ULL)
 
 struct inst_hooks inst_hooks;
+
+#define INST_OBSERVERS_MAX 16
+static const struct inst_observer *inst_observers[INST_OBSERVERS_MAX];
+static size_t inst_nobservers;
+
+/* o hears of every instance's changes from now on, after those before. */
+void
+inst_observe(const struct inst_observer *o)
+{
+	if (inst_nobservers == INST_OBSERVERS_MAX)
+		fatalx(
+		    "inst_observe: more than %d observers", INST_OBSERVERS_MAX);
+	inst_observers[inst_nobservers++] = o;
+}
+
+static void
+inst_changed(struct inst *in, enum job_state was)
+{
+	size_t i;
+
+	for (i = 0; i < inst_nobservers; i++) {
+		if (inst_observers[i]->changed != NULL)
+			inst_observers[i]->changed(in, was);
+	}
+}
+
+static void
+inst_gone(struct inst *in)
+{
+	size_t i;
+
+	for (i = 0; i < inst_nobservers; i++) {
+		if (inst_observers[i]->gone != NULL)
+			inst_observers[i]->gone(in);
+	}
+}
 
 static TAILQ_HEAD(, inst) inst_group_waits = TAILQ_HEAD_INITIALIZER(
     inst_group_waits);
@@ -123,7 +161,7 @@ inst_show_state(struct inst *in)
 		vigild.nactive++;
 		in->job->nactive++;
 	}
-	inst_hooks.changed(in, was);
+	inst_changed(in, was);
 }
 
 static int
@@ -445,15 +483,15 @@ inst_do_early(
 	if (a & LIFE_A_START_FAILED)
 		inst_start_failed(in, e->cause);
 	if (a & LIFE_A_HANDOVER)
-		inst_hooks.claim_failed(in);
+		claim_failed(in);
 	if (a & LIFE_A_RELEASE)
-		inst_hooks.claim_release(in);
+		claim_release(in);
 	if (a & LIFE_A_LEFTOVER_TERM)
-		inst_hooks.leftover_term(in, e->holder);
+		claim_leftover_term(in, e->holder);
 	if (a & LIFE_A_LEFTOVER_KILL)
-		inst_hooks.leftover_kill(in, e->holder);
+		claim_leftover_kill(in, e->holder);
 	if (a & LIFE_A_NAME_HOLDER)
-		inst_hooks.name_holder(in, e->lock_fd);
+		claim_name_holder(in, e->lock_fd);
 	if (a & LIFE_A_GROUP_DONE)
 		inst_group_done(in);
 }
@@ -479,7 +517,7 @@ inst_do_late(struct inst *in, const struct life_step *st)
 		    job_state_name(life_state(st->from)));
 	if (a & LIFE_A_RECORD_READY) {
 		state_run_ready(in);
-		inst_hooks.running(in);
+		poststart_run(in);
 	}
 	if (a & LIFE_A_ARM_WATCHDOG)
 		inst_watchdog_arm(in);
@@ -525,7 +563,7 @@ inst_ask_lock(struct inst *in)
 	memset(&e, 0, sizeof(e));
 	e.in.now = monotime_now();
 	e.lock_fd = -1;
-	switch (inst_hooks.claim_take(in, &r)) {
+	switch (claim_take(in, &r)) {
 	case CLAIM_TAKEN:
 		e.in.ev = LIFE_EV_LOCK_OK;
 		break;
@@ -548,7 +586,7 @@ inst_ask_lock(struct inst *in)
 		break;
 	}
 	inst_feed_event(in, &e);
-	inst_hooks.claim_result_clear(&r);
+	claim_result_clear(&r);
 }
 
 /* The answer to LIFE_A_SPAWN: the run began, or could not. */
@@ -560,7 +598,7 @@ inst_ask_spawn(struct inst *in)
 	int done = 0;
 
 	memset(&e, 0, sizeof(e));
-	if (!inst_hooks.claim_trusted(in, &cause) ||
+	if (!claim_trusted(in, &cause) ||
 	    inst_hooks.fork(in, in->life.stage, &cause, &done, &exec_cause) ==
 	        -1) {
 		e.in.ev = LIFE_EV_SPAWN_FAILED;
@@ -810,13 +848,13 @@ inst_clear(struct inst *in)
 
 	vigild.nstate[in->state]--;
 	inst_hooks.let_go(in);
-	inst_hooks.gone(in);
+	inst_gone(in);
 	inst_group_done(in);
 	in->timer = sd_event_source_disable_unref(in->timer);
 	in->deadline = sd_event_source_disable_unref(in->deadline);
 	in->watchdog = sd_event_source_disable_unref(in->watchdog);
 	inst_hooks.forget(in);
-	inst_hooks.claim_release(in);
+	claim_release(in);
 	if (k->slot_disarm != NULL)
 		k->slot_disarm(in);
 	if (k->msg_drop != NULL)

@@ -330,7 +330,7 @@ registry_exit(void)
  * An instance's state changed from was: a job being replaced or removed
  * settles once idle; the shutdown ends with the last active instance.
  */
-void
+static void
 registry_changed(struct inst *in, enum job_state was)
 {
 	if (job_state_is_active(was) && !job_state_is_active(in->state) &&
@@ -381,3 +381,5 @@ registry_free_all(void)
 	RB_FOREACH_SAFE(j, job_tree, &vigild.jobs, tmp)
 		registry_job_free(j);
 }
+
+const struct inst_observer registry_observer = { .changed = registry_changed };

@@ -65,9 +65,11 @@ sdnotify_ready(void)
  * most every 250 ms, so a thousand jobs starting make one message, not a
  * thousand.
  */
-void
-sdnotify_status_changed(void)
+static void
+sdnotify_status_changed(struct inst *in, enum job_state was)
 {
+	(void)in;
+	(void)was;
 	if (!vigild.under_systemd || sdnotify_status_timer != NULL ||
 	    evloop_event() == NULL)
 		return;
@@ -131,3 +133,7 @@ sdnotify_free(void)
 	sdnotify_status_timer =
 	    sd_event_source_disable_unref(sdnotify_status_timer);
 }
+
+const struct inst_observer sdnotify_observer = {
+	.changed = sdnotify_status_changed,
+};

@@ -669,34 +669,6 @@ vigild_open_socket(void)
 }
 
 /*
- * An instance's state changed from was: tell each module that cares, in
- * this order: systemd's STATUS=, the dependencies (at shutdown, a job
- * down lets what it needs stop; a RUNNING one lets waiting starts go),
- * the clients waiting, the reload swap and the end of the shutdown.
- */
-static void
-vigild_changed(struct inst *in, enum job_state was)
-{
-	sdnotify_status_changed();
-	deps_changed(in, was);
-	waiters_notify(in);
-	cluster_taken_check(in);
-	registry_changed(in, was);
-	hook_changed(in, was);
-	alert_changed(in, was);
-}
-
-/* An instance is freed: its waiters are told, its counts kept. */
-static void
-vigild_gone(struct inst *in)
-{
-	waiters_cancel(in);
-	counters_retire(in);
-	cluster_inst_free(in);
-	alert_free(in);
-}
-
-/*
  * Once every instance had its start: those that were failing when the
  * last vigild stopped go on from their failures (alert.c).
  */
@@ -719,14 +691,6 @@ vigild_core_init(void)
 	static const struct inst_hooks hooks = {
 		.held_back = deps_wait,
 		.let_go = deps_unwait,
-		.claim_take = claim_take,
-		.claim_result_clear = claim_result_clear,
-		.claim_release = claim_release,
-		.claim_failed = claim_failed,
-		.claim_trusted = claim_trusted,
-		.leftover_term = claim_leftover_term,
-		.leftover_kill = claim_leftover_kill,
-		.name_holder = claim_name_holder,
 		.fork = run_begin,
 		.stage = run_stage,
 		.ended = run_end,
@@ -736,13 +700,33 @@ vigild_core_init(void)
 		.signal = run_signal,
 		.alive = run_alive,
 		.session_remove = ready_session_remove,
-		.changed = vigild_changed,
-		.gone = vigild_gone,
 		.probe_sync = prober_sync,
-		.running = poststart_run,
 	};
 
+	/*
+	 * Who hears of an instance's changes, in this order: systemd's
+	 * STATUS=, the dependencies (at shutdown, a job down lets what it
+	 * needs stop; a RUNNING one lets waiting starts go), the clients
+	 * waiting, the counts kept of an instance that goes, the requests
+	 * taken for it by the cluster and its lease, the reload swap and the
+	 * end of the shutdown, hooks, alerts.
+	 */
+	static const struct inst_observer *const observers[] = {
+		&sdnotify_observer,
+		&deps_observer,
+		&waiters_observer,
+		&counters_observer,
+		&cluster_taken_observer,
+		&cluster_lease_observer,
+		&registry_observer,
+		&hook_observer,
+		&alert_observer,
+	};
+	size_t i;
+
 	inst_hooks = hooks;
+	for (i = 0; i < sizeof(observers) / sizeof(observers[0]); i++)
+		inst_observe(observers[i]);
 	cluster_waiters = waiters_notify;
 	signals_init();
 	sdnotify_init();

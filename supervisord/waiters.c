@@ -492,7 +492,7 @@ waiters_move(struct inst *from, struct inst *to)
 }
 
 /* An instance goes away: its waits fail. */
-void
+static void
 waiters_cancel(struct inst *in)
 {
 	struct waiter *w;
@@ -506,3 +506,15 @@ waiters_cancel(struct inst *in)
 		waiters_end(w, 0);
 	in->stable = sd_event_source_disable_unref(in->stable);
 }
+
+static void
+waiters_changed(struct inst *in, enum job_state was)
+{
+	(void)was;
+	waiters_notify(in);
+}
+
+const struct inst_observer waiters_observer = {
+	.changed = waiters_changed,
+	.gone = waiters_cancel,
+};
