@@ -3,13 +3,15 @@
 
 /*
  * What the files of the configuration (conf.c, conf-ctx.c, conf-field.c,
- * conf-run.c, job-spec.c, conf-jobs.c) share and no one else sees: the context of one
- * file being read, the tables of fields and their parsers.  Not for
- * supervisord/: it uses conf.h.
+ * conf-run.c, conf-proc.c, job-spec.c, conf-jobs.c) share and no one else
+ * sees: the context of one file being read, the tables of fields and
+ * their parsers.  Not for supervisord/: it uses conf.h.
  */
 
 #ifndef VIGIL_CONF_INT_H
 #define VIGIL_CONF_INT_H
+
+#include <sys/types.h>
 
 #include <confuse.h>
 #include <stddef.h>
@@ -83,6 +85,7 @@ int conf_words_has(char *const *, const char *);
 void *conf_ptr(struct conf_ctx *, const struct conf_field *);
 const char *conf_str(cfg_opt_t *);
 int conf_word_index(const char *const *, const char *);
+int conf_number(const char *, long, long, long *, char **);
 extern const char *const conf_ready_words[];
 
 /* conf-run.c: the parsers of what a job runs and how it is watched. */
@@ -97,6 +100,21 @@ int conf_parse_ready(
 int conf_parse_health(
     struct conf_ctx *, const struct conf_field *, cfg_opt_t *, char **);
 int conf_parse_watch(
+    struct conf_ctx *, const struct conf_field *, cfg_opt_t *, char **);
+
+/* conf-proc.c: the parsers of how a job's process is set up. */
+int conf_parse_user(
+    struct conf_ctx *, const struct conf_field *, cfg_opt_t *, char **);
+int conf_parse_group(
+    struct conf_ctx *, const struct conf_field *, cfg_opt_t *, char **);
+int conf_gid(const char *, gid_t *, char **);
+int conf_parse_mode(
+    struct conf_ctx *, const struct conf_field *, cfg_opt_t *, char **);
+int conf_parse_nice(
+    struct conf_ctx *, const struct conf_field *, cfg_opt_t *, char **);
+int conf_parse_env(
+    struct conf_ctx *, const struct conf_field *, cfg_opt_t *, char **);
+int conf_parse_limit(
     struct conf_ctx *, const struct conf_field *, cfg_opt_t *, char **);
 
 extern const struct conf_field conf_field_job[];

@@ -104,7 +104,8 @@ fuzz fuzz-ini 65536 tests/fuzz/corpus-ini lib/ini.c lib/ini-text.c \
 	lib/ini-expand.c lib/pyshlex.c \
 	lib/svimport.c lib/svimport-prog.c lib/svimport-proc.c \
 	lib/signame.c lib/words.c lib/conf.c lib/conf-ctx.c \
-	lib/conf-field.c lib/conf-jobs.c lib/conf-run.c lib/duration.c \
+	lib/conf-field.c lib/conf-jobs.c lib/conf-proc.c lib/conf-run.c \
+	lib/duration.c \
 	lib/listenaddr.c \
 	lib/job-spec.c lib/probe.c lib/schedule.c lib/xmalloc.c lib/log.c \
 	tests/fuzz/fuzz-ini.c || rc=1
