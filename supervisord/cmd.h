@@ -149,11 +149,11 @@ void cmd_json_end(struct cmd_ctx *);
 void cmd_send(struct cmd_ctx *);
 void cmd_targets_free(struct cmd_ctx *);
 int cmd_targets(struct cmd_ctx *);
-/* cmd-cluster.c */
+/* cmd-later.c */
 struct cmd_ctx *cmd_later(struct cmd_ctx *);
 void cmd_later_end(struct cmd_ctx *);
 
-/* cmd-queue-cluster.c: the rows of the queue verbs; cluster queues */
+/* cmd-queue-print.c: the rows of the queue verbs */
 void cmd_queue_dead_head(struct cmd_ctx *, const char *);
 void cmd_queue_dead_print(struct cmd_ctx *, const struct queue_msg *);
 void cmd_queue_dead_tail(struct cmd_ctx *, const char *, size_t, size_t);
@@ -163,6 +163,7 @@ void cmd_queue_counts_print(struct cmd_ctx *, const char *, int,
 void cmd_queue_counts_tail(struct cmd_ctx *);
 enum cmd_retval cmd_queue_enqueued(
     struct cmd_ctx *, const char *, int, int64_t, const char *);
+/* cmd-queue-cluster.c: the queue verbs on cluster queues */
 enum cmd_retval cmd_cq_enqueue(
     struct cmd_ctx *, struct job *, const void *, size_t, long long, long long);
 enum cmd_retval cmd_cq_counts(struct cmd_ctx *, struct queue *);
