@@ -327,14 +327,15 @@ summary() {
 	fi
 }
 
-# tidy_all: clang-tidy on lib/ and supervisord/, $jobs processes at once,
+# tidy_all: clang-tidy on lib/ (lib/import/ too) and supervisord/, $jobs
+# processes at once,
 # a few files each (alone, it is the longest lint).  Any finding fails it.
 tidy_all() {
 	local flags
-	flags="-Ibuild/gcc -Ilib $(pkg-config --cflags libbsd-overlay libconfuse libsystemd sqlite3 libpq)"
+	flags="-Ibuild/gcc -Ilib -Ilib/import $(pkg-config --cflags libbsd-overlay libconfuse libsystemd sqlite3 libpq)"
 	flags="$flags -DSYSCONFDIR=\"/etc\" -DLOCALSTATEDIR=\"/var\" -DRUNSTATEDIR=\"/run\""
 	# shellcheck disable=SC2016
-	printf '%s\n' lib/*.c supervisord/*.c |
+	printf '%s\n' lib/*.c lib/import/*.c supervisord/*.c |
 		TIDY_FLAGS=$flags xargs -n 6 -P "$jobs" sh -c \
 			'clang-tidy --quiet "$@" -- $TIDY_FLAGS 2>/dev/null' tidy
 }
@@ -351,7 +352,7 @@ lint_start() {
 	# The configuration the build has (its config.h), not every
 	# combination of #ifdefs: a tenth of the time (issue 43).
 	bg cppcheck sh -c "cppcheck --quiet --error-exitcode=1 --enable=warning,portability \
-		--inline-suppr --std=c11 -I lib \
+		--inline-suppr --std=c11 -I lib -I lib/import \
 		--include=build/gcc/config.h --max-configs=1 --suppress=toomanyconfigs \
 		--include=/usr/include/bsd/sys/queue.h \
 		--include=/usr/include/bsd/sys/tree.h \

@@ -63,7 +63,8 @@ fuzz() {
 	done
 	# shellcheck disable=SC2086
 	if ! "$CC" -g -O1 -fsanitize=fuzzer,address,undefined \
-		-fno-sanitize-recover=undefined -I "$src/lib" -I "$builddir" \
+		-fno-sanitize-recover=undefined -I "$src/lib" -I "$src/lib/import" \
+		-I "$builddir" \
 		$srcs $libs -o "$T/$name" >"$T/$name.build.log" 2>&1; then
 		cat "$T/$name.build.log" >&2
 		echo "FAIL: $name (build)"
@@ -100,9 +101,10 @@ fuzz fuzz-proto 8192 tests/fuzz/corpus lib/proto.c lib/xmalloc.c \
 # The importer: the reader, the translation, and what the translation
 # calls (vigil's own job-file loader among them).
 libs="$bsd $confuse"
-fuzz fuzz-ini 65536 tests/fuzz/corpus-ini lib/ini.c lib/ini-text.c \
-	lib/ini-expand.c lib/pyshlex.c \
-	lib/svimport.c lib/svimport-prog.c lib/svimport-proc.c \
+fuzz fuzz-ini 65536 tests/fuzz/corpus-ini lib/import/ini.c \
+	lib/import/ini-text.c lib/import/ini-expand.c lib/import/pyshlex.c \
+	lib/import/svimport.c lib/import/svimport-prog.c \
+	lib/import/svimport-proc.c \
 	lib/signame.c lib/words.c lib/conf.c lib/conf-ctx.c \
 	lib/conf-field.c lib/conf-jobs.c lib/conf-proc.c lib/conf-run.c \
 	lib/duration.c \
