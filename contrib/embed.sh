@@ -1,6 +1,6 @@
 #!/bin/sh
 # Write a C file that holds files as byte arrays: the dashboard's, served
-# by http.c from the binary (no file is read at run time).
+# by http-api.c from the binary (no file is read at run time).
 #   embed.sh OUT URLPATH TYPE FILE [URLPATH TYPE FILE ...]
 set -eu
 out=$1

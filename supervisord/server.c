@@ -12,10 +12,10 @@
  * (the command table's dispatcher): this file knows nothing of them.
  *
  * A client may also be a sink (server_client_attach()): a request that came
- * another way (http.c) and that the same commands answer.  Its replies go to
- * the sink's functions instead of a socket; it is parked and unparked as any
- * other, and it is not counted against the limits below (its own front end
- * keeps its own).
+ * another way (http-api.c) and that the same commands answer.  Its replies
+ * go to the sink's functions instead of a socket; it is parked and unparked
+ * as any other, and it is not counted against the limits below (its own
+ * front end keeps its own).
  *
  * When vigild has no descriptor left (its jobs took them all), the spare
  * ones (spare.c) are closed to accept one client, and opened again once

@@ -3,7 +3,7 @@
 
 /*
  * The front doors: the control socket's clients (server.c) and the HTTP
- * API (http.c, httpconn.c) with the dashboard's embedded files.
+ * API (http.c, http-api.c, httpconn.c) with the dashboard's embedded files.
  */
 
 #ifndef VIGILD_SERVER_H
