@@ -15,10 +15,10 @@
  * same bytes (zeros where they cannot be read) in that mapping's place,
  * and returns; the write then lands in vigild's own copy, and the
  * statement goes on with a consistent index.  The handler only notes the
- * fault: the caller (state-sqlite.c) asks store_fault_taken() before each
- * use of the store and, after a fault, closes it and opens it again
- * later, when SQLite maps the file anew (read-only while it cannot be
- * written: the store then fails, and supervision goes on from memory).
+ * fault: the caller (state-sqlite-pending.c) asks store_fault_taken()
+ * before each use of the store and, after a fault, closes it and opens it
+ * again later, when SQLite maps the file anew (read-only while it cannot
+ * be written: the store then fails, and supervision goes on from memory).
  * Any other SIGBUS gets the default action, as before.  Only system calls
  * and async-signal-safe functions run in the handler.
  */

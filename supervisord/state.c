@@ -8,9 +8,9 @@
  * concerned (state_of), and a call without a job to the default backend;
  * start-up, exit and batches reach every backend.  The default backend
  * is state_sqlite (state-sqlite.c): STATE/state.db, its writes kept in
- * memory until they commit and retried while the store fails.  The
- * second, state_cluster (cluster-queue.c), takes the outcomes of the
- * messages of cluster queue jobs to PostgreSQL.
+ * memory until they commit and retried while the store fails
+ * (state-sqlite-pending.c).  The second, state_cluster (cluster-queue.c),
+ * takes the outcomes of the messages of cluster queue jobs to PostgreSQL.
  */
 
 #include "config.h"

@@ -53,6 +53,7 @@ struct state_ops {
 	    const char *, const char *, size_t);
 };
 extern const struct state_ops state_sqlite; /* state-sqlite.c */
+/* state-sqlite-pending.c: its store, for state-watch.c */
 struct store *state_sqlite_store(void);
 const char *state_sqlite_path(void);
 void state_sqlite_detach(void);
