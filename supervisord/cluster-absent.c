@@ -172,6 +172,8 @@ cluster_shutdown(void (*done)(void))
 	done();
 }
 
+/* ---- cluster-claim.c ---- */
+
 void
 cluster_slot_fired(struct inst *in, int64_t slot)
 {

@@ -2,13 +2,15 @@
 /* Copyright (c) 2026 The vigil authors */
 
 /*
- * Cluster mode's own structures, shared by its three files (and by no
- * other): cluster-state.c (the state, the leases' slots, what other
- * modules ask of cluster mode, the operator's holds, run history),
- * cluster.c (leases: bid, renew, release, the fence, periodic slots, the
- * jobs' rows; the claim seam) and cluster-conn.c (the two connections,
- * their set-up, notifications, start and end).  Calls go from
- * cluster-conn.c to cluster.c to cluster-state.c, never back.
+ * Cluster mode's own structures, shared by its files (and by no other):
+ * cluster-state.c (the state, the leases' slots, what other modules ask
+ * of cluster mode, the operator's holds, run history), cluster.c (leases:
+ * bid, release, the fence, a periodic slot's lease, forgetting jobs),
+ * cluster-claim.c (the claim seam, a periodic slot's fire),
+ * cluster-conn.c (the two connections, their set-up, the renew, the
+ * jobs' rows, notifications, start and end), cluster-ask.c and
+ * cluster-queue.c.  Calls go from cluster-conn.c and cluster-claim.c to
+ * cluster.c to cluster-state.c, never back.
  */
 
 #ifndef CLUSTER_INT_H
@@ -172,6 +174,8 @@ void cluster_kill_run(struct inst *);
 void cluster_lost(struct lease_slot *);
 void cluster_releases_send(void);
 void cluster_run_begin(struct lease_slot *, pid_t);
+void cluster_slot_next(struct lease_slot *);
+void cluster_slots_skipped(struct inst *, int64_t, int64_t, const char *);
 void cluster_spec_hash(const struct job_spec *, char *, size_t);
 void cluster_timers_off(struct lease_slot *);
 void cluster_trust(struct lease_slot *, uint64_t);

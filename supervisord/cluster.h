@@ -3,9 +3,10 @@
 
 /*
  * Cluster mode's public face: a PostgreSQL connection on the loop
- * (pgconn.c), the leases (cluster.c), the operator's verbs acted on by
- * the holder (cluster-ask.c), cluster queues (cluster-queue.c) and the
- * fence keeper (keeper.c).  Its inside is cluster-int.h.
+ * (pgconn.c), the leases (cluster.c, cluster-claim.c), the operator's
+ * verbs acted on by the holder (cluster-ask.c), cluster queues
+ * (cluster-queue.c) and the fence keeper (keeper.c).  Its inside is
+ * cluster-int.h.
  */
 
 #ifndef VIGILD_CLUSTER_H
@@ -89,7 +90,7 @@ struct cluster_view {
 };
 int cluster_view(const struct inst *, struct cluster_view *);
 const char *cluster_reason(const struct inst *, char *, size_t);
-void cluster_slot_fired(struct inst *, int64_t);
+void cluster_slot_fired(struct inst *, int64_t); /* cluster-claim.c */
 int cluster_periodic(const struct inst *);
 int cluster_standby(const struct inst *);
 int cluster_hold_pending(const struct inst *);
@@ -98,7 +99,7 @@ int cluster_ask(
     const char *, int, const char *const *, pgconn_done_fn, void *, char **);
 const char *cluster_node_name(void);
 void cluster_run_end(struct inst *, int, const char *);
-extern const struct claim_ops claim_cluster;
+extern const struct claim_ops claim_cluster; /* cluster-claim.c */
 
 /* cluster-queue.c: queue jobs with cluster = true */
 typedef void (*cluster_claimed_fn)(
