@@ -13,7 +13,8 @@
  * killed with its process group; when it ends, what it left behind is
  * killed (its cgroup; without cgroups, its process group).  Events that come
  * while one runs wait in a bounded queue; what does not fit is dropped
- * and counted in vigild's log.  Nothing waits for a hook: the job it
+ * and counted in vigild's log, state changes first: an alert, a failure
+ * or vigild's own event takes the place of the oldest state change.  Nothing waits for a hook: the job it
  * reports on goes on as if it had none.
  */
 
@@ -315,11 +316,46 @@ hook_next(struct hook_line *l)
 	hook_line_settle(l);
 }
 
-/* Queue ev on l, or drop it when the queue is full. */
+/* Is ev a routine one (a state change), dropped first when full? */
+static int
+hook_ev_routine(const struct hook_ev *ev)
+{
+	return (strcmp(ev->event, "state") == 0);
+}
+
+/*
+ * Make room on l's full queue for ev: the oldest routine event waiting
+ * goes (counted as dropped) when ev is not one itself.  0: room made.
+ */
+static int
+hook_make_room(struct hook_line *l, const struct hook_ev *ev)
+{
+	struct hook_ev *old;
+
+	if (hook_ev_routine(ev))
+		return (-1);
+	TAILQ_FOREACH(old, &l->pending, entry) {
+		if (hook_ev_routine(old))
+			break;
+	}
+	if (old == NULL)
+		return (-1);
+	TAILQ_REMOVE(&l->pending, old, entry);
+	l->npending--;
+	l->dropped++;
+	hook_ev_free(old);
+	return (0);
+}
+
+/*
+ * Queue ev on l.  On a full queue a state change is dropped, the new one
+ * or, to make room for an event that is not one (an alert, a failure,
+ * vigild's own: rare and what an operator is paged for), the oldest.
+ */
 static void
 hook_queue(struct hook_line *l, struct hook_ev *ev, size_t max)
 {
-	if (l->npending >= max) {
+	if (l->npending >= max && hook_make_room(l, ev) == -1) {
 		l->dropped++;
 		hook_ev_free(ev);
 		return;

@@ -153,7 +153,7 @@ case " $stages " in *" 2 "*) st2=1 ;; *) st2= ;; esac
 # of stage 2 when both run (deb_start); else in stage 1's make check.
 deb_bg=
 [ -z "$st1" ] || [ -z "$st2" ] || deb_bg=1
-only="hooks-flood http-load http-held dashboard storm systemd state-lost $cluster_gcc"
+only="hooks-flood hooks-priority http-load http-held dashboard storm systemd state-lost $cluster_gcc"
 [ -n "$deb_bg" ] || only="deb $only"
 read -r -a gcc_only <<<"$only"
 gcc_tests=()
