@@ -405,7 +405,9 @@ cluster_kind_name(enum conf_kind k)
 /*
  * The instances of j the operator stopped cluster-wide ("{0,2}", or NULL
  * for none): held here too; the others are not, whatever this node's own
- * record said.
+ * record said.  But for an instance this node's own stop or start is on
+ * its way for: the list was read before it (on the same connection), and
+ * its answer settles the instance.
  */
 void
 cluster_holds_apply(struct job *j, const char *list)
@@ -429,6 +431,9 @@ cluster_holds_apply(struct job *j, const char *list)
 		p = end;
 	}
 	for (i = 0; i < j->ninsts; i++) {
+		if (j->insts[i]->lease != NULL &&
+		    j->insts[i]->lease->hold_pending > 0)
+			continue;
 		if (held[i])
 			cluster_hold_apply(j->insts[i], 1, NULL);
 		else if (j->insts[i]->life.intent == LIFE_INTENT_DOWN &&
