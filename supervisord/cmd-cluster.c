@@ -55,12 +55,6 @@ struct cmd_cluster {
 	struct json jw;
 };
 
-static void
-cmd_cluster_write(void *arg, const void *p, size_t n)
-{
-	proto_buf_add(arg, p, n);
-}
-
 /* The end of a line of the table, without the spaces of an empty note. */
 static void
 cmd_cluster_eol(struct cmd_cluster *cc)
@@ -374,7 +368,7 @@ cmd_cluster_exec(struct cmd_ctx *ctx)
 	cc->client = ctx->client;
 	cc->json = ctx->json;
 	proto_buf_init(&cc->out);
-	json_init(&cc->jw, cmd_cluster_write, &cc->out);
+	json_init(&cc->jw, cmd_json_write, &cc->out);
 	if (cc->json)
 		json_object_begin(&cc->jw);
 	if (cluster_ask(pg_cluster_nodes, 0, NULL, cmd_cluster_nodes_done, cc,

@@ -19,12 +19,6 @@
 #include "server.h"
 #include "xmalloc.h"
 
-static void
-cmd_later_write(void *arg, const void *p, size_t n)
-{
-	proto_buf_add(arg, p, n);
-}
-
 /* The client of a later reply went: the reply goes nowhere. */
 static void
 cmd_later_gone(struct client *c)
@@ -51,7 +45,7 @@ cmd_later(struct cmd_ctx *ctx)
 	l->json = ctx->json;
 	proto_buf_init(&l->out);
 	proto_buf_init(&l->err);
-	json_init(&l->jw, cmd_later_write, &l->out);
+	json_init(&l->jw, cmd_json_write, &l->out);
 	server_client_park(ctx->client, cmd_later_gone, l);
 	return (l);
 }

@@ -398,8 +398,8 @@ cmd_opt_num(const struct cmd_ctx *ctx, int ch, long long def)
 	return (ctx->opts[ch] ? ctx->optnum[ch] : def);
 }
 
-/* The JSON writer's output goes to the command's standard output. */
-static void
+/* A JSON writer's output into arg, a proto_buf (a command's output). */
+void
 cmd_json_write(void *arg, const void *p, size_t n)
 {
 	proto_buf_add(arg, p, n);

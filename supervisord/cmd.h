@@ -146,6 +146,7 @@ void cmd_print_err(struct cmd_ctx *, const char *, ...)
     __attribute__((format(printf, 2, 3)));
 enum cmd_retval cmd_usage_error(struct cmd_ctx *, const char *, const char *);
 void cmd_json_end(struct cmd_ctx *);
+void cmd_json_write(void *, const void *, size_t);
 void cmd_send(struct cmd_ctx *);
 void cmd_targets_free(struct cmd_ctx *);
 int cmd_targets(struct cmd_ctx *);
